@@ -1,0 +1,102 @@
+"""What the JSON and MessagePack codecs share: one set of verbs over a msgspec
+encoder/decoder pair, error translation at the boundary, and the ThinkingBlock
+provider keys that msgspec's Structs cannot hold as fields.
+
+The hot paths (events) are one msgspec call each. Messages take a second,
+cheap pass only when they hold a ThinkingBlock: msgspec drops unknown keys, so
+provider keys (``signature``...) are read from the raw content items and put
+back when encoding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+import msgspec
+
+from wire.blocks import ThinkingBlock, settle
+from wire.errors import EncodeError, decode_error_from_msgspec
+from wire.events import AgentEvent
+from wire.messages import Msg
+
+T = TypeVar("T", covariant=True)
+
+_THINKING_FIELDS = frozenset(ThinkingBlock.__struct_fields__) | {"type"}
+
+
+class _Decoder(Protocol[T]):  # msgspec.json.Decoder and msgspec.msgpack.Decoder
+    def decode(self, buf: Any, /) -> T: ...
+
+
+class _RawContent(msgspec.Struct):
+    content: list[msgspec.Raw] = []
+
+
+class Codec:
+    """One wire format: encoder, typed decoders and the verbs built on them."""
+
+    def __init__(self, *, encoder: Any, event_decoder: _Decoder[AgentEvent],
+                 msg_decoder: _Decoder[Msg], raw_content_decoder: _Decoder[_RawContent],
+                 dict_decoder: _Decoder[dict[str, Any]], builtin_types: tuple[type, ...] = ()) -> None:
+        self._encode: Callable[[Any], bytes] = encoder.encode
+        self.encoder = encoder
+        self._event = event_decoder
+        self._msg = msg_decoder
+        self._raw_content = raw_content_decoder
+        self._dict = dict_decoder
+        self._builtin_types = builtin_types
+
+    def encode(self, obj: Any) -> bytes:
+        """Encode an event, a Msg, a block or any wire object."""
+        if type(obj) is Msg:
+            obj.settle()
+            if _has_provider_keys(obj):
+                return self._encode(_with_provider_keys(obj, self._builtin_types))
+        else:
+            settle(obj)
+        try:
+            return self._encode(obj)
+        except (TypeError, ValueError, OverflowError, UnicodeEncodeError) as exc:
+            raise EncodeError(f"cannot encode {type(obj).__name__}: {exc}") from exc
+
+    def decode_event(self, buf: Any) -> AgentEvent:
+        """One event; bad input raises DecodeError naming the path."""
+        try:
+            return self._event.decode(buf)
+        except msgspec.DecodeError as exc:
+            raise decode_error_from_msgspec(exc) from exc
+
+    def decode_msg(self, buf: Any) -> Msg:
+        """One Msg, role rules checked; bad input raises DecodeError."""
+        try:
+            msg = self._msg.decode(buf)
+        except msgspec.DecodeError as exc:
+            raise decode_error_from_msgspec(exc) from exc
+        if any(type(b) is ThinkingBlock for b in msg.content):
+            self._restore_provider_keys(msg, buf)
+        return msg
+
+    def _restore_provider_keys(self, msg: Msg, buf: Any) -> None:
+        raw = self._raw_content.decode(buf).content
+        for block, item in zip(msg.content, raw):
+            if type(block) is ThinkingBlock:
+                for key, value in self._dict.decode(item).items():
+                    if key not in _THINKING_FIELDS:
+                        setattr(block, key, value)
+
+
+def _has_provider_keys(msg: Msg) -> bool:
+    return any(type(b) is ThinkingBlock and vars(b) for b in msg.content)
+
+
+def _with_provider_keys(msg: Msg, builtin_types: tuple[type, ...]) -> dict[str, Any]:
+    """The Msg as builtins with each ThinkingBlock's provider keys written
+    after its fields, where agentscope writes them."""
+    out: dict[str, Any] = msgspec.to_builtins(msg, builtin_types=builtin_types)
+    for block, item in zip(msg.content, out["content"]):
+        if type(block) is ThinkingBlock:
+            item.update(vars(block))
+    return out
+
+

@@ -1,0 +1,326 @@
+"""Content blocks: the typed parts of a Msg, and the sources of a DataBlock.
+
+Each block is a msgspec Struct tagged by ``type`` with agentscope 2.0's tag
+strings; tags are written first, which also makes decoding faster. Fields keep
+agentscope's names, order and defaults. ``omit_defaults`` leaves out fields
+that hold their default (``finished_at: null``, ``metadata: {}``), which
+agentscope reads back as the same default.
+
+Binary data is ``bytes`` in memory: standard padded base64 in JSON (exactly
+what agentscope writes) and a MessagePack ``bin`` with no base64 at all.
+
+Streamed fields. The reducer grows ``TextBlock.text``, ``ThinkingBlock.thinking``,
+``ToolCallBlock.input`` and ``Base64Source.data`` one delta at a time. Growing
+a str attribute with ``+=`` copies the whole string on every delta, which is
+quadratic (seconds at 30k deltas, see msgspec-findings §2). These fields are
+therefore properties over msgspec's slot: the reducer appends parts to a
+private list, and the first read joins them into the slot, so reading every
+delta or every 100th stays correct and appending stays O(1).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from typing import Any, TypeAlias, TypeVar
+
+from msgspec import Struct, field
+
+from wire.clock import new_id, now
+
+__all__ = (
+    "Base64Source",
+    "ContentBlock",
+    "DataBlock",
+    "DataSource",
+    "HintBlock",
+    "PermissionBehavior",
+    "PermissionRule",
+    "TextBlock",
+    "ThinkingBlock",
+    "ToolCallBlock",
+    "ToolCallState",
+    "ToolResultBlock",
+    "ToolResultState",
+    "URLSource",
+    "normalize_url",
+)
+
+
+class ToolCallState(enum.StrEnum):
+    PENDING = "pending"
+    ASKING = "asking"
+    ALLOWED = "allowed"
+    SUBMITTED = "submitted"
+    FINISHED = "finished"
+
+
+class ToolResultState(enum.StrEnum):
+    SUCCESS = "success"
+    ERROR = "error"
+    INTERRUPTED = "interrupted"
+    DENIED = "denied"
+    RUNNING = "running"
+
+
+class PermissionBehavior(enum.StrEnum):
+    ALLOW = "allow"
+    DENY = "deny"
+    ASK = "ask"
+    PASSTHROUGH = "passthrough"
+
+
+class _Streamed:
+    """Mixin: a slot holding parts appended by the reducer and not yet joined."""
+
+    __slots__ = ("_pending",)
+
+
+class _Tagged(Struct, tag_field="type", kw_only=True, omit_defaults=True):
+    """Shared config of blocks and sources. Not frozen: the reducer updates
+    blocks in place, as agentscope's ``append_event`` does."""
+
+    @property
+    def type(self) -> str:
+        """The wire tag (``"text"``, ``"tool_call"``...), as agentscope's
+        ``block.type``."""
+        return type(self).__struct_config__.tag  # type: ignore[return-value]
+
+
+class Base64Source(_Tagged, _Streamed, tag="base64", kw_only=True):
+    """Inline binary data; ``data`` is the decoded bytes."""
+
+    data: bytes
+    media_type: str
+
+
+class URLSource(_Tagged, tag="url", kw_only=True):
+    """Data at a URL, normalized on construction and decoding as agentscope's
+    pydantic ``AnyUrl`` does (see :func:`normalize_url`)."""
+
+    url: str
+    media_type: str
+
+    def __post_init__(self) -> None:
+        self.url = normalize_url(self.url)
+
+
+# WHATWG URL percent-encode sets (https://url.spec.whatwg.org/#percent-encoded-bytes),
+# the rules pydantic's Rust url crate applies; everything else stays as written.
+_QUERY_UNSAFE = frozenset(' "#<>')
+_PATH_UNSAFE = _QUERY_UNSAFE | frozenset("?`{}")
+_FRAGMENT_UNSAFE = frozenset(' "<>`')
+_DEFAULT_PORTS = {"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21"}
+
+
+def _percent_encode(text: str, unsafe: frozenset[str]) -> str:
+    if text.isascii() and not any(c in unsafe or c < " " or c == "\x7f" for c in text):
+        return text
+    out = []
+    for c in text:
+        if c in unsafe or not c.isascii() or c < " " or c == "\x7f":
+            out.append("".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogatepass")))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def normalize_url(url: str) -> str:
+    """The URL as agentscope stores it: scheme and host lower-cased, a default
+    port dropped, ``/`` for an empty path of a web URL, and spaces, quotes and
+    non-ASCII percent-encoded (``https://EXAMPLE.com/a b`` becomes
+    ``https://example.com/a%20b``). Raises ValueError for a relative URL."""
+    url = url.strip(" \t\n\r\x0c")
+    scheme, sep, rest = url.partition(":")
+    if not sep or not scheme or not scheme[0].isascii() or not scheme[0].isalpha() or not all(
+        c.isascii() and (c.isalnum() or c in "+-.") for c in scheme
+    ):
+        raise ValueError(f"not an absolute URL: {url!r}")
+    scheme = scheme.lower()
+    rest, hash_, fragment = rest.partition("#")
+    rest, qmark, query = rest.partition("?")
+    if scheme in _DEFAULT_PORTS and rest.startswith("//"):
+        authority, slash, path = rest[2:].partition("/")
+        userinfo, at, hostport = authority.rpartition("@")
+        host, colon, port = hostport.rpartition(":") if not hostport.endswith("]") else (hostport, "", "")
+        if not colon:
+            host, port = hostport, ""
+        if not host:
+            raise ValueError(f"URL has no host: {url!r}")
+        if port and (not port.isdigit() or int(port) > 65535):
+            raise ValueError(f"URL has an invalid port: {url!r}")
+        if port and port.lstrip("0") == _DEFAULT_PORTS[scheme]:
+            port = ""
+        authority = userinfo + at + host.lower() + (":" + port.lstrip("0") if port else "")
+        rest = "//" + authority + "/" + _percent_encode(path, _PATH_UNSAFE)
+    else:
+        rest = _percent_encode(rest, _PATH_UNSAFE)
+    query_unsafe = _QUERY_UNSAFE | {"'"} if scheme in _DEFAULT_PORTS else _QUERY_UNSAFE
+    return (scheme + ":" + rest + qmark + _percent_encode(query, query_unsafe)
+            + hash_ + _percent_encode(fragment, _FRAGMENT_UNSAFE))
+
+
+DataSource: TypeAlias = Base64Source | URLSource
+
+
+class TextBlock(_Tagged, _Streamed, tag="text", kw_only=True):
+    text: str
+    id: str = field(default_factory=new_id)
+    created_at: str = field(default_factory=now)
+    finished_at: str | None = None
+
+
+class ThinkingBlock(_Tagged, _Streamed, tag="thinking", kw_only=True, dict=True):
+    """A model's reasoning. Provider keys that agentscope keeps beside the
+    fields (Anthropic's ``signature``, ``redacted_thinking_data``) are kept as
+    attributes: ``block.signature``, all of them in ``vars(block)``; they are
+    written after the fields and compared by ``==``."""
+
+    thinking: str
+    id: str = field(default_factory=new_id)
+    created_at: str = field(default_factory=now)
+    finished_at: str | None = None
+
+
+class DataBlock(_Tagged, tag="data", kw_only=True):
+    source: DataSource
+    id: str = field(default_factory=new_id)
+    name: str | None = None
+    created_at: str = field(default_factory=now)
+    finished_at: str | None = None
+
+
+class HintBlock(_Tagged, tag="hint", kw_only=True):
+    """A reminder injected into the conversation. Unlike other blocks it is
+    finished when made: ``finished_at`` defaults to now, not to null."""
+
+    hint: str | list[TextBlock | DataBlock]
+    id: str = field(default_factory=new_id)
+    source: str | None = None
+    created_at: str = field(default_factory=now)
+    finished_at: str | None = field(default_factory=now)
+
+
+class PermissionRule(Struct, kw_only=True):
+    """A permission a tool call suggests; ``rule_content`` is required but may
+    be null, so it is always written."""
+
+    tool_name: str
+    rule_content: str | None
+    behavior: PermissionBehavior
+    source: str
+
+
+class ToolCallBlock(_Tagged, _Streamed, tag="tool_call", kw_only=True):
+    """A tool call; ``id`` comes from the model provider and ``input`` is the
+    raw JSON text of the arguments, streamed in fragments."""
+
+    id: str
+    name: str
+    input: str
+    state: ToolCallState = ToolCallState.PENDING
+    suggested_rules: list[PermissionRule] = []
+    created_at: str = field(default_factory=now)
+    finished_at: str | None = None
+
+
+class ToolResultBlock(_Tagged, tag="tool_result", kw_only=True):
+    """The result of a tool call; ``id`` equals the call's id."""
+
+    id: str
+    name: str
+    output: str | list[TextBlock | DataBlock]
+    state: ToolResultState = ToolResultState.RUNNING
+    metadata: dict[str, Any] = {}
+    created_at: str = field(default_factory=now)
+    finished_at: str | None = None
+
+
+ContentBlock: TypeAlias = (
+    TextBlock | ThinkingBlock | HintBlock | DataBlock | ToolCallBlock | ToolResultBlock
+)
+
+_S = TypeVar("_S", bound=Struct)
+
+
+def _stream_field(cls: type[_S], name: str, join: Callable[[list[Any]], Any]) -> None:
+    """Turn field ``name`` of ``cls`` into a property over its msgspec slot that
+    first joins the parts the reducer appended (see the module docstring).
+
+    msgspec reads and writes the slot directly when encoding, decoding and
+    comparing, so ``settle`` must run before those see a block that is still
+    growing; wire's encoders and ``==`` do that."""
+    slot = cls.__dict__[name]
+
+    def settle(self: Any) -> None:
+        pending = getattr(self, "_pending", None)
+        if pending:
+            slot.__set__(self, slot.__get__(self, cls) + join(pending))
+            pending.clear()
+
+    def get(self: Any) -> Any:
+        settle(self)
+        return slot.__get__(self, cls)
+
+    def set_(self: Any, value: Any) -> None:
+        pending = getattr(self, "_pending", None)
+        if pending:
+            pending.clear()
+        slot.__set__(self, value)
+
+    struct_eq = cls.__eq__
+    struct_repr = cls.__repr__
+
+    def eq(self: Any, other: object) -> Any:
+        settle(self)
+        if type(other) is cls:
+            settle(other)
+        return struct_eq(self, other)
+
+    def ne(self: Any, other: object) -> Any:
+        result = eq(self, other)
+        return result if result is NotImplemented else not result
+
+    def repr_(self: Any) -> str:
+        settle(self)
+        return struct_repr(self)
+
+    setattr(cls, name, property(get, set_, doc=f"The block's {name}, joined on read."))
+    cls.__eq__ = eq  # type: ignore[method-assign,assignment]
+    cls.__ne__ = ne  # type: ignore[method-assign,assignment]
+    cls.__repr__ = repr_  # type: ignore[method-assign]
+    cls._settle = settle  # type: ignore[attr-defined]
+
+
+_stream_field(TextBlock, "text", "".join)
+_stream_field(ThinkingBlock, "thinking", "".join)
+_stream_field(ToolCallBlock, "input", "".join)
+_stream_field(Base64Source, "data", b"".join)
+
+# ThinkingBlock's provider keys live in the instance __dict__, which msgspec's
+# __eq__ does not see; compare them too, so a decoded block with a signature
+# differs from one without.
+_thinking_eq = ThinkingBlock.__eq__
+
+
+def _thinking_block_eq(self: ThinkingBlock, other: object) -> Any:
+    result = _thinking_eq(self, other)
+    if result is True and type(other) is ThinkingBlock:
+        return vars(self) == vars(other)
+    return result
+
+
+ThinkingBlock.__eq__ = _thinking_block_eq  # type: ignore[method-assign,assignment]
+ThinkingBlock.__ne__ = lambda self, other: not _thinking_block_eq(self, other)  # type: ignore[method-assign,assignment,misc]
+
+
+def settle(obj: object) -> None:
+    """Join the pending parts of a growing block so that msgspec (which reads
+    slots directly) sees its whole value. A no-op for anything else."""
+    s = getattr(type(obj), "_settle", None)
+    if s is not None:
+        s(obj)
+    if isinstance(obj, DataBlock):
+        settle(obj.source)
+
+

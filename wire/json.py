@@ -1,0 +1,70 @@
+"""JSON, exactly as agentscope 2.0 reads and writes it.
+
+Compact UTF-8 with the tag first; fields holding their default are left out
+(agentscope fills them back in). Binary data is standard padded base64.
+Encoders and decoders are built once, here.
+
+>>> import wire
+>>> event = wire.TextBlockDeltaEvent(id="e1", created_at="2026-01-01T00:00:00",
+...                                  reply_id="r1", block_id="b1", delta="Hi")
+>>> wire.json.encode(event)
+b'{"type":"TEXT_BLOCK_DELTA","id":"e1","created_at":"2026-01-01T00:00:00","reply_id":"r1","block_id":"b1","delta":"Hi"}'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+
+from wire._codec import Codec, _RawContent
+from wire.errors import decode_error_from_msgspec
+from wire.events import AgentEvent
+from wire.messages import Msg
+
+__all__ = ("decode_event", "decode_events", "decode_msg", "encode", "encode_events")
+
+_encoder = msgspec.json.Encoder()
+_events_decoder = msgspec.json.Decoder(AgentEvent)
+_codec = Codec(
+    encoder=_encoder,
+    event_decoder=_events_decoder,
+    msg_decoder=msgspec.json.Decoder(Msg),
+    raw_content_decoder=msgspec.json.Decoder(_RawContent),
+    dict_decoder=msgspec.json.Decoder(dict[str, Any]),
+)
+
+encode = _codec.encode
+decode_event = _codec.decode_event
+decode_msg = _codec.decode_msg
+
+
+def encode_events(events: Iterable[AgentEvent]) -> bytes:
+    """NDJSON: one JSON event per line, each line ending in ``\\n``."""
+    return _encoder.encode_lines(events if isinstance(events, list) else list(events))
+
+
+def decode_events(ndjson: bytes | bytearray | memoryview | str) -> list[AgentEvent]:
+    """Every event of an NDJSON buffer (blank lines are skipped).
+
+    On bad input raises :class:`~wire.errors.DecodeError` whose ``index`` is
+    the bad line, ``offset`` the byte where that line starts and ``events``
+    the events of the lines before it."""
+    try:
+        return _events_decoder.decode_lines(ndjson)
+    except msgspec.DecodeError:
+        pass
+    # Find the first bad line again, one line at a time, to say where it is.
+    data = ndjson.encode() if isinstance(ndjson, str) else bytes(ndjson)
+    events: list[AgentEvent] = []
+    offset = 0
+    for line in data.split(b"\n"):
+        if line.strip():
+            try:
+                events.append(_events_decoder.decode(line))
+            except msgspec.DecodeError as exc:
+                raise decode_error_from_msgspec(exc, index=len(events), offset=offset,
+                                                events=events) from exc
+        offset += len(line) + 1
+    raise AssertionError("decode_lines failed but every line decodes")  # pragma: no cover

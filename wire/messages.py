@@ -1,0 +1,206 @@
+"""Msg: one message of a conversation, its factories, role rules and helpers.
+
+``Msg`` has agentscope 2.0's eleven fields in its wire order. Role rules hold
+whenever a Msg is constructed or decoded: a user message holds only text and
+data blocks, a system message only text blocks. ``append_event`` folds an
+event stream into the Msg (see ``wire.reducer``); it sits above the events, so
+``Msg`` lives in this module at the top of the model layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, overload
+
+from msgspec import Struct, field
+
+from wire.blocks import ContentBlock, DataBlock, TextBlock, ToolResultBlock, settle
+from wire.clock import new_id, now
+from wire.errors import RoleError
+from wire.events import AgentEvent, ErrorInfo, ReplyFinishedReason, Role, Usage
+from wire.reducer import Anomaly, Reducer
+
+__all__ = ("AssistantMsg", "Msg", "SystemMsg", "UserMsg")
+
+_ROLE_RULES: dict[str, tuple[tuple[type, ...], str]] = {
+    "user": ((TextBlock, DataBlock), "text and data blocks"),
+    "system": ((TextBlock,), "text blocks"),
+}
+
+
+class _ReducerSlot:
+    """Mixin: the reducer state, made on the first ``append_event``; not on the wire."""
+
+    __slots__ = ("_reducer",)
+
+
+class Msg(Struct, _ReducerSlot, kw_only=True, omit_defaults=True):
+    """A message: who said it, in which role, and its content blocks."""
+
+    name: str
+    content: list[ContentBlock]
+    role: Role
+    id: str = field(default_factory=new_id)
+    metadata: dict[str, Any] = {}
+    created_at: str = field(default_factory=now)
+    usage: Usage | None = None
+    finished_at: str | None = None
+    finished_reason: ReplyFinishedReason | None = None
+    structured_output: dict[str, Any] | None = None
+    error: ErrorInfo | None = None
+
+    def __post_init__(self) -> None:
+        rule = _ROLE_RULES.get(self.role)
+        if rule is None:
+            return
+        allowed, words = rule
+        for i, block in enumerate(self.content):
+            if not isinstance(block, allowed):
+                raise RoleError(
+                    f"a {self.role} message can only contain {words}; "
+                    f"content[{i}] is a {block.type!r} block"
+                )
+
+    # -- agentscope's helpers -------------------------------------------------------
+
+    def get_text_content(self, separator: str = "\n") -> str | None:
+        """The text of the top-level text blocks joined by ``separator``; None
+        when there are none (hint and tool-result text are not included)."""
+        texts = [b.text for b in self.content if type(b) is TextBlock]
+        return separator.join(texts) if texts else None
+
+    @overload
+    def get_content_blocks(self, block_type: None = None) -> list[ContentBlock]: ...
+    @overload
+    def get_content_blocks(self, block_type: str | Sequence[str]) -> list[ContentBlock]: ...
+
+    def get_content_blocks(self, block_type: str | Sequence[str] | None = None) -> list[ContentBlock]:
+        """The blocks of the given type(s); with None, ``self.content`` itself
+        (not a copy, as in agentscope)."""
+        if block_type is None:
+            return self.content
+        wanted = {block_type} if isinstance(block_type, str) else set(block_type)
+        return [b for b in self.content if b.type in wanted]
+
+    def has_content_blocks(self, block_type: str | Sequence[str] | None = None) -> bool:
+        """Whether any block has the given type(s); with None, whether there is
+        any block at all."""
+        if block_type is None:
+            return bool(self.content)
+        wanted = {block_type} if isinstance(block_type, str) else set(block_type)
+        return any(b.type in wanted for b in self.content)
+
+    # -- the reducer -------------------------------------------------------------
+
+    def append_event(self, event: AgentEvent, *, strict: bool = False) -> Msg:
+        """Apply one event of this reply to the Msg in place and return it.
+
+        Events for another reply, deltas for unknown blocks and the other
+        anomalies listed in ``wire.reducer`` are recorded in ``anomalies``
+        and handled as agentscope does; with ``strict=True`` the first one
+        raises ``StreamOrderError`` and leaves the Msg unchanged."""
+        reducer = self._state()
+        reducer.strict = strict
+        reducer.apply(event)
+        return self
+
+    def extend_events(self, events: Iterable[AgentEvent], *, strict: bool = False) -> Msg:
+        """``append_event`` for every event, with less overhead per event."""
+        reducer = self._state()
+        reducer.strict = strict
+        reducer.apply_all(events)
+        return self
+
+    @property
+    def anomalies(self) -> list[Anomaly]:
+        """What ``append_event`` found wrong with the stream so far, in order."""
+        reducer = getattr(self, "_reducer", None)
+        return reducer.anomalies if reducer is not None else []
+
+    def _state(self) -> Reducer:
+        reducer: Reducer | None = getattr(self, "_reducer", None)
+        if reducer is None:
+            reducer = self._reducer = Reducer(self)
+        return reducer
+
+    def settle(self) -> None:
+        """Join every growing text and data buffer into its field.
+
+        wire's encoders, ``==`` and ``repr`` do this themselves; call it before
+        handing a Msg that is still being built to msgspec directly."""
+        for block in self.content:
+            settle(block)
+            if type(block) is ToolResultBlock and isinstance(block.output, list):
+                for part in block.output:
+                    settle(part)
+
+
+def _blocks(content: str | list[ContentBlock]) -> list[ContentBlock]:
+    return [TextBlock(text=content)] if isinstance(content, str) else content
+
+
+def UserMsg(  # noqa: N802 - agentscope's factory names
+    name: str,
+    content: str | list[ContentBlock],
+    metadata: dict[str, Any] | None = None,
+    created_at: str | None = None,
+    finished_at: str | None = None,
+    finished_reason: ReplyFinishedReason | None = None,
+    id: str | None = None,
+) -> Msg:
+    """A user message; a str becomes one TextBlock, and ``finished_at``
+    defaults to ``created_at``."""
+    return _finished_msg("user", name, content, metadata, created_at, finished_at,
+                         finished_reason, id)
+
+
+def SystemMsg(  # noqa: N802
+    name: str,
+    content: str | list[ContentBlock],
+    metadata: dict[str, Any] | None = None,
+    created_at: str | None = None,
+    finished_at: str | None = None,
+    finished_reason: ReplyFinishedReason | None = None,
+    id: str | None = None,
+) -> Msg:
+    """A system message; the same rules as ``UserMsg``."""
+    return _finished_msg("system", name, content, metadata, created_at, finished_at,
+                         finished_reason, id)
+
+
+def _finished_msg(role: Role, name: str, content: str | list[ContentBlock],
+                  metadata: dict[str, Any] | None, created_at: str | None,
+                  finished_at: str | None, finished_reason: ReplyFinishedReason | None,
+                  id: str | None) -> Msg:
+    # agentscope stamps the Msg before it builds the wrapped TextBlock; keep the
+    # order so deterministic factories give the same values.
+    created = created_at if created_at is not None else now()
+    return Msg(
+        name=name, content=_blocks(content), role=role,
+        id=id if id is not None else new_id(), metadata=metadata or {},
+        created_at=created, finished_at=finished_at if finished_at is not None else created,
+        finished_reason=finished_reason,
+    )
+
+
+def AssistantMsg(  # noqa: N802
+    name: str,
+    content: str | list[ContentBlock],
+    metadata: dict[str, Any] | None = None,
+    created_at: str | None = None,
+    finished_at: str | None = None,
+    finished_reason: ReplyFinishedReason | None = None,
+    structured_output: dict[str, Any] | None = None,
+    id: str | None = None,
+    usage: Usage | None = None,
+) -> Msg:
+    """An assistant message; a str becomes one TextBlock, ``finished_at``
+    stays null unless given."""
+    blocks = _blocks(content)  # built before the Msg is stamped, as in agentscope
+    return Msg(
+        name=name, content=blocks, role="assistant",
+        id=id if id is not None else new_id(), metadata=metadata or {},
+        created_at=created_at if created_at is not None else now(),
+        finished_at=finished_at, finished_reason=finished_reason,
+        structured_output=structured_output, usage=usage,
+    )

@@ -1,0 +1,531 @@
+"""The reducer behind ``Msg.append_event``: events in, one Msg out.
+
+Semantics are agentscope 2.0.11's ``Msg.append_event`` (reference §6): the same
+blocks, text, inputs, outputs, states, rules, usage and finish fields for every
+well-formed stream. What differs, on purpose:
+
+* Cost. agentscope scans every block per event, copies the whole text per
+  delta and re-encodes the whole base64 payload per data chunk. Here blocks are
+  found through dicts, text grows as a list of parts (see ``wire.blocks``), and
+  bytes are appended, never re-decoded: O(1) amortized per event.
+* Determinism. Blocks take ``created_at`` from the event that made them, and a
+  TextBlock made inside a tool result takes the id of the delta that made it,
+  so replaying the same events gives byte-identical JSON at any time.
+  agentscope stamps these with the apply-time clock and fresh ids.
+* Bad streams. Everything agentscope would warn about and skip, or do
+  silently, or crash on, is recorded as an :class:`Anomaly` with the event's
+  index. By default the reducer then does what agentscope does (append the
+  orphan block of a duplicate START, append a delta after END...) except where
+  agentscope crashes or would break the Msg (a data chunk after a URL, a block
+  the role forbids): those events are skipped. With ``strict=True`` the first
+  anomaly raises :class:`~wire.errors.StreamOrderError` before anything changes.
+
+No bytes and no IO here: events are already decoded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, structs
+
+from wire.blocks import (
+    Base64Source,
+    DataBlock,
+    HintBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolCallState,
+    ToolResultBlock,
+    URLSource,
+)
+from wire.errors import StreamOrderError
+from wire.events import (
+    AgentEvent,
+    CustomEvent,
+    DataBlockDeltaEvent,
+    DataBlockEndEvent,
+    DataBlockStartEvent,
+    ExceedMaxItersEvent,
+    ExternalExecutionResultEvent,
+    HintBlockEvent,
+    ModelCallEndEvent,
+    ModelCallStartEvent,
+    ReplyEndEvent,
+    ReplyStartEvent,
+    RequireExternalExecutionEvent,
+    RequireUserConfirmEvent,
+    TextBlockDeltaEvent,
+    TextBlockEndEvent,
+    TextBlockStartEvent,
+    ThinkingBlockDeltaEvent,
+    ThinkingBlockEndEvent,
+    ThinkingBlockStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    ToolResultDataDeltaEvent,
+    ToolResultEndEvent,
+    ToolResultStartEvent,
+    ToolResultTextDeltaEvent,
+    Usage,
+    UserConfirmResultEvent,
+    UserInterruptEvent,
+)
+
+if TYPE_CHECKING:
+    from wire.messages import Msg
+
+__all__ = ("Anomaly", "AnomalyKind", "Reducer")
+
+
+class AnomalyKind:
+    """The names an :class:`Anomaly` ``kind`` takes."""
+
+    OTHER_REPLY = "other_reply"  # reply_id differs from the Msg's id: skipped
+    UNKNOWN_BLOCK = "unknown_block"  # delta/END before its START or for no block: skipped
+    DUPLICATE_START = "duplicate_start"  # START for an id that exists: orphan block appended
+    AFTER_END = "after_end"  # delta or END for a finished block: applied anyway
+    DATA_AFTER_URL = "data_after_url"  # base64 chunk into a URL-sourced block: skipped
+    INVALID_URL = "invalid_url"  # a URL that is not absolute: skipped
+    UNKNOWN_TOOL_CALL = "unknown_tool_call"  # REQUIRE_*/USER_CONFIRM_RESULT for no call: ignored
+    NOT_ASKING = "not_asking"  # USER_CONFIRM_RESULT for a call that was not asking: ignored
+    ROLE_FORBIDS = "role_forbids"  # a block the Msg's role does not allow: skipped
+
+
+class Anomaly(Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """Something in the stream the reducer could not apply as a well-formed
+    stream would have it. ``index`` counts events applied to this Msg from 0."""
+
+    index: int
+    kind: str
+    event_type: str
+    id: str | None = None
+    detail: str = ""
+
+
+class Reducer:
+    """The reducer state of one Msg: block indexes and anomalies.
+
+    Built lazily from the Msg's content, so a Msg decoded from a checkpoint
+    snapshot resumes exactly where the one that was encoded stopped. Open
+    blocks are those whose ``finished_at`` is still null, which the snapshot
+    carries too.
+    """
+
+    __slots__ = ("msg", "index", "anomalies", "strict", "text", "thinking", "data",
+                 "calls", "results", "result_data", "allowed")
+
+    def __init__(self, msg: Msg) -> None:
+        self.msg = msg
+        self.index = 0
+        self.anomalies: list[Anomaly] = []
+        self.strict = False
+        # First block wins for a repeated id, as agentscope's linear scan does.
+        self.text: dict[str, TextBlock] = {}
+        self.thinking: dict[str, ThinkingBlock] = {}
+        self.data: dict[str, DataBlock] = {}
+        self.calls: dict[str, ToolCallBlock] = {}
+        self.results: dict[str, ToolResultBlock] = {}
+        # tool_call_id -> {block_id: first base64 DataBlock in that result's output}
+        self.result_data: dict[str, dict[str, DataBlock]] = {}
+        self.allowed = _ROLE_ALLOWS[msg.role]
+        for block in msg.content:
+            self._index(block)
+
+    # -- indexing -------------------------------------------------------------
+
+    def _index(self, block: Any) -> None:
+        table = self._table(type(block))
+        if table is not None:
+            table.setdefault(block.id, block)
+        if isinstance(block, (TextBlock, ThinkingBlock, ToolCallBlock)):
+            _adopt(block)
+        elif isinstance(block, DataBlock) and isinstance(block.source, Base64Source):
+            _adopt(block.source)
+        elif isinstance(block, ToolResultBlock) and isinstance(block.output, list):
+            for part in block.output:
+                if isinstance(part, TextBlock):
+                    _adopt(part)
+                elif isinstance(part.source, Base64Source):
+                    _adopt(part.source)
+
+    def _table(self, cls: type) -> dict[str, Any] | None:
+        if cls is TextBlock:
+            return self.text
+        if cls is ThinkingBlock:
+            return self.thinking
+        if cls is DataBlock:
+            return self.data
+        if cls is ToolCallBlock:
+            return self.calls
+        if cls is ToolResultBlock:
+            return self.results
+        return None
+
+    def _add(self, block: Any, event: Any, table: dict[str, Any] | None) -> None:
+        if self.allowed is not None and type(block) not in self.allowed:
+            self.anomaly(AnomalyKind.ROLE_FORBIDS, event, block.id,
+                         f"a {self.msg.role} message cannot hold a {block.type!r} block")
+            return
+        if table is not None and block.id in table:
+            self.anomaly(AnomalyKind.DUPLICATE_START, event, block.id,
+                         "a block with this id exists; the new one is an orphan")
+            self.msg.content.append(block)
+            return
+        self.msg.content.append(block)
+        self._index(block)
+
+    # -- anomalies --------------------------------------------------------------
+
+    def anomaly(self, kind: str, event: Any, id: str | None, detail: str) -> None:
+        record = Anomaly(index=self.index, kind=kind, event_type=event.type, id=id, detail=detail)
+        if self.strict:
+            raise StreamOrderError(f"{event.type}: {detail}" + (f" (id {id!r})" if id else ""),
+                                   kind=kind, index=self.index)
+        self.anomalies.append(record)
+
+    def find(self, table: dict[str, Any], event: Any, id: str) -> Any:
+        block = table.get(id)
+        if block is None:
+            self.anomaly(AnomalyKind.UNKNOWN_BLOCK, event, id, "no block was started with this id")
+        return block
+
+    # -- entry points -------------------------------------------------------------
+
+    def apply(self, event: AgentEvent) -> None:
+        """Apply one event; ``self.index`` counts it whether or not it applies."""
+        handler = _HANDLERS.get(type(event))
+        if handler is None:
+            raise TypeError(f"not an AgentEvent: {type(event).__name__}")
+        try:
+            if type(event) is not CustomEvent and event.reply_id != self.msg.id:  # type: ignore[union-attr]
+                self.anomaly(AnomalyKind.OTHER_REPLY, event, event.reply_id,  # type: ignore[union-attr]
+                             f"the message's id is {self.msg.id!r}")
+            else:
+                handler(self, event)
+        finally:
+            self.index += 1
+
+    def apply_all(self, events: Iterable[AgentEvent]) -> None:
+        """``apply`` for each event, with the per-event checks hoisted."""
+        handlers = _HANDLERS
+        msg_id = self.msg.id
+        for event in events:
+            handler = handlers.get(type(event))
+            if handler is None or type(event) is CustomEvent or event.reply_id != msg_id:  # type: ignore[union-attr]
+                self.apply(event)
+                continue
+            try:
+                handler(self, event)
+            finally:
+                self.index += 1
+
+
+def _adopt(streamed: Any) -> None:
+    """Give a block (or source) of the Msg its list of pending parts."""
+    if getattr(streamed, "_pending", None) is None:
+        streamed._pending = []
+
+
+def _finish(r: Reducer, table: dict[str, Any], event: Any, id: str) -> Any:
+    block = r.find(table, event, id)
+    if block is not None:
+        if block.finished_at is not None:
+            r.anomaly(AnomalyKind.AFTER_END, event, id, "the block had already ended")
+        block.finished_at = event.created_at
+    return block
+
+
+def _grow(r: Reducer, table: dict[str, Any], event: Any, id: str, part: Any) -> None:
+    block = table.get(id)
+    if block is None:
+        r.anomaly(AnomalyKind.UNKNOWN_BLOCK, event, id, "no block was started with this id")
+        return
+    if block.finished_at is not None:
+        r.anomaly(AnomalyKind.AFTER_END, event, id, "a delta after the block's END is still appended")
+    block._pending.append(part)
+
+
+# -- handlers, one per event type ------------------------------------------------
+
+
+def _ignore(r: Reducer, event: Any) -> None:
+    """Events with no effect on the Msg (CUSTOM has no reply_id at all)."""
+
+
+def _reply_end(r: Reducer, e: ReplyEndEvent) -> None:
+    msg = r.msg
+    msg.finished_at = e.created_at
+    msg.finished_reason = e.finished_reason
+    msg.error = e.error
+
+
+def _model_call_end(r: Reducer, e: ModelCallEndEvent) -> None:
+    msg = r.msg
+    u = msg.usage
+    if u is None:
+        msg.usage = Usage(input_tokens=e.input_tokens, output_tokens=e.output_tokens,
+                          cache_input_tokens=e.cache_input_tokens,
+                          cache_creation_input_tokens=e.cache_creation_input_tokens)
+    else:
+        msg.usage = Usage(input_tokens=u.input_tokens + e.input_tokens,
+                          output_tokens=u.output_tokens + e.output_tokens,
+                          cache_input_tokens=u.cache_input_tokens + e.cache_input_tokens,
+                          cache_creation_input_tokens=u.cache_creation_input_tokens
+                          + e.cache_creation_input_tokens)
+
+
+def _text_start(r: Reducer, e: TextBlockStartEvent) -> None:
+    r._add(TextBlock(text="", id=e.block_id, created_at=e.created_at), e, r.text)
+
+
+def _text_delta(r: Reducer, e: TextBlockDeltaEvent) -> None:
+    _grow(r, r.text, e, e.block_id, e.delta)
+
+
+def _text_end(r: Reducer, e: TextBlockEndEvent) -> None:
+    block = _finish(r, r.text, e, e.block_id)
+    if block is not None and e.text is not None:
+        block.text = e.text
+
+
+def _thinking_start(r: Reducer, e: ThinkingBlockStartEvent) -> None:
+    r._add(ThinkingBlock(thinking="", id=e.block_id, created_at=e.created_at), e, r.thinking)
+
+
+def _thinking_delta(r: Reducer, e: ThinkingBlockDeltaEvent) -> None:
+    _grow(r, r.thinking, e, e.block_id, e.delta)
+
+
+def _thinking_end(r: Reducer, e: ThinkingBlockEndEvent) -> None:
+    _finish(r, r.thinking, e, e.block_id)
+
+
+def _data_start(r: Reducer, e: DataBlockStartEvent) -> None:
+    source = Base64Source(data=b"", media_type=e.media_type)
+    r._add(DataBlock(id=e.block_id, source=source, name=e.name, created_at=e.created_at), e, r.data)
+
+
+def _data_delta(r: Reducer, e: DataBlockDeltaEvent) -> None:
+    # agentscope tests truthiness here: an empty data or url chunk is a no-op.
+    if e.url:
+        block = r.find(r.data, e, e.block_id)
+        if block is None:
+            return
+        try:
+            source = URLSource(url=e.url, media_type=e.media_type)
+        except ValueError as exc:
+            r.anomaly(AnomalyKind.INVALID_URL, e, e.block_id, str(exc))
+            return
+        if block.finished_at is not None:
+            r.anomaly(AnomalyKind.AFTER_END, e, e.block_id, "a chunk after the block's END is still applied")
+        block.source = source  # discards any base64 so far, as agentscope does
+    elif e.data:
+        block = r.data.get(e.block_id)
+        if block is not None and type(block.source) is URLSource:
+            r.anomaly(AnomalyKind.DATA_AFTER_URL, e, e.block_id,
+                      "a base64 chunk cannot follow a URL (agentscope raises AttributeError)")
+            return
+        if block is None:
+            r.anomaly(AnomalyKind.UNKNOWN_BLOCK, e, e.block_id, "no block was started with this id")
+            return
+        if block.finished_at is not None:
+            r.anomaly(AnomalyKind.AFTER_END, e, e.block_id, "a chunk after the block's END is still appended")
+        # The delta's media_type is ignored: the START's stays (as in agentscope).
+        block.source._pending.append(e.data)
+
+
+def _data_end(r: Reducer, e: DataBlockEndEvent) -> None:
+    _finish(r, r.data, e, e.block_id)
+
+
+def _hint(r: Reducer, e: HintBlockEvent) -> None:
+    hint = list(e.hint) if isinstance(e.hint, list) else e.hint
+    block = HintBlock(hint=hint, id=e.block_id, source=e.source,
+                      created_at=e.created_at, finished_at=e.created_at)
+    r._add(block, e, None)
+
+
+def _call_start(r: Reducer, e: ToolCallStartEvent) -> None:
+    block = ToolCallBlock(id=e.tool_call_id, name=e.tool_call_name, input="", created_at=e.created_at)
+    r._add(block, e, r.calls)
+
+
+def _call_delta(r: Reducer, e: ToolCallDeltaEvent) -> None:
+    _grow(r, r.calls, e, e.tool_call_id, e.delta)
+
+
+def _call_end(r: Reducer, e: ToolCallEndEvent) -> None:
+    _finish(r, r.calls, e, e.tool_call_id)
+
+
+def _result_start(r: Reducer, e: ToolResultStartEvent) -> None:
+    block = ToolResultBlock(id=e.tool_call_id, name=e.tool_call_name, output=[], created_at=e.created_at)
+    r._add(block, e, r.results)
+
+
+def _output_list(block: ToolResultBlock, e: Any) -> list[TextBlock | DataBlock]:
+    """A str output becomes one TextBlock first, as in agentscope; its id is the
+    id of the event that forced the change, so replays agree."""
+    output = block.output
+    if isinstance(output, str):
+        first = TextBlock(text=output, id=e.id, created_at=e.created_at)
+        first._pending = []
+        output = block.output = [first]
+    return output
+
+
+def _result_text(r: Reducer, e: ToolResultTextDeltaEvent) -> None:
+    block = r.find(r.results, e, e.tool_call_id)
+    if block is None:
+        return
+    if block.finished_at is not None:
+        r.anomaly(AnomalyKind.AFTER_END, e, e.tool_call_id, "a delta after the result's END is still appended")
+    output = _output_list(block, e)
+    if output and type(last := output[-1]) is TextBlock:
+        last._pending.append(e.delta)
+    else:
+        text = TextBlock(text=e.delta, id=e.id, created_at=e.created_at)
+        text._pending = []
+        output.append(text)
+
+
+def _result_data(r: Reducer, e: ToolResultDataDeltaEvent) -> None:
+    block = r.find(r.results, e, e.tool_call_id)
+    if block is None:
+        return
+    source: Base64Source | URLSource
+    if e.data is not None:
+        source = Base64Source(data=e.data, media_type=e.media_type)
+    else:
+        try:
+            source = URLSource(url=e.url or "", media_type=e.media_type)
+        except ValueError as exc:
+            r.anomaly(AnomalyKind.INVALID_URL, e, e.block_id, str(exc))
+            return
+    if block.finished_at is not None:
+        r.anomaly(AnomalyKind.AFTER_END, e, e.tool_call_id, "a chunk after the result's END is still applied")
+    output = _output_list(block, e)
+    chunks = r.result_data.get(block.id)
+    if chunks is None:
+        chunks = r.result_data[block.id] = _data_index(output)
+    existing = chunks.get(e.block_id) if type(source) is Base64Source else None
+    if existing is not None:
+        target = existing.source
+        target._pending.append(source.data)
+        if source.media_type:
+            target.media_type = source.media_type
+        return
+    data = DataBlock(id=e.block_id, source=source, created_at=e.created_at)
+    if type(source) is Base64Source:
+        _adopt(source)
+        chunks.setdefault(e.block_id, data)
+    output.append(data)
+
+
+def _data_index(output: list[Any]) -> dict[str, DataBlock]:
+    """block_id -> the first base64 DataBlock of one result's output (later
+    chunks with that id merge into it; URL blocks never take chunks)."""
+    index: dict[str, DataBlock] = {}
+    for part in output:
+        if type(part) is DataBlock and type(part.source) is Base64Source:
+            index.setdefault(part.id, part)
+            _adopt(part.source)
+    return index
+
+
+def _result_end(r: Reducer, e: ToolResultEndEvent) -> None:
+    block = _finish(r, r.results, e, e.tool_call_id)
+    if block is None:
+        return
+    block.state = e.state
+    block.metadata = dict(e.metadata)  # replaced, not merged, as in agentscope
+    call = r.calls.get(e.tool_call_id)
+    if call is not None:
+        call.state = ToolCallState.FINISHED
+
+
+def _require_confirm(r: Reducer, e: RequireUserConfirmEvent) -> None:
+    for asked in e.tool_calls:
+        call = r.calls.get(asked.id)
+        if call is None:
+            r.anomaly(AnomalyKind.UNKNOWN_TOOL_CALL, e, asked.id, "no tool call with this id")
+            continue
+        call.state = ToolCallState.ASKING
+        call.suggested_rules = list(asked.suggested_rules)
+
+
+def _require_external(r: Reducer, e: RequireExternalExecutionEvent) -> None:
+    for submitted in e.tool_calls:
+        call = r.calls.get(submitted.id)
+        if call is None:
+            r.anomaly(AnomalyKind.UNKNOWN_TOOL_CALL, e, submitted.id, "no tool call with this id")
+            continue
+        call.state = ToolCallState.SUBMITTED  # from any state, even finished
+
+
+def _confirm_result(r: Reducer, e: UserConfirmResultEvent) -> None:
+    for result in e.confirm_results:
+        call = r.calls.get(result.tool_call.id)
+        if call is None:
+            r.anomaly(AnomalyKind.UNKNOWN_TOOL_CALL, e, result.tool_call.id, "no tool call with this id")
+        elif call.state != ToolCallState.ASKING:
+            r.anomaly(AnomalyKind.NOT_ASKING, e, call.id, f"the call is {call.state.value}, not asking")
+        else:
+            # The user's edited name and input are not copied, as in agentscope.
+            call.state = ToolCallState.ALLOWED if result.confirmed else ToolCallState.FINISHED
+
+
+def _external_result(r: Reducer, e: ExternalExecutionResultEvent) -> None:
+    existing = set(r.results)  # taken once: duplicates inside one event both append
+    for result in e.execution_results:
+        if result.id in existing:
+            continue  # normal: the agent already streamed this result
+        output = [structs.replace(part) for part in result.output] \
+            if isinstance(result.output, list) else result.output
+        copy = structs.replace(result, output=output, metadata=dict(result.metadata),
+                               finished_at=result.finished_at or e.created_at)
+        r._add(copy, e, None)
+
+
+_HANDLERS: dict[type, Callable[[Reducer, Any], None]] = {
+    ReplyStartEvent: _ignore,  # a continuation REPLY_START must not reset anything
+    ReplyEndEvent: _reply_end,
+    ModelCallStartEvent: _ignore,
+    ModelCallEndEvent: _model_call_end,
+    TextBlockStartEvent: _text_start,
+    TextBlockDeltaEvent: _text_delta,
+    TextBlockEndEvent: _text_end,
+    DataBlockStartEvent: _data_start,
+    DataBlockDeltaEvent: _data_delta,
+    DataBlockEndEvent: _data_end,
+    ThinkingBlockStartEvent: _thinking_start,
+    ThinkingBlockDeltaEvent: _thinking_delta,
+    ThinkingBlockEndEvent: _thinking_end,
+    HintBlockEvent: _hint,
+    ToolCallStartEvent: _call_start,
+    ToolCallDeltaEvent: _call_delta,
+    ToolCallEndEvent: _call_end,
+    ToolResultStartEvent: _result_start,
+    ToolResultTextDeltaEvent: _result_text,
+    ToolResultDataDeltaEvent: _result_data,
+    ToolResultEndEvent: _result_end,
+    ExceedMaxItersEvent: _ignore,
+    RequireUserConfirmEvent: _require_confirm,
+    RequireExternalExecutionEvent: _require_external,
+    UserConfirmResultEvent: _confirm_result,
+    UserInterruptEvent: _ignore,
+    ExternalExecutionResultEvent: _external_result,
+    CustomEvent: _ignore,
+}
+
+# Which block types each role's Msg may hold (None: any), as agentscope's
+# validator states them; the reducer keeps a Msg it builds within them.
+_ROLE_ALLOWS: dict[str, frozenset[type] | None] = {
+    "user": frozenset({TextBlock, DataBlock}),
+    "system": frozenset({TextBlock}),
+    "assistant": None,
+}
