@@ -1,0 +1,60 @@
+"""The benchmark workload generator: deterministic, and a well-formed reply."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import wire
+
+# benchmarks/ is a package at the repo root, not an installed one.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks import workload
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_same_seed_same_bytes(seed: int) -> None:
+    a = workload.reply_events(seed=seed, scale=0.02)
+    b = workload.reply_events(seed=seed, scale=0.02)
+    assert workload.ndjson(a) == workload.ndjson(b)
+    assert workload.msgpack_array(a) == workload.msgpack_array(b)
+
+
+def test_other_seed_other_bytes() -> None:
+    assert workload.ndjson(workload.reply_events(0, 0.02)) != workload.ndjson(workload.reply_events(1, 0.02))
+
+
+def test_reduces_to_the_expected_blocks() -> None:
+    events = workload.reply_events(scale=0.02)
+    assert wire.json.decode_events(workload.ndjson(events)) == events
+    msg = workload.initial_msg().extend_events(events, strict=True)
+    assert [b.type for b in msg.content] == [
+        "hint", "thinking", "text", *["tool_call"] * 5, *["tool_result"] * 5, "text", "data",
+    ]
+    assert msg.finished_reason == wire.ReplyFinishedReason.COMPLETED
+    assert msg.usage is not None and msg.usage.input_tokens > 0
+    assert all(b.state == wire.ToolCallState.FINISHED for b in msg.content if b.type == "tool_call")
+    data = msg.content[-1]
+    assert isinstance(data, wire.DataBlock) and isinstance(data.source, wire.Base64Source)
+    assert len(data.source.data) == round(workload.DATA_BYTES * 0.02)
+
+
+def test_full_scale_shape() -> None:
+    counts: dict[str, int] = {}
+    for e in workload.reply_events():
+        counts[e.type] = counts.get(e.type, 0) + 1
+    assert sum(counts.values()) == 24_800
+    assert counts["TEXT_BLOCK_DELTA"] == 20_000
+    assert counts["THINKING_BLOCK_DELTA"] == 2_000
+    assert counts["TOOL_CALL_DELTA"] == 500
+    assert counts["TOOL_RESULT_TEXT_DELTA"] == 2_000
+    assert counts["DATA_BLOCK_DELTA"] == 265
+
+
+def test_growth_workloads() -> None:
+    msg = workload.initial_msg().extend_events(workload.text_delta_events(50), strict=True)
+    assert len(msg.content) == 1 and msg.content[0].finished_at is not None
+    msg = workload.initial_msg().extend_events(workload.data_delta_events(3, chunk=30), strict=True)
+    assert len(msg.content[0].source.data) == 90  # type: ignore[union-attr]
