@@ -79,7 +79,7 @@ class Codec:
 
     def _restore_provider_keys(self, msg: Msg, buf: Any) -> None:
         raw = self._raw_content.decode(buf).content
-        for block, item in zip(msg.content, raw):
+        for block, item in zip(msg.content, raw, strict=True):
             if type(block) is ThinkingBlock:
                 for key, value in self._dict.decode(item).items():
                     if key not in _THINKING_FIELDS:
@@ -94,7 +94,7 @@ def _with_provider_keys(msg: Msg, builtin_types: tuple[type, ...]) -> dict[str, 
     """The Msg as builtins with each ThinkingBlock's provider keys written
     after its fields, where agentscope writes them."""
     out: dict[str, Any] = msgspec.to_builtins(msg, builtin_types=builtin_types)
-    for block, item in zip(msg.content, out["content"]):
+    for block, item in zip(msg.content, out["content"], strict=True):
         if type(block) is ThinkingBlock:
             item.update(vars(block))
     return out

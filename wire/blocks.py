@@ -74,6 +74,7 @@ class _Streamed:
     """Mixin: a slot holding parts appended by the reducer and not yet joined."""
 
     __slots__ = ("_pending",)
+    _pending: list[Any]
 
 
 class _Tagged(Struct, tag_field="type", kw_only=True, omit_defaults=True):
@@ -140,7 +141,7 @@ def normalize_url(url: str) -> str:
     rest, hash_, fragment = rest.partition("#")
     rest, qmark, query = rest.partition("?")
     if scheme in _DEFAULT_PORTS and rest.startswith("//"):
-        authority, slash, path = rest[2:].partition("/")
+        authority, _, path = rest[2:].partition("/")
         userinfo, at, hostport = authority.rpartition("@")
         host, colon, port = hostport.rpartition(":") if not hostport.endswith("]") else (hostport, "", "")
         if not colon:
@@ -286,8 +287,8 @@ def _stream_field(cls: type[_S], name: str, join: Callable[[list[Any]], Any]) ->
         return struct_repr(self)
 
     setattr(cls, name, property(get, set_, doc=f"The block's {name}, joined on read."))
-    cls.__eq__ = eq  # type: ignore[method-assign,assignment]
-    cls.__ne__ = ne  # type: ignore[method-assign,assignment]
+    cls.__eq__ = eq  # type: ignore[method-assign]
+    cls.__ne__ = ne  # type: ignore[method-assign]
     cls.__repr__ = repr_  # type: ignore[method-assign]
     cls._settle = settle  # type: ignore[attr-defined]
 
@@ -303,15 +304,20 @@ _stream_field(Base64Source, "data", b"".join)
 _thinking_eq = ThinkingBlock.__eq__
 
 
-def _thinking_block_eq(self: ThinkingBlock, other: object) -> Any:
+def _thinking_block_eq(self: object, other: object) -> Any:
     result = _thinking_eq(self, other)
     if result is True and type(other) is ThinkingBlock:
         return vars(self) == vars(other)
     return result
 
 
-ThinkingBlock.__eq__ = _thinking_block_eq  # type: ignore[method-assign,assignment]
-ThinkingBlock.__ne__ = lambda self, other: not _thinking_block_eq(self, other)  # type: ignore[method-assign,assignment,misc]
+def _thinking_block_ne(self: object, other: object) -> Any:
+    result = _thinking_block_eq(self, other)
+    return result if result is NotImplemented else not result
+
+
+ThinkingBlock.__eq__ = _thinking_block_eq  # type: ignore[method-assign]
+ThinkingBlock.__ne__ = _thinking_block_ne  # type: ignore[method-assign]
 
 
 def settle(obj: object) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 __all__ = ("new_id", "now", "set_id_factory", "set_timestamp_factory")
 
@@ -28,7 +28,7 @@ def _uuid4_hex() -> str:
 
 
 def _utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 _id_factory: Callable[[], str] = _uuid4_hex

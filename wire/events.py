@@ -160,26 +160,26 @@ class _Event(Struct, tag_field="type", kw_only=True, omit_defaults=True, frozen=
         return self.event_type
 
 
-class ReplyStartEvent(_Event, tag="REPLY_START", kw_only=True):
+class ReplyStartEvent(_Event, tag="REPLY_START", kw_only=True, frozen=True):
     session_id: str
     reply_id: str
     name: str
     role: Role = "assistant"
 
 
-class ReplyEndEvent(_Event, tag="REPLY_END", kw_only=True):
+class ReplyEndEvent(_Event, tag="REPLY_END", kw_only=True, frozen=True):
     session_id: str
     reply_id: str
     finished_reason: ReplyFinishedReason = ReplyFinishedReason.COMPLETED
     error: ErrorInfo | None = None
 
 
-class ModelCallStartEvent(_Event, tag="MODEL_CALL_START", kw_only=True):
+class ModelCallStartEvent(_Event, tag="MODEL_CALL_START", kw_only=True, frozen=True):
     reply_id: str
     model_name: str
 
 
-class ModelCallEndEvent(_Event, tag="MODEL_CALL_END", kw_only=True):
+class ModelCallEndEvent(_Event, tag="MODEL_CALL_END", kw_only=True, frozen=True):
     reply_id: str
     input_tokens: int
     output_tokens: int
@@ -188,18 +188,18 @@ class ModelCallEndEvent(_Event, tag="MODEL_CALL_END", kw_only=True):
     finished_reason: FinishedReason = FinishedReason.COMPLETED
 
 
-class TextBlockStartEvent(_Event, tag="TEXT_BLOCK_START", kw_only=True):
+class TextBlockStartEvent(_Event, tag="TEXT_BLOCK_START", kw_only=True, frozen=True):
     reply_id: str
     block_id: str
 
 
-class TextBlockDeltaEvent(_Event, tag="TEXT_BLOCK_DELTA", kw_only=True):
+class TextBlockDeltaEvent(_Event, tag="TEXT_BLOCK_DELTA", kw_only=True, frozen=True):
     reply_id: str
     block_id: str
     delta: str
 
 
-class TextBlockEndEvent(_Event, tag="TEXT_BLOCK_END", kw_only=True):
+class TextBlockEndEvent(_Event, tag="TEXT_BLOCK_END", kw_only=True, frozen=True):
     """``text``, when not null, replaces the block's text (even with "")."""
 
     reply_id: str
@@ -212,14 +212,14 @@ def _check_data_or_url(data: bytes | None, url: str | None) -> None:
         raise ValueError("Exactly one of `data` or `url` must be provided.")
 
 
-class DataBlockStartEvent(_Event, tag="DATA_BLOCK_START", kw_only=True):
+class DataBlockStartEvent(_Event, tag="DATA_BLOCK_START", kw_only=True, frozen=True):
     reply_id: str
     block_id: str
     media_type: str
     name: str | None = None
 
 
-class DataBlockDeltaEvent(_Event, tag="DATA_BLOCK_DELTA", kw_only=True):
+class DataBlockDeltaEvent(_Event, tag="DATA_BLOCK_DELTA", kw_only=True, frozen=True):
     """One chunk of a data block: bytes (base64 in JSON) or a URL, never both."""
 
     reply_id: str
@@ -232,41 +232,41 @@ class DataBlockDeltaEvent(_Event, tag="DATA_BLOCK_DELTA", kw_only=True):
         _check_data_or_url(self.data, self.url)
 
 
-class DataBlockEndEvent(_Event, tag="DATA_BLOCK_END", kw_only=True):
+class DataBlockEndEvent(_Event, tag="DATA_BLOCK_END", kw_only=True, frozen=True):
     reply_id: str
     block_id: str
 
 
-class ThinkingBlockStartEvent(_Event, tag="THINKING_BLOCK_START", kw_only=True):
+class ThinkingBlockStartEvent(_Event, tag="THINKING_BLOCK_START", kw_only=True, frozen=True):
     reply_id: str
     block_id: str
 
 
-class ThinkingBlockDeltaEvent(_Event, tag="THINKING_BLOCK_DELTA", kw_only=True):
+class ThinkingBlockDeltaEvent(_Event, tag="THINKING_BLOCK_DELTA", kw_only=True, frozen=True):
     reply_id: str
     block_id: str
     delta: str
 
 
-class ThinkingBlockEndEvent(_Event, tag="THINKING_BLOCK_END", kw_only=True):
+class ThinkingBlockEndEvent(_Event, tag="THINKING_BLOCK_END", kw_only=True, frozen=True):
     reply_id: str
     block_id: str
 
 
-class HintBlockEvent(_Event, tag="HINT_BLOCK", kw_only=True):
+class HintBlockEvent(_Event, tag="HINT_BLOCK", kw_only=True, frozen=True):
     reply_id: str
     block_id: str
     source: str | None = None
     hint: str | list[TextBlock | DataBlock]
 
 
-class ToolCallStartEvent(_Event, tag="TOOL_CALL_START", kw_only=True):
+class ToolCallStartEvent(_Event, tag="TOOL_CALL_START", kw_only=True, frozen=True):
     reply_id: str
     tool_call_id: str
     tool_call_name: str
 
 
-class ToolCallDeltaEvent(_Event, tag="TOOL_CALL_DELTA", kw_only=True):
+class ToolCallDeltaEvent(_Event, tag="TOOL_CALL_DELTA", kw_only=True, frozen=True):
     """A fragment of the call's JSON input; fragments may split escapes."""
 
     reply_id: str
@@ -274,24 +274,24 @@ class ToolCallDeltaEvent(_Event, tag="TOOL_CALL_DELTA", kw_only=True):
     delta: str
 
 
-class ToolCallEndEvent(_Event, tag="TOOL_CALL_END", kw_only=True):
+class ToolCallEndEvent(_Event, tag="TOOL_CALL_END", kw_only=True, frozen=True):
     reply_id: str
     tool_call_id: str
 
 
-class ToolResultStartEvent(_Event, tag="TOOL_RESULT_START", kw_only=True):
+class ToolResultStartEvent(_Event, tag="TOOL_RESULT_START", kw_only=True, frozen=True):
     reply_id: str
     tool_call_id: str
     tool_call_name: str
 
 
-class ToolResultTextDeltaEvent(_Event, tag="TOOL_RESULT_TEXT_DELTA", kw_only=True):
+class ToolResultTextDeltaEvent(_Event, tag="TOOL_RESULT_TEXT_DELTA", kw_only=True, frozen=True):
     reply_id: str
     tool_call_id: str
     delta: str
 
 
-class ToolResultDataDeltaEvent(_Event, tag="TOOL_RESULT_DATA_DELTA", kw_only=True):
+class ToolResultDataDeltaEvent(_Event, tag="TOOL_RESULT_DATA_DELTA", kw_only=True, frozen=True):
     """Chunks with the same ``block_id`` merge into one DataBlock; an omitted
     ``block_id`` is generated, so such chunks never merge (as in agentscope)."""
 
@@ -306,7 +306,7 @@ class ToolResultDataDeltaEvent(_Event, tag="TOOL_RESULT_DATA_DELTA", kw_only=Tru
         _check_data_or_url(self.data, self.url)
 
 
-class ToolResultEndEvent(_Event, tag="TOOL_RESULT_END", kw_only=True):
+class ToolResultEndEvent(_Event, tag="TOOL_RESULT_END", kw_only=True, frozen=True):
     """``metadata`` (the envelope field) is the tool result's metadata."""
 
     reply_id: str
@@ -314,7 +314,7 @@ class ToolResultEndEvent(_Event, tag="TOOL_RESULT_END", kw_only=True):
     state: ToolResultState
 
 
-class ExceedMaxItersEvent(_Event, tag="EXCEED_MAX_ITERS", kw_only=True):
+class ExceedMaxItersEvent(_Event, tag="EXCEED_MAX_ITERS", kw_only=True, frozen=True):
     """Deprecated in agentscope (REPLY_END carries ``exceed_max_iters`` now),
     still sent by it for older front ends."""
 
@@ -322,31 +322,31 @@ class ExceedMaxItersEvent(_Event, tag="EXCEED_MAX_ITERS", kw_only=True):
     name: str
 
 
-class RequireUserConfirmEvent(_Event, tag="REQUIRE_USER_CONFIRM", kw_only=True):
+class RequireUserConfirmEvent(_Event, tag="REQUIRE_USER_CONFIRM", kw_only=True, frozen=True):
     reply_id: str
     tool_calls: list[ToolCallBlock]
 
 
-class RequireExternalExecutionEvent(_Event, tag="REQUIRE_EXTERNAL_EXECUTION", kw_only=True):
+class RequireExternalExecutionEvent(_Event, tag="REQUIRE_EXTERNAL_EXECUTION", kw_only=True, frozen=True):
     reply_id: str
     tool_calls: list[ToolCallBlock]
 
 
-class UserConfirmResultEvent(_Event, tag="USER_CONFIRM_RESULT", kw_only=True):
+class UserConfirmResultEvent(_Event, tag="USER_CONFIRM_RESULT", kw_only=True, frozen=True):
     reply_id: str
     confirm_results: list[ConfirmResult]
 
 
-class UserInterruptEvent(_Event, tag="USER_INTERRUPT", kw_only=True):
+class UserInterruptEvent(_Event, tag="USER_INTERRUPT", kw_only=True, frozen=True):
     reply_id: str
 
 
-class ExternalExecutionResultEvent(_Event, tag="EXTERNAL_EXECUTION_RESULT", kw_only=True):
+class ExternalExecutionResultEvent(_Event, tag="EXTERNAL_EXECUTION_RESULT", kw_only=True, frozen=True):
     reply_id: str
     execution_results: list[ToolResultBlock]
 
 
-class CustomEvent(_Event, tag="CUSTOM", kw_only=True):
+class CustomEvent(_Event, tag="CUSTOM", kw_only=True, frozen=True):
     """An application event; it has no ``reply_id`` and the reducer ignores it."""
 
     name: str

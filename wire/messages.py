@@ -139,7 +139,7 @@ def _blocks(content: str | list[ContentBlock]) -> list[ContentBlock]:
     return [TextBlock(text=content)] if isinstance(content, str) else content
 
 
-def UserMsg(  # noqa: N802 - agentscope's factory names
+def UserMsg(
     name: str,
     content: str | list[ContentBlock],
     metadata: dict[str, Any] | None = None,
@@ -154,7 +154,7 @@ def UserMsg(  # noqa: N802 - agentscope's factory names
                          finished_reason, id)
 
 
-def SystemMsg(  # noqa: N802
+def SystemMsg(
     name: str,
     content: str | list[ContentBlock],
     metadata: dict[str, Any] | None = None,
@@ -183,7 +183,7 @@ def _finished_msg(role: Role, name: str, content: str | list[ContentBlock],
     )
 
 
-def AssistantMsg(  # noqa: N802
+def AssistantMsg(
     name: str,
     content: str | list[ContentBlock],
     metadata: dict[str, Any] | None = None,

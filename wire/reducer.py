@@ -115,8 +115,19 @@ class Reducer:
     carries too.
     """
 
-    __slots__ = ("msg", "index", "anomalies", "strict", "text", "thinking", "data",
-                 "calls", "results", "result_data", "allowed")
+    __slots__ = (
+        "allowed",
+        "anomalies",
+        "calls",
+        "data",
+        "index",
+        "msg",
+        "result_data",
+        "results",
+        "strict",
+        "text",
+        "thinking",
+    )
 
     def __init__(self, msg: Msg) -> None:
         self.msg = msg
@@ -129,8 +140,9 @@ class Reducer:
         self.data: dict[str, DataBlock] = {}
         self.calls: dict[str, ToolCallBlock] = {}
         self.results: dict[str, ToolResultBlock] = {}
-        # tool_call_id -> {block_id: first base64 DataBlock in that result's output}
-        self.result_data: dict[str, dict[str, DataBlock]] = {}
+        # tool_call_id -> {block_id: source of the first base64 DataBlock with
+        # that id in the result's output}: later chunks with the id merge there.
+        self.result_data: dict[str, dict[str, Base64Source]] = {}
         self.allowed = _ROLE_ALLOWS[msg.role]
         for block in msg.content:
             self._index(block)
@@ -324,18 +336,18 @@ def _data_delta(r: Reducer, e: DataBlockDeltaEvent) -> None:
             r.anomaly(AnomalyKind.AFTER_END, e, e.block_id, "a chunk after the block's END is still applied")
         block.source = source  # discards any base64 so far, as agentscope does
     elif e.data:
-        block = r.data.get(e.block_id)
-        if block is not None and type(block.source) is URLSource:
+        block = r.find(r.data, e, e.block_id)
+        if block is None:
+            return
+        source = block.source
+        if not isinstance(source, Base64Source):
             r.anomaly(AnomalyKind.DATA_AFTER_URL, e, e.block_id,
                       "a base64 chunk cannot follow a URL (agentscope raises AttributeError)")
-            return
-        if block is None:
-            r.anomaly(AnomalyKind.UNKNOWN_BLOCK, e, e.block_id, "no block was started with this id")
             return
         if block.finished_at is not None:
             r.anomaly(AnomalyKind.AFTER_END, e, e.block_id, "a chunk after the block's END is still appended")
         # The delta's media_type is ignored: the START's stays (as in agentscope).
-        block.source._pending.append(e.data)
+        source._pending.append(e.data)
 
 
 def _data_end(r: Reducer, e: DataBlockEndEvent) -> None:
@@ -412,27 +424,25 @@ def _result_data(r: Reducer, e: ToolResultDataDeltaEvent) -> None:
     chunks = r.result_data.get(block.id)
     if chunks is None:
         chunks = r.result_data[block.id] = _data_index(output)
-    existing = chunks.get(e.block_id) if type(source) is Base64Source else None
-    if existing is not None:
-        target = existing.source
-        target._pending.append(source.data)
-        if source.media_type:
-            target.media_type = source.media_type
-        return
-    data = DataBlock(id=e.block_id, source=source, created_at=e.created_at)
-    if type(source) is Base64Source:
+    if isinstance(source, Base64Source):
+        target = chunks.get(e.block_id)
+        if target is not None:
+            target._pending.append(source.data)
+            if source.media_type:  # an empty media_type keeps the old one, as in agentscope
+                target.media_type = source.media_type
+            return
         _adopt(source)
-        chunks.setdefault(e.block_id, data)
-    output.append(data)
+        chunks[e.block_id] = source
+    output.append(DataBlock(id=e.block_id, source=source, created_at=e.created_at))
 
 
-def _data_index(output: list[Any]) -> dict[str, DataBlock]:
-    """block_id -> the first base64 DataBlock of one result's output (later
-    chunks with that id merge into it; URL blocks never take chunks)."""
-    index: dict[str, DataBlock] = {}
+def _data_index(output: list[Any]) -> dict[str, Base64Source]:
+    """block_id -> the source of the first base64 DataBlock of one result's
+    output (URL blocks never take chunks)."""
+    index: dict[str, Base64Source] = {}
     for part in output:
         if type(part) is DataBlock and type(part.source) is Base64Source:
-            index.setdefault(part.id, part)
+            index.setdefault(part.id, part.source)
             _adopt(part.source)
     return index
 

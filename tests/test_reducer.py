@@ -1,0 +1,266 @@
+"""append_event: agentscope's results from its own vectors, every anomaly in
+both modes, O(1) text growth read mid-stream, deterministic replay and
+checkpoint-then-resume at every split point."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import wire
+from tests.conftest import Case
+from tests.reducer_streams import REPLY, initial_msg, reply_streams
+
+
+# The fields where wire deliberately differs from agentscope (README, "Where
+# wire differs from agentscope"): agentscope stamps them with the apply-time
+# clock and fresh ids; wire takes them from the events, so replay is exact.
+def mask_apply_time(msg: dict[str, Any]) -> dict[str, Any]:
+    for block in msg["content"]:
+        block["created_at"] = "<event time>"
+        if block["type"] == "hint":
+            block["finished_at"] = "<event time>"
+        if block["type"] == "tool_result" and isinstance(block["output"], list):
+            for part in block["output"]:
+                part["created_at"] = "<event time>"
+                if part["type"] == "text":
+                    part["id"] = "<derived id>"
+    return msg
+
+
+def as_json(msg: wire.Msg) -> dict[str, Any]:
+    """The Msg as agentscope would print it: defaults re-filled by a decode."""
+    return json.loads(wire.json.encode(msg))  # type: ignore[no-any-return]
+
+
+def reduce_case(case: Case, **kwargs: Any) -> wire.Msg:
+    msg = wire.json.decode_msg(case.initial_msg)
+    for event in wire.json.decode_events(case.events_jsonl):
+        msg.append_event(event, **kwargs)
+    return msg
+
+
+def test_vectors_reduce_to_agentscopes_msg(case: Case) -> None:
+    msg = reduce_case(case, strict=True)  # agentscope's own streams have no anomaly
+    expected = wire.json.decode_msg(case.expected_msg)
+    assert mask_apply_time(as_json(msg)) == mask_apply_time(as_json(expected))
+
+
+def test_vectors_reduce_the_same_through_extend_events(case: Case) -> None:
+    msg = wire.json.decode_msg(case.initial_msg)
+    msg.extend_events(wire.json.decode_events(case.events_jsonl))
+    assert wire.json.encode(msg) == wire.json.encode(reduce_case(case))
+
+
+def test_block_times_come_from_the_events() -> None:
+    msg = initial_msg()
+    msg.append_event(wire.TextBlockStartEvent(reply_id=REPLY, block_id="b", created_at="T-start"))
+    msg.append_event(wire.HintBlockEvent(reply_id=REPLY, block_id="h", hint="x", created_at="T-hint"))
+    text, hint = msg.content
+    assert text.created_at == "T-start"
+    assert (hint.created_at, hint.finished_at) == ("T-hint", "T-hint")
+
+
+# -- reading while growing -------------------------------------------------------
+
+
+def test_text_read_after_every_delta_is_the_text_so_far() -> None:
+    msg = initial_msg()
+    msg.append_event(wire.TextBlockStartEvent(reply_id=REPLY, block_id="b"))
+    block = msg.content[0]
+    assert isinstance(block, wire.TextBlock)
+    so_far = ""
+    for i, delta in enumerate(["Hel", "lo", " wörld", " 🌍", "", "\n"]):
+        msg.append_event(wire.TextBlockDeltaEvent(reply_id=REPLY, block_id="b", delta=delta))
+        so_far += delta
+        if i % 2:  # reads at some points only: joins must catch up on the rest
+            assert block.text == so_far
+    assert msg.get_text_content() == so_far
+    assert json.loads(wire.json.encode(msg))["content"][0]["text"] == so_far
+
+
+def test_growing_blocks_compare_and_print_with_their_whole_value() -> None:
+    msg = initial_msg()
+    msg.append_event(wire.ToolCallStartEvent(reply_id=REPLY, tool_call_id="c", tool_call_name="f"))
+    msg.append_event(wire.ToolCallDeltaEvent(reply_id=REPLY, tool_call_id="c", delta='{"a":'))
+    msg.append_event(wire.ToolCallDeltaEvent(reply_id=REPLY, tool_call_id="c", delta="1}"))
+    call = msg.content[0]
+    expected = wire.ToolCallBlock(id="c", name="f", input='{"a":1}', created_at=call.created_at)
+    assert call == expected
+    assert "'{\"a\":1}'" in repr(msg)
+
+
+def test_data_chunks_are_joined_bytes_never_reencoded() -> None:
+    msg = initial_msg()
+    msg.append_event(wire.DataBlockStartEvent(reply_id=REPLY, block_id="d", media_type="audio/wav"))
+    for chunk in (b"\x00\x01", b"\xff" * 3, b"", b"end"):
+        msg.append_event(wire.DataBlockDeltaEvent(reply_id=REPLY, block_id="d", media_type="x/y", data=chunk))
+    block = msg.content[0]
+    assert isinstance(block, wire.DataBlock) and isinstance(block.source, wire.Base64Source)
+    assert block.source.data == b"\x00\x01\xff\xff\xffend"
+    assert block.source.media_type == "audio/wav"  # the delta's media_type is ignored, as in agentscope
+
+
+def test_tool_result_text_after_data_starts_a_new_text_block() -> None:
+    msg = initial_msg()
+    events = [
+        wire.ToolResultStartEvent(reply_id=REPLY, tool_call_id="c", tool_call_name="f"),
+        wire.ToolResultTextDeltaEvent(id="t1", reply_id=REPLY, tool_call_id="c", delta="a"),
+        wire.ToolResultTextDeltaEvent(id="t2", reply_id=REPLY, tool_call_id="c", delta="b"),
+        wire.ToolResultDataDeltaEvent(reply_id=REPLY, tool_call_id="c", block_id="d", media_type="m", data=b"1"),
+        wire.ToolResultDataDeltaEvent(reply_id=REPLY, tool_call_id="c", block_id="d", media_type="", data=b"2"),
+        wire.ToolResultTextDeltaEvent(id="t3", reply_id=REPLY, tool_call_id="c", delta="c"),
+    ]
+    msg.extend_events(events)
+    output = msg.content[0].output  # type: ignore[union-attr]
+    assert [type(p).__name__ for p in output] == ["TextBlock", "DataBlock", "TextBlock"]
+    assert [output[0].text, output[2].text] == ["ab", "c"]  # type: ignore[union-attr]
+    assert [output[0].id, output[2].id] == ["t1", "t3"]  # ids derived from the delta that made them
+    assert output[1].source.data == b"12" and output[1].source.media_type == "m"  # type: ignore[union-attr]
+
+
+# -- anomalies ----------------------------------------------------------------------
+
+S = {"reply_id": REPLY}
+START_TEXT = wire.TextBlockStartEvent(block_id="b", **S)
+END_TEXT = wire.TextBlockEndEvent(block_id="b", **S)
+DATA_START = wire.DataBlockStartEvent(block_id="d", media_type="m", **S)
+URL_DELTA = wire.DataBlockDeltaEvent(block_id="d", media_type="m", url="https://x.test/a", **S)
+CALL = wire.ToolCallStartEvent(tool_call_id="c", tool_call_name="f", **S)
+ASK = wire.RequireUserConfirmEvent(tool_calls=[wire.ToolCallBlock(id="c", name="f", input="")], **S)
+
+
+def delta(text: str = "x", block_id: str = "b") -> wire.TextBlockDeltaEvent:
+    return wire.TextBlockDeltaEvent(block_id=block_id, delta=text, **S)
+
+
+def confirm(call_id: str) -> wire.UserConfirmResultEvent:
+    tool_call = wire.ToolCallBlock(id=call_id, name="f", input="")
+    return wire.UserConfirmResultEvent(confirm_results=[wire.ConfirmResult(confirmed=True, tool_call=tool_call)], **S)
+
+
+# (name, events before, the bad event, kind, what the lenient default leaves)
+ANOMALIES: list[tuple[str, list[Any], Any, str, Any]] = [
+    ("delta before its start", [], delta(), wire.AnomalyKind.UNKNOWN_BLOCK, lambda m: m.content == []),
+    ("unknown block id", [START_TEXT], delta(block_id="nope"), wire.AnomalyKind.UNKNOWN_BLOCK,
+     lambda m: m.content[0].text == ""),
+    ("end of unknown block", [], END_TEXT, wire.AnomalyKind.UNKNOWN_BLOCK, lambda m: m.content == []),
+    ("duplicate start", [START_TEXT, delta("a")], START_TEXT, wire.AnomalyKind.DUPLICATE_START,
+     lambda m: [b.text for b in m.content] == ["a", ""]),
+    ("delta after end", [START_TEXT, delta("a"), END_TEXT], delta("b"), wire.AnomalyKind.AFTER_END,
+     lambda m: m.content[0].text == "ab"),
+    ("second end", [START_TEXT, END_TEXT], wire.TextBlockEndEvent(block_id="b", created_at="late", **S),
+     wire.AnomalyKind.AFTER_END, lambda m: m.content[0].finished_at == "late"),
+    ("data after url", [DATA_START, URL_DELTA],
+     wire.DataBlockDeltaEvent(block_id="d", media_type="m", data=b"x", **S), wire.AnomalyKind.DATA_AFTER_URL,
+     lambda m: m.content[0].source.url == "https://x.test/a"),
+    ("invalid url", [DATA_START], wire.DataBlockDeltaEvent(block_id="d", media_type="m", url="nope", **S),
+     wire.AnomalyKind.INVALID_URL, lambda m: m.content[0].source.data == b""),
+    ("another reply", [START_TEXT], wire.TextBlockDeltaEvent(reply_id="other", block_id="b", delta="x"),
+     wire.AnomalyKind.OTHER_REPLY, lambda m: m.content[0].text == ""),
+    ("another reply's end", [], wire.ReplyEndEvent(reply_id="other", session_id="s"),
+     wire.AnomalyKind.OTHER_REPLY, lambda m: m.finished_at is None),
+    ("confirm for unknown call", [], confirm("nope"), wire.AnomalyKind.UNKNOWN_TOOL_CALL,
+     lambda m: m.content == []),
+    ("confirm for a call not asking", [CALL], confirm("c"), wire.AnomalyKind.NOT_ASKING,
+     lambda m: m.content[0].state == "pending"),
+    ("ask for unknown call", [], ASK, wire.AnomalyKind.UNKNOWN_TOOL_CALL, lambda m: m.content == []),
+    ("result end without result", [CALL],
+     wire.ToolResultEndEvent(tool_call_id="c", state=wire.ToolResultState.SUCCESS, **S),
+     wire.AnomalyKind.UNKNOWN_BLOCK, lambda m: m.content[0].state == "pending"),
+]
+
+
+@pytest.mark.parametrize(("before", "bad", "kind", "left"), [a[1:] for a in ANOMALIES],
+                         ids=[a[0] for a in ANOMALIES])
+def test_anomaly_is_recorded_and_handled_like_agentscope(before: list[Any], bad: Any, kind: str, left: Any) -> None:
+    msg = initial_msg().extend_events(before)
+    assert msg.anomalies == []
+    msg.append_event(bad)
+    assert [(a.index, a.kind, a.event_type) for a in msg.anomalies] == [(len(before), kind, bad.type)]
+    assert left(msg)
+
+
+@pytest.mark.parametrize(("before", "bad", "kind"), [a[1:4] for a in ANOMALIES], ids=[a[0] for a in ANOMALIES])
+def test_strict_mode_raises_and_changes_nothing(before: list[Any], bad: Any, kind: str) -> None:
+    msg = initial_msg().extend_events(before)
+    snapshot = wire.json.encode(msg)
+    with pytest.raises(wire.StreamOrderError) as info:
+        msg.append_event(bad, strict=True)
+    assert (info.value.kind, info.value.index) == (kind, len(before))
+    assert str(bad.type) in str(info.value) and f"event {len(before)}" in str(info.value)
+    assert wire.json.encode(msg) == snapshot
+    assert isinstance(info.value, wire.RemoteProtocolError)
+
+
+@pytest.mark.parametrize("role", ["user", "system"])
+def test_msg_built_from_events_keeps_its_role_rules(role: wire.Role) -> None:
+    msg = wire.Msg(name="u", content=[], role=role, id=REPLY)
+    msg.append_event(CALL)
+    msg.append_event(wire.ThinkingBlockStartEvent(block_id="t", **S))
+    msg.append_event(START_TEXT)
+    assert [a.kind for a in msg.anomalies] == [wire.AnomalyKind.ROLE_FORBIDS] * 2
+    assert [b.type for b in msg.content] == ["text"]
+    assert wire.json.decode_msg(wire.json.encode(msg)) == msg  # it still loads from its own JSON
+    with pytest.raises(wire.StreamOrderError, match=r"cannot hold"):
+        msg.append_event(wire.ToolResultStartEvent(tool_call_id="c", tool_call_name="f", **S), strict=True)
+
+
+def test_invalid_base64_never_reaches_the_reducer() -> None:
+    """agentscope drops characters outside the alphabet; wire refuses the event."""
+    line = json.dumps({"type": "DATA_BLOCK_DELTA", "reply_id": REPLY, "block_id": "d",
+                       "media_type": "m", "data": "-_-_"}).encode()
+    with pytest.raises(wire.DecodeError) as info:
+        wire.json.decode_event(line)
+    assert info.value.path == "$.data"
+
+
+def test_a_non_event_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="not an AgentEvent"):
+        initial_msg().append_event(wire.TextBlock(text="x"))  # type: ignore[arg-type]
+
+
+# -- replay and checkpoints -----------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(reply_streams())
+def test_replay_is_deterministic_whatever_the_clock(events: list[wire.AgentEvent]) -> None:
+    first = wire.json.encode(initial_msg().extend_events(events))
+    wire.set_timestamp_factory(lambda: "1999-12-31T23:59:59")
+    wire.set_id_factory(lambda: "not-from-the-events")
+    try:
+        again = wire.json.encode(initial_msg().extend_events(events))
+    finally:
+        wire.set_timestamp_factory(None)
+        wire.set_id_factory(None)
+    assert again == first
+    assert initial_msg().extend_events(events).anomalies == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(reply_streams(), st.sampled_from([wire.json, wire.msgpack]))
+def test_checkpoint_then_resume_at_every_split_point(events: list[wire.AgentEvent], codec: Any) -> None:
+    whole = wire.json.encode(initial_msg().extend_events(events))
+    for split in range(len(events) + 1):
+        half = initial_msg().extend_events(events[:split])
+        resumed = codec.decode_msg(codec.encode(half))
+        for event in events[split:]:
+            resumed.append_event(event, strict=True)
+        assert wire.json.encode(resumed) == whole, f"split at {split}"
+
+
+@settings(max_examples=30, deadline=None)
+@given(reply_streams())
+def test_text_read_at_any_point_matches_a_fresh_reduction(events: list[wire.AgentEvent]) -> None:
+    """Reading (joining) mid-stream must never change what later deltas build."""
+    reading = initial_msg()
+    for event in events:
+        reading.append_event(event)
+        for block in reading.content:
+            _ = getattr(block, "text", None), getattr(block, "input", None)
+    assert wire.json.encode(reading) == wire.json.encode(initial_msg().extend_events(events))
