@@ -128,6 +128,9 @@ class RoleError(WireError, ValueError):
 
 _AT_PATH = re.compile(r" - at `(\$[^`]*)`$")
 _AT_BYTE = re.compile(r" \(byte (\d+)\)$")
+# A RoleError names its block first (messages.py); msgspec reports it at the
+# Msg, so the block's own path is the Msg's path plus that name.
+_ROLE_BLOCK = re.compile(r"^(content\[\d+\]) is a ")
 
 
 def decode_error_from_msgspec(exc: Exception, *, index: int | None = None,
@@ -144,6 +147,8 @@ def decode_error_from_msgspec(exc: Exception, *, index: int | None = None,
         path, text = match.group(1), text[: match.start()]
     elif isinstance(exc, msgspec.ValidationError):
         path = "$"
+    if path is not None and (match := _ROLE_BLOCK.match(text)):
+        path = f"{path}.{match.group(1)}"
     if match := _AT_BYTE.search(text):
         offset = (offset or 0) + int(match.group(1))
         text = text[: match.start()]

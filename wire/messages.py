@@ -57,8 +57,8 @@ class Msg(Struct, _ReducerSlot, kw_only=True, omit_defaults=True):
         for i, block in enumerate(self.content):
             if not isinstance(block, allowed):
                 raise RoleError(
-                    f"a {self.role} message can only contain {words}; "
-                    f"content[{i}] is a {block.type!r} block"
+                    f"content[{i}] is a {block.type!r} block, "
+                    f"but a {self.role} message can only contain {words}"
                 )
 
     # -- agentscope's helpers -------------------------------------------------------

@@ -497,7 +497,7 @@ def _external_result(r: Reducer, e: ExternalExecutionResultEvent) -> None:
         output = [structs.replace(part) for part in result.output] \
             if isinstance(result.output, list) else result.output
         copy = structs.replace(result, output=output, metadata=dict(result.metadata),
-                               finished_at=result.finished_at or e.created_at)
+                               finished_at=e.created_at if result.finished_at is None else result.finished_at)
         r._add(copy, e, None)
 
 
