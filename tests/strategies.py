@@ -1,0 +1,365 @@
+"""Hypothesis strategies for valid wire objects: blocks, messages and all 28 events.
+
+Import them from any test module (``tests`` is a package, see ``tests/__init__.py``)::
+
+    from tests.strategies import events, msgs, content_blocks
+
+Every strategy draws objects that are *valid*: they satisfy wire's invariants
+and agentscope 2.0.11 accepts them, so a JSON or MessagePack round trip must
+give an equal object, and agentscope must read them back unchanged.
+
+What "valid" means here:
+
+* Strings are arbitrary Unicode without lone surrogates (which no UTF-8 codec
+  can carry): emoji, non-BMP characters, C0/C1 controls, U+2028, NUL. The
+  fixed examples in ``tricky_text`` are mixed in so every run meets them.
+* Ids and timestamps are opaque strings; timestamps are drawn from
+  agentscope's naive local form (with and without the fraction), wire's UTC
+  form and arbitrary text, since both sides treat them as opaque.
+* Binary payloads are ``bytes`` (wire's in-memory form).
+* ``DataBlockDeltaEvent`` and ``ToolResultDataDeltaEvent`` carry exactly one
+  of ``data``/``url``; ``url`` in those events is an opaque string.
+* ``URLSource.url`` is drawn from ``urls``: absolute URLs with a special scheme
+  (http, https, ws, wss, ftp) or a few non-special ones, with mixed case,
+  default and other ports, non-ASCII and spaces in path, query and fragment.
+  It leaves out forms where wire's normalization is known to differ from
+  pydantic's ``AnyUrl`` (dot segments, IDN hosts, userinfo, port 0...); those
+  are pinned one by one in ``test_differential.py``.
+* Metadata and other free-form dicts hold JSON values only (no NaN or
+  infinity, ints within 64 bits), so JSON and MessagePack agree on them.
+* Msgs respect the role rules: a user Msg holds text and data blocks, a
+  system Msg text blocks only, an assistant Msg anything.
+* ThinkingBlocks may carry provider keys (``signature``...) set as attributes,
+  as decoding does; pass ``provider_keys=False`` to leave them out.
+
+Public names. Scalars are strategies (values): ``texts``, ``tricky_text``,
+``ids``, ``timestamps``, ``payloads``, ``names``, ``media_types``, ``roles``,
+``json_values``, ``json_objects``, ``urls``. Everything that builds a wire
+object is a function returning a strategy, as Hypothesis's own are:
+
+* blocks: ``text_blocks()``, ``thinking_blocks(provider_keys=True)``,
+  ``hint_blocks()``, ``data_blocks()``, ``base64_sources()``,
+  ``url_sources()``, ``tool_call_blocks()``, ``tool_result_blocks()``,
+  ``block_strategy(cls)``, ``content_blocks(role="assistant")``;
+  ``ROLE_BLOCKS`` maps each role to the block classes it may hold;
+* records: ``permission_rules()``, ``usages()``, ``error_infos()``,
+  ``confirm_results()``;
+* ``msgs(role=None, provider_keys=True)``: a Msg of the given or any role;
+* ``events(*classes)``: any of the 28 events, or of the classes given;
+  ``EVENT_STRATEGIES`` maps every event class to its strategy.
+
+Sizes are small (a few blocks, short strings) so that hundreds of examples
+run in well under a second; reducer and stream tests can build longer
+sequences with ``st.lists(events(...))``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC
+from typing import Any
+
+from hypothesis import strategies as st
+
+import wire
+
+__all__ = (
+    "EVENT_STRATEGIES",
+    "ROLE_BLOCKS",
+    "base64_sources",
+    "block_strategy",
+    "confirm_results",
+    "content_blocks",
+    "data_blocks",
+    "error_infos",
+    "events",
+    "hint_blocks",
+    "ids",
+    "json_objects",
+    "json_values",
+    "media_types",
+    "msgs",
+    "names",
+    "payloads",
+    "permission_rules",
+    "roles",
+    "text_blocks",
+    "texts",
+    "thinking_blocks",
+    "timestamps",
+    "tool_call_blocks",
+    "tool_result_blocks",
+    "tricky_text",
+    "url_sources",
+    "urls",
+    "usages",
+)
+
+# -- scalars -------------------------------------------------------------------
+
+#: Strings a careless codec gets wrong: escapes, controls, non-BMP, separators.
+tricky_text = st.sampled_from([
+    "", " ", "Hi", "😀", "👩‍💻 ok", "𝄞 music", "\x00", "\x01\x1f\x7f", "\x80\x9f", "tab\there",
+    "line\nbreak\r\n", '"quoted" \\ back/slash', "\u2028\u2029", "</script>", "日本語テキスト",
+    "\ufeffbom", "\U0010ffff",
+])
+_chars = st.characters(codec="utf-8")  # every code point but surrogates
+texts = st.one_of(tricky_text, st.text(_chars, max_size=40))
+ids = st.one_of(
+    st.uuids().map(lambda u: u.hex),
+    st.from_regex(r"call_[A-Za-z0-9]{1,24}", fullmatch=True),
+    st.text(_chars, min_size=1, max_size=12),
+)
+timestamps = st.one_of(
+    st.datetimes().map(lambda d: d.isoformat()),  # agentscope: naive local, fraction dropped at 0
+    st.datetimes(timezones=st.just(UTC)).map(lambda d: d.isoformat(timespec="microseconds")),  # wire
+    st.text(_chars, max_size=12),  # opaque on both sides
+)
+payloads = st.one_of(st.binary(max_size=64), st.sampled_from([b"", b"\x00", b"\xfb\xff\xbf", b"RIFF\x00\x00WAVE"]))
+names = st.one_of(st.sampled_from(["Friday", "Bash", "user", "图片.png"]), st.text(_chars, max_size=12))
+media_types = st.sampled_from(["image/png", "audio/wav", "application/octet-stream", "text/plain", ""])
+
+_ints = st.integers(-(2**63), 2**63 - 1)
+_floats = st.floats(allow_nan=False, allow_infinity=False)
+json_values: st.SearchStrategy[Any] = st.recursive(
+    st.none() | st.booleans() | _ints | _floats | texts,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(texts, inner, max_size=4),
+    max_leaves=12,
+)
+json_objects = st.dictionaries(texts, json_values, max_size=4)
+
+# -- URLs ------------------------------------------------------------------------
+
+_label = st.from_regex(r"[A-Za-z0-9]([A-Za-z0-9-]{0,6}[A-Za-z0-9])?", fullmatch=True).filter(
+    lambda s: not s.lower().startswith("xn--"))  # punycode labels are validated by pydantic
+_tld = st.from_regex(r"[A-Za-z][A-Za-z0-9]{0,5}", fullmatch=True)  # never numeric: no IPv4 reading
+_no_controls = ("Cs", "Cc")
+_segment = st.text(st.characters(codec="utf-8", exclude_categories=_no_controls, exclude_characters="/?#\\"),
+                   max_size=8).filter(lambda s: s.lower().replace("%2e", ".") not in {".", ".."})
+_query = st.text(st.characters(codec="utf-8", exclude_categories=_no_controls, exclude_characters="#"), max_size=10)
+_fragment = st.text(st.characters(codec="utf-8", exclude_categories=_no_controls), max_size=10)
+
+
+@st.composite
+def _web_urls(draw: st.DrawFn) -> str:
+    scheme = draw(st.sampled_from(["http", "https", "HTTPS", "Http", "ws", "wss", "ftp"]))
+    host = ".".join([*draw(st.lists(_label, max_size=2)), draw(_tld)])
+    port = draw(st.none() | st.integers(1, 65535).map(str) | st.sampled_from(["80", "443", "21", "0443"]))
+    url = f"{scheme}://{host}" + (f":{port}" if port is not None else "")
+    url += "".join("/" + s for s in draw(st.lists(_segment, max_size=3)))
+    if (query := draw(st.none() | _query)) is not None:
+        url += "?" + query
+    if (fragment := draw(st.none() | _fragment)) is not None:
+        url += "#" + fragment
+    return url.strip()  # surrounding spaces are stripped by both sides, so leave them out
+
+
+urls = st.one_of(
+    _web_urls(),
+    st.sampled_from(["https://example.com/n.png", "data:image/png;base64,iVBORw0KGgo=",
+                     "s3://bucket/key%20x", "mailto:a@b.c", "urn:isbn:0451450523"]),
+)
+
+# -- blocks ------------------------------------------------------------------------
+
+
+def _finished_at() -> st.SearchStrategy[str | None]:
+    return st.none() | timestamps
+
+
+def base64_sources() -> st.SearchStrategy[wire.Base64Source]:
+    return st.builds(wire.Base64Source, data=payloads, media_type=media_types)
+
+
+def url_sources() -> st.SearchStrategy[wire.URLSource]:
+    return st.builds(wire.URLSource, url=urls, media_type=media_types)
+
+
+def text_blocks() -> st.SearchStrategy[wire.TextBlock]:
+    return st.builds(wire.TextBlock, text=texts, id=ids, created_at=timestamps, finished_at=_finished_at())
+
+
+def data_blocks() -> st.SearchStrategy[wire.DataBlock]:
+    return st.builds(wire.DataBlock, source=base64_sources() | url_sources(), id=ids, name=st.none() | names,
+                     created_at=timestamps, finished_at=_finished_at())
+
+
+_THINKING_ATTRS = set(dir(wire.ThinkingBlock))
+_provider_key_names = st.one_of(
+    st.sampled_from(["signature", "redacted_thinking_data", "provider"]),
+    st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True),
+).filter(lambda k: k not in _THINKING_ATTRS)
+
+
+@st.composite
+def thinking_blocks(draw: st.DrawFn, provider_keys: bool = True) -> wire.ThinkingBlock:
+    """A ThinkingBlock, with provider keys set as attributes unless told not to."""
+    block = wire.ThinkingBlock(thinking=draw(texts), id=draw(ids), created_at=draw(timestamps),
+                               finished_at=draw(_finished_at()))
+    if provider_keys:
+        for key, value in draw(st.dictionaries(_provider_key_names, json_values, max_size=3)).items():
+            setattr(block, key, value)
+    return block
+
+
+def _text_or_data() -> st.SearchStrategy[list[Any]]:
+    """The list form of a hint or a tool result's output."""
+    return st.lists(text_blocks() | data_blocks(), max_size=3)
+
+
+def hint_blocks() -> st.SearchStrategy[wire.HintBlock]:
+    return st.builds(wire.HintBlock, hint=texts | _text_or_data(), id=ids, source=st.none() | texts,
+                     created_at=timestamps, finished_at=_finished_at())
+
+
+def permission_rules() -> st.SearchStrategy[wire.PermissionRule]:
+    return st.builds(wire.PermissionRule, tool_name=names, rule_content=st.none() | texts,
+                     behavior=st.sampled_from(wire.PermissionBehavior), source=texts)
+
+
+def tool_call_blocks() -> st.SearchStrategy[wire.ToolCallBlock]:
+    return st.builds(wire.ToolCallBlock, id=ids, name=names, input=texts, state=st.sampled_from(wire.ToolCallState),
+                     suggested_rules=st.lists(permission_rules(), max_size=2),
+                     created_at=timestamps, finished_at=_finished_at())
+
+
+def tool_result_blocks() -> st.SearchStrategy[wire.ToolResultBlock]:
+    return st.builds(wire.ToolResultBlock, id=ids, name=names, output=texts | _text_or_data(),
+                     state=st.sampled_from(wire.ToolResultState), metadata=json_objects,
+                     created_at=timestamps, finished_at=_finished_at())
+
+
+#: The block types each role's Msg may hold, as agentscope's validator states them.
+ROLE_BLOCKS: dict[str, tuple[type[Any], ...]] = {
+    "system": (wire.TextBlock,),
+    "user": (wire.TextBlock, wire.DataBlock),
+    "assistant": (wire.TextBlock, wire.ThinkingBlock, wire.HintBlock, wire.DataBlock, wire.ToolCallBlock,
+                  wire.ToolResultBlock),
+}
+
+
+def block_strategy(cls: type[Any], provider_keys: bool = True) -> st.SearchStrategy[Any]:
+    """The strategy for one block class."""
+    if cls is wire.ThinkingBlock:
+        return thinking_blocks(provider_keys=provider_keys)
+    return {wire.TextBlock: text_blocks, wire.HintBlock: hint_blocks, wire.DataBlock: data_blocks,
+            wire.ToolCallBlock: tool_call_blocks, wire.ToolResultBlock: tool_result_blocks}[cls]()
+
+
+def content_blocks(role: str = "assistant", provider_keys: bool = True) -> st.SearchStrategy[Any]:
+    """Any block a Msg of ``role`` may hold."""
+    return st.one_of([block_strategy(cls, provider_keys) for cls in ROLE_BLOCKS[role]])
+
+
+# -- records and messages ---------------------------------------------------------
+
+_counts = st.integers(0, 2**53)
+
+
+def usages() -> st.SearchStrategy[wire.Usage]:
+    return st.builds(wire.Usage, input_tokens=_counts, output_tokens=_counts,
+                     cache_input_tokens=_counts, cache_creation_input_tokens=_counts)
+
+
+def error_infos() -> st.SearchStrategy[wire.ErrorInfo]:
+    return st.builds(wire.ErrorInfo, type=st.sampled_from(wire.ErrorType), message=texts)
+
+
+def confirm_results() -> st.SearchStrategy[wire.ConfirmResult]:
+    return st.builds(wire.ConfirmResult, confirmed=st.booleans(), tool_call=tool_call_blocks(),
+                     rules=st.none() | st.lists(permission_rules(), max_size=2))
+
+
+roles = st.sampled_from(["user", "assistant", "system"])
+
+
+@st.composite
+def msgs(draw: st.DrawFn, role: str | None = None, provider_keys: bool = True) -> wire.Msg:
+    """A Msg whose content respects its role; every optional field sometimes set."""
+    role = role if role is not None else draw(roles)
+    return wire.Msg(
+        name=draw(names),
+        content=draw(st.lists(content_blocks(role, provider_keys), max_size=5)),
+        role=role,  # type: ignore[arg-type]
+        id=draw(ids),
+        metadata=draw(json_objects),
+        created_at=draw(timestamps),
+        usage=draw(st.none() | usages()),
+        finished_at=draw(_finished_at()),
+        finished_reason=draw(st.none() | st.sampled_from(wire.ReplyFinishedReason)),
+        structured_output=draw(st.none() | json_objects),
+        error=draw(st.none() | error_infos()),
+    )
+
+
+# -- events -------------------------------------------------------------------------
+
+
+def _event(cls: type[Any], **fields: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """``cls`` with the envelope every event has, and its own fields."""
+    return st.builds(cls, id=ids, created_at=timestamps, metadata=json_objects, **fields)
+
+
+@st.composite
+def _data_or_url(draw: st.DrawFn) -> dict[str, Any]:
+    """Exactly one of ``data`` and ``url``; the event's url is an opaque str."""
+    if draw(st.booleans()):
+        return {"data": draw(payloads)}
+    return {"url": draw(urls | texts)}
+
+
+def _with_data_or_url(cls: type[Any], **fields: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.tuples(st.fixed_dictionaries({"id": ids, "created_at": timestamps, "metadata": json_objects,
+                                            **fields}), _data_or_url()).map(lambda t: cls(**t[0], **t[1]))
+
+
+_reply = {"reply_id": ids}
+_block = {"reply_id": ids, "block_id": ids}
+_call = {"reply_id": ids, "tool_call_id": ids}
+
+#: One strategy per event class: every one of the 28 is here (checked by the tests).
+EVENT_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
+    wire.ReplyStartEvent: _event(wire.ReplyStartEvent, session_id=ids, name=names, role=roles, **_reply),
+    wire.ReplyEndEvent: _event(wire.ReplyEndEvent, session_id=ids,
+                               finished_reason=st.sampled_from(wire.ReplyFinishedReason),
+                               error=st.none() | error_infos(), **_reply),
+    wire.ModelCallStartEvent: _event(wire.ModelCallStartEvent, model_name=names, **_reply),
+    wire.ModelCallEndEvent: _event(wire.ModelCallEndEvent, input_tokens=_counts, output_tokens=_counts,
+                                   cache_input_tokens=_counts, cache_creation_input_tokens=_counts,
+                                   finished_reason=st.sampled_from(wire.FinishedReason), **_reply),
+    wire.TextBlockStartEvent: _event(wire.TextBlockStartEvent, **_block),
+    wire.TextBlockDeltaEvent: _event(wire.TextBlockDeltaEvent, delta=texts, **_block),
+    wire.TextBlockEndEvent: _event(wire.TextBlockEndEvent, text=st.none() | texts, **_block),
+    wire.DataBlockStartEvent: _event(wire.DataBlockStartEvent, media_type=media_types,
+                                     name=st.none() | names, **_block),
+    wire.DataBlockDeltaEvent: _with_data_or_url(wire.DataBlockDeltaEvent, media_type=media_types, **_block),
+    wire.DataBlockEndEvent: _event(wire.DataBlockEndEvent, **_block),
+    wire.ThinkingBlockStartEvent: _event(wire.ThinkingBlockStartEvent, **_block),
+    wire.ThinkingBlockDeltaEvent: _event(wire.ThinkingBlockDeltaEvent, delta=texts, **_block),
+    wire.ThinkingBlockEndEvent: _event(wire.ThinkingBlockEndEvent, **_block),
+    wire.HintBlockEvent: _event(wire.HintBlockEvent, source=st.none() | texts, hint=texts | _text_or_data(),
+                                **_block),
+    wire.ToolCallStartEvent: _event(wire.ToolCallStartEvent, tool_call_name=names, **_call),
+    wire.ToolCallDeltaEvent: _event(wire.ToolCallDeltaEvent, delta=texts, **_call),
+    wire.ToolCallEndEvent: _event(wire.ToolCallEndEvent, **_call),
+    wire.ToolResultStartEvent: _event(wire.ToolResultStartEvent, tool_call_name=names, **_call),
+    wire.ToolResultTextDeltaEvent: _event(wire.ToolResultTextDeltaEvent, delta=texts, **_call),
+    wire.ToolResultDataDeltaEvent: _with_data_or_url(wire.ToolResultDataDeltaEvent, block_id=ids,
+                                                     media_type=media_types, **_call),
+    wire.ToolResultEndEvent: _event(wire.ToolResultEndEvent, state=st.sampled_from(wire.ToolResultState), **_call),
+    wire.ExceedMaxItersEvent: _event(wire.ExceedMaxItersEvent, name=names, **_reply),
+    wire.RequireUserConfirmEvent: _event(wire.RequireUserConfirmEvent,
+                                         tool_calls=st.lists(tool_call_blocks(), max_size=3), **_reply),
+    wire.RequireExternalExecutionEvent: _event(wire.RequireExternalExecutionEvent,
+                                               tool_calls=st.lists(tool_call_blocks(), max_size=3), **_reply),
+    wire.UserConfirmResultEvent: _event(wire.UserConfirmResultEvent,
+                                        confirm_results=st.lists(confirm_results(), max_size=3), **_reply),
+    wire.UserInterruptEvent: _event(wire.UserInterruptEvent, **_reply),
+    wire.ExternalExecutionResultEvent: _event(wire.ExternalExecutionResultEvent,
+                                              execution_results=st.lists(tool_result_blocks(), max_size=3), **_reply),
+    wire.CustomEvent: _event(wire.CustomEvent, name=names, value=json_objects),
+}
+
+
+def events(*classes: type[Any]) -> st.SearchStrategy[Any]:
+    """Any of the 28 events, or of the given event classes only."""
+    return st.one_of([EVENT_STRATEGIES[cls] for cls in classes or EVENT_STRATEGIES])
