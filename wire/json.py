@@ -22,8 +22,9 @@ from wire._codec import Codec, _RawContent
 from wire.errors import decode_error_from_msgspec
 from wire.events import AgentEvent
 from wire.messages import Msg
+from wire.peek import peek_json as peek
 
-__all__ = ("decode_event", "decode_events", "decode_msg", "encode", "encode_events")
+__all__ = ("decode_event", "decode_events", "decode_msg", "encode", "encode_events", "peek")
 
 _encoder = msgspec.json.Encoder()
 _events_decoder = msgspec.json.Decoder(AgentEvent)

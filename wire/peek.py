@@ -1,0 +1,201 @@
+"""Envelope peeking: an event's type and ids, without decoding the rest.
+
+A router, a fan-out, a proxy or a raw-frame framing often needs only where an
+event belongs (its type, reply, session, block or tool call) and forwards the
+frame's bytes untouched. Decoding the whole event for that builds every string,
+decodes base64 and validates nested blocks only to throw them away. A peek
+decodes into an :class:`Envelope`, a Struct that declares nothing but those
+fields; msgspec skips every other key while it tokenises (msgspec-findings §1:
+a tag-only Struct decodes at half the cost of the typed union).
+
+What an envelope holds, and what it does not:
+
+* ``type`` is always an :class:`~wire.events.EventType`. An unknown tag raises
+  :class:`~wire.errors.DecodeError` at ``$.type``, exactly as full decoding
+  does: a peek never accepts an event type that ``decode_event`` would reject,
+  so a router cannot forward something its consumers will fail on. A proxy that
+  wants to pass future event types through catches the error and checks
+  ``err.path == "$.type"``.
+* ``reply_id``: every event but CUSTOM has one (None for CUSTOM).
+* ``session_id``: REPLY_START and REPLY_END only.
+* ``block_id``: text, thinking, data and hint events, and TOOL_RESULT_DATA_DELTA,
+  where it is optional on the wire: a peek gives None when it is absent, while
+  full decoding generates a fresh id then (which a peek cannot know).
+* ``tool_call_id``: the TOOL_CALL_* and TOOL_RESULT_* events.
+
+Every other field is None. Envelope fields are validated as full decoding
+validates them, with the same messages and paths: no ``type`` is a DecodeError
+at ``$``, a ``reply_id`` that is not a string one at ``$.reply_id``, a missing
+required id one at ``$``. The other fields are skipped, not validated (bad JSON
+syntax is still an error): whenever full decoding succeeds a peek succeeds and
+agrees with it, and whenever a peek fails full decoding fails too.
+
+Each event type has its own private Envelope subclass, derived here from the
+event classes themselves (so they cannot drift), that declares exactly the
+envelope fields that event has, required where the event requires them. The
+tagged union of those subclasses lets msgspec check the tag, the required ids
+and their types in C, in one call, and return the envelope itself: no second
+object, no Python per event.
+
+This module sits beside the codecs' building blocks (it imports the model,
+``wire.errors`` and msgspec only); ``wire.json.peek`` and ``wire.msgpack.peek``
+re-export its functions.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from typing import Any, ClassVar, cast
+
+import msgspec
+from msgspec import Struct
+
+from wire.errors import decode_error_from_msgspec
+from wire.events import AgentEvent, EventType
+
+__all__ = ("Envelope", "envelope_of", "peek_json", "peek_json_lines", "peek_msgpack")
+
+# In the order the events declare them (REPLY_START has session_id first).
+_ENVELOPE_FIELDS = ("session_id", "reply_id", "block_id", "tool_call_id")
+
+
+class Envelope(Struct, tag_field="type", kw_only=True, frozen=True, gc=False):
+    """The routing fields of one event: ``type``, ``reply_id``, ``session_id``,
+    ``block_id``, ``tool_call_id`` (None where the event has no such field).
+
+    Made by :func:`peek_json`, :func:`peek_msgpack`, :func:`peek_json_lines`
+    and :func:`envelope_of`; two envelopes are equal when their type and ids
+    are. Frozen and hashable, so it can key a dict of routes.
+    """
+
+    event_type: ClassVar[EventType]
+
+    @property
+    def type(self) -> EventType:
+        """The event's type, as ``event.type`` of the decoded event."""
+        return self.event_type
+
+    # Each subclass declares as fields the ids its event has; a field's slot
+    # in the subclass shadows these properties, which answer None for the rest.
+    @property
+    def session_id(self) -> str | None:
+        return None
+
+    @property
+    def reply_id(self) -> str | None:
+        return None
+
+    @property
+    def block_id(self) -> str | None:
+        return None
+
+    @property
+    def tool_call_id(self) -> str | None:
+        return None
+
+    def __repr__(self) -> str:
+        fields = "".join(f", {name}={getattr(self, name)!r}" for name in self.__struct_fields__)
+        return f"Envelope(type={self.event_type.value!r}{fields})"
+
+    def __rich_repr__(self) -> Any:  # msgspec's own would name the private subclass
+        yield "type", self.event_type.value
+        for name in self.__struct_fields__:
+            yield name, getattr(self, name)
+
+
+def _envelope_class(event_cls: type[Struct]) -> type[Envelope]:
+    """The Envelope subclass of one event class: its tag, and those of its
+    fields that are envelope fields, in its order, required as it requires them."""
+    fields: list[tuple[str, type] | tuple[str, type, None]] = []
+    for info in msgspec.structs.fields(event_cls):
+        if info.name in _ENVELOPE_FIELDS:
+            if info.type is not str:  # pragma: no cover - guards a change in wire.events
+                raise TypeError(f"{event_cls.__name__}.{info.name} is not a str")
+            # A field that is optional in the event is typed str with a None
+            # default (not ``str | None``): null on the wire is an error in
+            # full decoding, so it must be one here too.
+            fields.append((info.name, str) if info.required else (info.name, str, None))
+    name = event_cls.__name__.removesuffix("Event") + "Envelope"
+    cls = msgspec.defstruct(name, fields, bases=(Envelope,), module=__name__,
+                            tag=event_cls.__struct_config__.tag,
+                            kw_only=True, frozen=True, gc=False)
+    cls.event_type = event_cls.event_type  # type: ignore[attr-defined]
+    return cast(type[Envelope], cls)
+
+
+_BY_EVENT: dict[type[Any], type[Envelope]] = {cls: _envelope_class(cls) for cls in AgentEvent.__args__}
+# Module attributes under their own names, so envelopes pickle.
+globals().update({cls.__name__: cls for cls in _BY_EVENT.values()})
+_FIELDS: dict[type[Any], tuple[str, ...]] = {
+    cls: env.__struct_fields__ for cls, env in _BY_EVENT.items()
+}
+_ENVELOPE_UNION: Any = functools.reduce(operator.or_, _BY_EVENT.values())
+
+# msgspec raises UnicodeDecodeError, not its DecodeError, for a string that is
+# not UTF-8 (found by the fuzz tests, msgspec 0.22.0); it is bad input all the same.
+_ERRORS = (msgspec.DecodeError, UnicodeDecodeError)
+
+_json_decoder: msgspec.json.Decoder[Envelope] = msgspec.json.Decoder(_ENVELOPE_UNION)
+_msgpack_decoder: msgspec.msgpack.Decoder[Envelope] = msgspec.msgpack.Decoder(_ENVELOPE_UNION)
+
+
+def peek_json(buf: bytes | bytearray | memoryview | str) -> Envelope:
+    """The envelope of one JSON event; bad input raises DecodeError with ``path``."""
+    try:
+        return _json_decoder.decode(buf)
+    except _ERRORS as exc:
+        raise decode_error_from_msgspec(exc) from exc
+
+
+def peek_msgpack(buf: bytes | bytearray | memoryview) -> Envelope:
+    """The envelope of one MessagePack event; bad input raises DecodeError with ``path``.
+
+    Skipping a ``bin`` is a pointer move, so peeking a data chunk costs the
+    same whatever its size."""
+    try:
+        return _msgpack_decoder.decode(buf)
+    except _ERRORS as exc:
+        raise decode_error_from_msgspec(exc) from exc
+
+
+def peek_json_lines(ndjson: bytes | bytearray | memoryview | str) -> list[Envelope]:
+    """The envelope of every event of an NDJSON buffer (blank lines are skipped).
+
+    Bad input raises DecodeError as ``wire.json.decode_events`` does: ``index``
+    is the bad line's event index, ``offset`` the byte where that line starts,
+    ``path`` the place inside it and ``events`` the envelopes of the lines
+    before it."""
+    try:
+        return _json_decoder.decode_lines(ndjson)
+    except _ERRORS:
+        pass
+    # One msgspec call failed for the whole buffer; find the first bad line
+    # again, one line at a time, to say where it is.
+    data = ndjson.encode() if isinstance(ndjson, str) else bytes(ndjson)
+    envelopes: list[Envelope] = []
+    offset = 0
+    for line in data.split(b"\n"):
+        # Blank means JSON whitespace only, as decode_lines skips it; bytes.strip()
+        # would also drop \x0b and \x0c, which decode_lines rejects, and then
+        # no line would fail here.
+        if line.strip(b" \t\r"):
+            try:
+                envelopes.append(_json_decoder.decode(line))
+            except _ERRORS as exc:
+                raise decode_error_from_msgspec(exc, index=len(envelopes), offset=offset,
+                                                events=envelopes) from exc
+        offset += len(line) + 1
+    raise AssertionError("decode_lines failed but every line decodes")  # pragma: no cover
+
+
+def envelope_of(event: AgentEvent) -> Envelope:
+    """The envelope of an event already in memory: what a peek at its encoding
+    gives (except a TOOL_RESULT_DATA_DELTA's generated ``block_id``, which this
+    includes). For producers that frame events with an envelope beside them."""
+    cls = type(event)
+    try:
+        env = _BY_EVENT[cls]
+    except KeyError:
+        raise TypeError(f"not an AgentEvent: {cls.__name__}") from None
+    return env(**{name: getattr(event, name) for name in _FIELDS[cls]})
