@@ -1,0 +1,159 @@
+"""Shared benchmark fixtures: the workload in every form, built once, outside the timers.
+
+Every case runs through :func:`run`, which uses ``benchmark.pedantic`` with
+one call per round so that the value a case returns is freed after the timer
+stops (pytest-benchmark's calibrated loop would free it inside the next
+timed call), and records what the report needs to compute events/s and MB/s.
+Before each case, the objects alive so far are collected and frozen
+(``gc.freeze``), so that garbage collections are paid by the case that
+allocates, not by whoever runs next to a large fixture.
+``WIRE_BENCH_ROUNDS=0.5`` (or 2, ...) scales every case's round count.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+from collections.abc import Callable
+from functools import cached_property
+from importlib import metadata
+from typing import Any
+
+import orjson
+import pytest
+
+from benchmarks import pydantic_models, workload
+
+ROUNDS_SCALE = float(os.environ.get("WIRE_BENCH_ROUNDS", "1"))
+
+# agentscope warns through the "as" logger about skipped events; a well-formed
+# stream has none, and a handler writing lines would distort the timings.
+logging.getLogger("as").setLevel(logging.ERROR)
+
+
+def run(benchmark: Any, fn: Callable[..., Any], args: tuple[Any, ...] = (), *,
+        setup: Callable[[], tuple[tuple[Any, ...], dict[str, Any]]] | None = None,
+        rounds: int, events: int, nbytes: int | None = None, **info: Any) -> Any:
+    """Time ``fn(*args)`` (or ``fn(*setup()...)``) for ``rounds`` rounds after one
+    warm-up round, and store events/s and MB/s beside the stats."""
+    rounds = max(2, round(rounds * ROUNDS_SCALE))
+    # The session holds the workload in many forms (pydantic models, dicts...):
+    # hundreds of thousands of GC-tracked objects. Freeze them so the collections a
+    # case triggers scan only what the case itself allocates, whichever case runs.
+    gc.collect()
+    gc.freeze()
+    benchmark.extra_info.update(info, events=events)
+    if nbytes is not None:
+        benchmark.extra_info["bytes"] = nbytes
+    try:
+        if setup is not None:
+            result = benchmark.pedantic(fn, setup=setup, rounds=rounds, warmup_rounds=1)
+        else:
+            result = benchmark.pedantic(fn, args=args, rounds=rounds, warmup_rounds=1, iterations=1)
+    finally:
+        gc.unfreeze()  # frozen objects are invisible to gc.get_referrers, which plugins use
+    median = benchmark.stats.stats.median
+    benchmark.extra_info["events_per_s"] = events / median
+    benchmark.extra_info["ns_per_event"] = median / events * 1e9
+    if nbytes is not None:
+        benchmark.extra_info["mb_per_s"] = nbytes / median / 1e6
+    return result
+
+
+class Reply:
+    """The 24,800-event reply and everything derived from it, built on first use."""
+
+    def __init__(self) -> None:
+        self.events = workload.reply_events(seed=0)
+        self.n = len(self.events)
+
+    @cached_property
+    def ndjson(self) -> bytes:
+        return workload.ndjson(self.events)
+
+    @cached_property
+    def lines(self) -> list[bytes]:
+        return self.ndjson.splitlines()
+
+    @cached_property
+    def lines_bytes(self) -> int:
+        return sum(map(len, self.lines))
+
+    @cached_property
+    def json_array(self) -> bytes:
+        return b"[" + b",".join(self.lines) + b"]"
+
+    @cached_property
+    def msgpack(self) -> bytes:
+        return workload.msgpack_array(self.events)
+
+    @cached_property
+    def frames(self) -> list[bytes]:
+        return workload.msgpack_frames(self.events)
+
+    @cached_property
+    def dicts(self) -> list[dict[str, Any]]:
+        return [orjson.loads(line) for line in self.lines]
+
+    @cached_property
+    def pydantic(self) -> list[Any]:
+        return pydantic_models.EventListAdapter.validate_json(self.json_array)
+
+    @cached_property
+    def agentscope_adapter(self) -> Any:
+        return agentscope_adapter()
+
+    @cached_property
+    def agentscope(self) -> list[Any]:
+        validate = self.agentscope_adapter.validate_json
+        return [validate(line) for line in self.lines]
+
+
+def agentscope_adapter() -> Any:
+    """The discriminated TypeAdapter agentscope's protocol middleware uses."""
+    pytest.importorskip("agentscope")
+    from typing import Annotated
+
+    from agentscope.event import AgentEvent
+    from pydantic import Field, TypeAdapter
+
+    return TypeAdapter(Annotated[AgentEvent, Field(discriminator="type")])
+
+
+def agentscope_msg() -> Any:
+    """The empty reply Msg, made as agentscope's service makes it."""
+    from agentscope.message import AssistantMsg
+
+    return AssistantMsg(id=workload.REPLY_ID, name=workload.AGENT_NAME, content=[])
+
+
+def agentscope_reduce(msg: Any, events: list[Any]) -> Any:
+    append = msg.append_event
+    for event in events:
+        append(event)
+    return msg
+
+
+@pytest.fixture(scope="session")
+def reply() -> Reply:
+    return Reply()
+
+
+def pytest_benchmark_update_machine_info(config: Any, machine_info: dict[str, Any]) -> None:
+    versions: dict[str, str | None] = {"wire": metadata.version("wire")}
+    for dist in ("msgspec", "orjson", "pydantic", "pydantic-core", "agentscope", "pytest-benchmark"):
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            versions[dist] = None
+    machine_info["versions"] = versions
+    machine_info["cpu_count_affinity"] = len(os.sched_getaffinity(0))
+
+
+def pytest_collect_file(file_path: Any, parent: Any) -> Any:
+    """Collect ``bench_*.py`` here (pytest's default pattern is ``test_*.py``)."""
+    if (file_path.suffix == ".py" and file_path.name.startswith("bench_")
+            and not parent.session.isinitpath(file_path)):  # named on the command line: pytest collects it
+        return pytest.Module.from_parent(parent, path=file_path)
+    return None
