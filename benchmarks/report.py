@@ -1,0 +1,290 @@
+"""Run the benchmark suite (or read its JSON) and print the Markdown results table.
+
+    .venv/bin/python benchmarks/report.py                 # run the suite once
+    .venv/bin/python benchmarks/report.py --runs 2        # twice; targets for both runs
+    .venv/bin/python benchmarks/report.py a.json b.json   # pytest-benchmark --benchmark-json files
+    .venv/bin/python benchmarks/report.py benchmarks/results/latest.json   # re-render
+    .venv/bin/python benchmarks/report.py -- -k decode    # arguments after -- go to pytest
+
+Writes ``benchmarks/results/latest.json`` (every run's pytest-benchmark JSON
+and the computed targets) and ``benchmarks/results/latest.md`` (what is
+printed). Ratios only ever compare cases of the same run; the detailed
+tables are those of the last run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+
+Run = dict[str, Any]  # one pytest-benchmark JSON document
+
+
+# -- reading a run -------------------------------------------------------------------------
+
+
+def cases(run: Run) -> dict[str, dict[str, Any]]:
+    """name -> benchmark entry; the name is the test's parameter, or its function name."""
+    out = {}
+    for b in run["benchmarks"]:
+        out[b["name"]] = b
+    return out
+
+
+def median(run: Run, name: str) -> float | None:
+    b = cases(run).get(name)
+    return b["stats"]["median"] if b else None
+
+
+def _label(b: dict[str, Any]) -> str:
+    params = b.get("params") or {}
+    if "case" in params:
+        return str(params["case"])
+    name = b["name"].removeprefix("test_")
+    return name
+
+
+# -- targets -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    goal: str
+    numerator: str  # ratio = median(numerator) / median(denominator)
+    denominator: str
+    check: Callable[[float], bool]
+
+
+DECODE = "test_decode[{}]"
+ENCODE = "test_encode[{}]"
+TARGETS = (
+    Target("JSON decode: pydantic per line / wire.json.decode_events", ">= 5x",
+           DECODE.format("pydantic TypeAdapter(Union).validate_json per line"),
+           DECODE.format("wire.json decode_events (NDJSON)"), lambda r: r >= 5),
+    Target("JSON decode: pydantic JSON array / wire.json.decode_events", ">= 5x",
+           DECODE.format("pydantic TypeAdapter(list[Union]).validate_json (JSON array)"),
+           DECODE.format("wire.json decode_events (NDJSON)"), lambda r: r >= 5),
+    Target("JSON decode: agentscope per line / wire.json.decode_events", "(info)",
+           DECODE.format("agentscope TypeAdapter(AgentEvent, discriminator).validate_json per line"),
+           DECODE.format("wire.json decode_events (NDJSON)"), lambda r: True),
+    Target("JSON encode: orjson dumps(list of dicts) / wire.json.encode_events", ">= 1x",
+           ENCODE.format("orjson dumps(list of dicts) (JSON array)"),
+           ENCODE.format("wire.json encode_events (NDJSON)"), lambda r: r >= 1),
+    Target("JSON encode: orjson with bytes via default=b64encode / wire", ">= 1x",
+           ENCODE.format("orjson dumps(list of dicts), data as bytes via default=b64encode"),
+           ENCODE.format("wire.json encode_events (NDJSON)"), lambda r: r >= 1),
+    Target("JSON encode: orjson per dict, joined (NDJSON) / wire", ">= 1x",
+           ENCODE.format("orjson dumps per dict, joined (NDJSON)"),
+           ENCODE.format("wire.json encode_events (NDJSON)"), lambda r: r >= 1),
+    Target("JSON encode, text deltas only: orjson / wire (mixed unicode)", "(info)",
+           "test_encode_text[orjson dumps(list of dicts)-mixed unicode]",
+           "test_encode_text[wire.json encode_events-mixed unicode]", lambda r: True),
+    Target("JSON encode, text deltas only: orjson / wire (ASCII)", "(info)",
+           "test_encode_text[orjson dumps(list of dicts)-ASCII]",
+           "test_encode_text[wire.json encode_events-ASCII]", lambda r: True),
+    Target("text growth: 100k deltas / 10k deltas", "<= 12x",
+           "test_text_growth_wire[100000]", "test_text_growth_wire[10000]", lambda r: r <= 12),
+    Target("text growth: 1M deltas / 100k deltas", "<= 12x",
+           "test_text_growth_wire[1000000]", "test_text_growth_wire[100000]", lambda r: r <= 12),
+    Target("data growth: 512 chunks / 64 chunks", "<= 9.6x",
+           "test_data_growth_wire[512]", "test_data_growth_wire[64]", lambda r: r <= 9.6),
+    Target("data growth: 4096 chunks / 512 chunks", "<= 9.6x",
+           "test_data_growth_wire[4096]", "test_data_growth_wire[512]", lambda r: r <= 9.6),
+    Target("reply reduce: agentscope append_event / wire extend_events", ">= 100x",
+           "test_reply_agentscope_append_event", "test_reply_wire_extend_events", lambda r: r >= 100),
+    Target("NDJSON to Msg: wire decode+reduce / bare msgspec decode_lines", "<= 1.5x",
+           "test_bytes_to_msg_wire_json", "test_bytes_to_msg_bare_decode_lines", lambda r: r <= 1.5),
+    Target("NDJSON to Msg: agentscope / wire", "(info)",
+           "test_bytes_to_msg_agentscope", "test_bytes_to_msg_wire_json", lambda r: True),
+)
+
+# The case each group's ratio column is relative to (None: the fastest case).
+BASELINES = {
+    "encode": ENCODE.format("wire.json encode_events (NDJSON)"),
+    "decode": DECODE.format("wire.json decode_events (NDJSON)"),
+    "reduce-reply": "test_reply_wire_extend_events",
+    "bytes-to-msg": "test_bytes_to_msg_bare_decode_lines",
+    "growth-text": "test_text_growth_wire[10000]",
+    "growth-data": "test_data_growth_wire[64]",
+    "read-text-every-delta": "test_read_every_delta_wire[1000]",
+}
+# Groups whose ratio is per delta (time per delta relative to the baseline's).
+PER_EVENT_RATIO = {"growth-text", "growth-data", "read-text-every-delta"}
+
+
+def target_ratios(run: Run) -> list[dict[str, Any]]:
+    out = []
+    for t in TARGETS:
+        num, den = median(run, t.numerator), median(run, t.denominator)
+        ratio = num / den if num is not None and den else None
+        out.append({"target": t.name, "goal": t.goal, "ratio": ratio,
+                    "pass": None if ratio is None or t.goal == "(info)" else bool(t.check(ratio))})
+    return out
+
+
+# -- Markdown ------------------------------------------------------------------------------
+
+
+def _time(seconds: float) -> str:
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds * 1e6:.1f} µs"
+
+
+def _rate(x: float | None) -> str:
+    if x is None:
+        return ""
+    if x >= 1e6:
+        return f"{x / 1e6:.2f} M"
+    if x >= 1e3:
+        return f"{x / 1e3:.0f} k"
+    return f"{x:.0f}"
+
+
+def machine(run: Run) -> list[str]:
+    m = run.get("machine_info", {})
+    cpu = m.get("cpu", {})
+    v = m.get("versions", {})
+    commit = run.get("commit_info", {})
+    lines = [
+        f"* Machine: {cpu.get('brand_raw', m.get('processor', '?'))}, {cpu.get('count', '?')} cores "
+        f"({m.get('cpu_count_affinity', '?')} usable), {m.get('system', '')} {m.get('release', '')}".rstrip(),
+        f"* Python {m.get('python_version', '?')} ({m.get('python_implementation', '')}); "
+        + ", ".join(f"{k} {val}" for k, val in v.items() if val),
+        f"* Date {run.get('datetime', '?')[:19]}, commit {str(commit.get('id', '?'))[:10]}"
+        + (" (dirty)" if commit.get("dirty") else ""),
+    ]
+    return lines
+
+
+def group_table(run: Run, group: str) -> list[str]:
+    entries = [b for b in run["benchmarks"] if b["group"] == group]
+    if not entries:
+        return []
+    entries.sort(key=lambda b: b["stats"]["median"])
+    base_name = BASELINES.get(group)
+    base = next((b for b in entries if b["name"] == base_name), entries[0])
+    per_event = group in PER_EVENT_RATIO
+
+    def key(b: dict[str, Any]) -> float:
+        med: float = b["stats"]["median"]
+        return med / b["extra_info"].get("events", 1) if per_event else med
+
+    what = "time/delta vs " if per_event else "vs "
+    rows = [
+        f"#### {group}",
+        "",
+        f"| case | median | ops/s | events/s | MB/s | ns/event | {what}{_label(base)} | rounds |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for b in entries:
+        s, x = b["stats"], b["extra_info"]
+        mb = f"{x['mb_per_s']:.0f}" if "mb_per_s" in x else ""
+        rows.append(
+            f"| {_label(b)} | {_time(s['median'])} | {1 / s['median']:,.1f} | {_rate(x.get('events_per_s'))} "
+            f"| {mb} | {x.get('ns_per_event', 0):,.0f} | {key(b) / key(base):.2f}x | {s['rounds']} |"
+        )
+    return [*rows, ""]
+
+
+GROUP_ORDER = ("decode", "encode", "encode-text", "reduce-reply", "bytes-to-msg", "growth-text",
+               "growth-data", "read-text-every-delta")
+
+
+def render(runs: list[Run]) -> str:
+    last = runs[-1]
+    out = ["### Benchmark results", ""]
+    out += machine(last)
+    out += [
+        "* Workload: `benchmarks/workload.py`, seed 0: a 24,800-event agentscope reply "
+        "(20,000 text, 2,000 thinking, 500 tool-call and 2,000 tool-result deltas, 1 MiB of data "
+        "in 265 chunks); NDJSON 7.2 MB.",
+        "",
+        "#### Targets (ratios of medians within one run)",
+        "",
+        "| target | goal | " + " | ".join(f"run {i + 1}" for i in range(len(runs))) + " | pass |",
+        "|---|---|" + "---:|" * len(runs) + "---|",
+    ]
+    per_run = [target_ratios(r) for r in runs]
+    for i, t in enumerate(TARGETS):
+        ratios = [p[i]["ratio"] for p in per_run]
+        passes = [p[i]["pass"] for p in per_run]
+        if all(r is None for r in ratios):
+            continue
+        cells = " | ".join("" if r is None else f"{r:.2f}x" for r in ratios)
+        verdict = "" if t.goal == "(info)" else (
+            "pass" if all(passes) else "FAIL" if not any(passes) else "mixed")
+        out.append(f"| {t.name} | {t.goal} | {cells} | {verdict} |")
+    out += ["", f"#### Details (run {len(runs)})", ""]
+    groups = [g for g in GROUP_ORDER if any(b["group"] == g for b in last["benchmarks"])]
+    groups += sorted({b["group"] for b in last["benchmarks"]} - set(groups), key=str)
+    for g in groups:
+        out += group_table(last, g)
+    out += [
+        "Caveats: a shared 2-core virtual machine, with other jobs running, so absolute times move by "
+        "10-20 % between runs and single cases can catch a burst of noise; ratios within one run are the "
+        "robust part, and each number is the median of its rounds (pytest-benchmark runs cases one after "
+        "another, not interleaved). Each round calls the case once; its result is freed after the timer. "
+        "orjson encodes dicts built beforehand whose data is already base64 text; the 'bytes via default' "
+        "case makes it encode the bytes as wire does. pydantic and agentscope models write every field "
+        "(nulls and defaults), wire leaves defaults out, so their outputs are larger.",
+        "",
+    ]
+    return "\n".join(out)
+
+
+# -- main ----------------------------------------------------------------------------------
+
+
+def run_suite(extra: list[str]) -> Run:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.json"
+        cmd = [sys.executable, "-m", "pytest", "benchmarks/", "--benchmark-only", "-p", "no:cacheprovider",
+               "-q", f"--benchmark-json={path}", *extra]
+        subprocess.run(cmd, cwd=ROOT, check=True)
+        result: Run = json.loads(path.read_text())
+        return result
+
+
+def load(path: Path) -> list[Run]:
+    data = json.loads(path.read_text())
+    runs: list[Run] = data.get("runs", [data])
+    return runs
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("json", nargs="*", type=Path, help="pytest-benchmark JSON files, or a latest.json")
+    p.add_argument("--runs", type=int, default=1, help="run the suite this many times (without JSON files)")
+    p.add_argument("--out", type=Path, default=RESULTS, help="where latest.json and latest.md go")
+    p.add_argument("--no-save", action="store_true", help="print only")
+    argv = sys.argv[1:] if argv is None else argv
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []  # passed to pytest, e.g. -k decode
+    args = p.parse_args(argv[:len(argv) - len(extra) - (1 if "--" in argv else 0)])
+    runs = [r for path in args.json for r in load(path)] if args.json else [
+        run_suite(extra) for _ in range(args.runs)]
+    md = render(runs)
+    print(md)
+    if not args.no_save:
+        args.out.mkdir(parents=True, exist_ok=True)
+        doc = {"targets": [target_ratios(r) for r in runs], "runs": runs}
+        (args.out / "latest.json").write_text(json.dumps(doc, indent=1) + "\n")
+        (args.out / "latest.md").write_text(md)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
