@@ -19,17 +19,22 @@ a few changes, made here on the generated data (msgspec-findings §4, §7.11):
    which json2ts turns into ``ContentBlock``, ``ContentBlock1``... The unions
    the model names (``AgentEvent``, ``ContentBlock``, ``DataSource``) are put in
    ``$defs`` under their names and every use becomes a ``$ref``.
-4. **bytes are documented**: JSON carries them as standard padded base64
+4. **Nullable scalars use a type list**: ``anyOf: [{"type": "string"},
+   {"type": "null"}]`` becomes ``"type": ["string", "null"]``. Same meaning,
+   one ajv error for a bad value instead of three (one per branch and one for
+   the ``anyOf``). Strict ajv allows a type list of one type plus null, exactly
+   this case; a nullable ``$ref`` (``error: ErrorInfo | None``) keeps its anyOf.
+5. **bytes are documented**: JSON carries them as standard padded base64
    (RFC 4648 §4), the only form agentscope writes and msgspec reads. A pattern
    over the alphabet makes validators reject URL-safe base64 or stray text, as
    wire's decoder does. It is deliberately a single character class: a pattern
    that also checks the length (groups of four) overflows V8's regexp stack on
    data of a few MiB.
-5. **Free-form objects** (``metadata``, ``value``, ``structured_output``) say
+6. **Free-form objects** (``metadata``, ``value``, ``structured_output``) say
    ``additionalProperties: true`` explicitly, so json2ts types them as
    ``{[k: string]: unknown}``; it would otherwise write ``{}``, on which a
    frontend can read no key.
-6. **Descriptions** come from docstrings, dedented, with reST ````code````
+7. **Descriptions** come from docstrings, dedented, with reST ````code````
    turned into Markdown `code` for the editors that show them.
 
 The schemas stay open: no struct gets ``additionalProperties: false``, so a
@@ -44,8 +49,10 @@ Nothing here reads or writes files: ``wire.cli`` does.
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import json
+import re
 import types
 import typing
 from collections.abc import Iterator
@@ -65,7 +72,7 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _REF = "#/$defs/{name}"
 _REF_PREFIX = "#/$defs/"
 
-# Standard base64 alphabet, then at most two pad characters (see item 4 above).
+# Standard base64 alphabet, then at most two pad characters (see item 5 above).
 BASE64_PATTERN = "^[A-Za-z0-9+/]*={0,2}$"
 _BASE64_DESCRIPTION = (
     "Binary data as standard padded base64 (RFC 4648 §4: `A-Z a-z 0-9 + /`, "
@@ -104,6 +111,8 @@ _OTHER_NAMED_UNIONS: dict[str, tuple[Any, str]] = {
     "DataSource": (DataSource, "Where a data block's bytes are: inline base64 or a URL."),
 }
 
+_REST_ROLE = re.compile(r":[a-z]+:`([^`]+)`")  # :func:`name` and the like
+
 _COMMENT = "Generated from wire's msgspec model by `python -m wire schema`; do not edit."
 
 
@@ -111,8 +120,11 @@ def _is_union(tp: Any) -> bool:
     return typing.get_origin(tp) in (typing.Union, types.UnionType)
 
 
-def schemas(exports: tuple[SchemaExport, ...] = EXPORTS) -> dict[str, dict[str, Any]]:
-    """The schema documents, by file name; each is self-contained."""
+def schemas(exports: tuple[SchemaExport, ...] | None = None) -> dict[str, dict[str, Any]]:
+    """The schema documents by file name, each self-contained; ``exports``
+    defaults to :data:`EXPORTS`, read at call time."""
+    if exports is None:
+        exports = EXPORTS
     named: dict[str, tuple[Any, str]] = {
         e.title: (e.type, e.description) for e in exports if _is_union(e.type)
     }
@@ -128,12 +140,13 @@ def schemas(exports: tuple[SchemaExport, ...] = EXPORTS) -> dict[str, dict[str, 
         defs = _hoisted(defs, raw, _REF.format(name=name))
         defs[name] = {"title": name, "description": description, **raw}
 
-    # list(): the steps edit the nodes that the walk would still visit.
-    for node in list(_walk(defs)):
-        _tagged_union(node, defs)
-        _document_bytes(node)
-        _open_object(node)
-        _clean_description(node)
+    # One pass per step, each over a fresh walk, so every step sees the
+    # schemas as the steps before it left them.
+    steps = (functools.partial(_tagged_union, defs=defs), _nullable, _document_bytes, _open_object,
+             _clean_description)
+    for step in steps:
+        for node in list(_walk(defs)):
+            step(node)
 
     documents: dict[str, dict[str, Any]] = {}
     for export in exports:
@@ -154,7 +167,7 @@ def render(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def rendered(exports: tuple[SchemaExport, ...] = EXPORTS) -> dict[str, str]:
+def rendered(exports: tuple[SchemaExport, ...] | None = None) -> dict[str, str]:
     """File name → text, for the CLI to write or compare."""
     return {name: render(doc) for name, doc in schemas(exports).items()}
 
@@ -162,15 +175,28 @@ def rendered(exports: tuple[SchemaExport, ...] = EXPORTS) -> dict[str, str]:
 # -- post-processing ---------------------------------------------------------------
 
 
-def _walk(node: Any) -> Iterator[dict[str, Any]]:
-    """Every schema object below ``node``, parents before children."""
-    if isinstance(node, dict):
+_SCHEMA_MAPS = ("$defs", "properties", "patternProperties")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_VALUES = ("items", "additionalProperties", "not", "contains")
+
+
+def _walk(defs: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every schema in ``defs``, parents before children. Only the places where
+    a keyword holds a schema are visited, so a property named ``description``
+    or a ``default`` value is never taken for a schema."""
+    stack = list(reversed(defs.values()))
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            continue
         yield node
-        for value in node.values():
-            yield from _walk(value)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _walk(item)
+        children: list[Any] = []
+        for key in _SCHEMA_MAPS:
+            children.extend(node.get(key, {}).values())
+        for key in _SCHEMA_LISTS:
+            children.extend(node.get(key, ()))
+        children.extend(node[key] for key in _SCHEMA_VALUES if key in node)
+        stack.extend(reversed(children))
 
 
 def _hoisted(node: Any, union: dict[str, Any], ref: str) -> Any:
@@ -189,7 +215,7 @@ def _same_union(node: dict[str, Any], union: dict[str, Any]) -> bool:
     return "discriminator" in node and node.get("anyOf") == union["anyOf"]
 
 
-def _tagged_union(node: dict[str, Any], defs: dict[str, Any]) -> None:
+def _tagged_union(node: dict[str, Any], *, defs: dict[str, Any]) -> None:
     discriminator = node.get("discriminator")
     if not isinstance(discriminator, dict) or "anyOf" not in node:
         return
@@ -207,10 +233,26 @@ def _tagged_union(node: dict[str, Any], defs: dict[str, Any]) -> None:
     node["discriminator"] = {"propertyName": tag_field}
 
 
+def _nullable(node: dict[str, Any]) -> None:
+    """``anyOf: [{"type": T, ...}, {"type": "null"}]`` → ``"type": [T, "null"]`` (item 4)."""
+    variants = node.get("anyOf")
+    if not isinstance(variants, list) or len(variants) != 2 or {"type": "null"} not in variants:
+        return
+    (other,) = [v for v in variants if v != {"type": "null"}]
+    if not isinstance(other.get("type"), str) or {"$ref", "anyOf", "oneOf"} & other.keys():
+        return
+    siblings = {k: v for k, v in node.items() if k != "anyOf"}
+    node.clear()
+    node.update(other)
+    node["type"] = [other["type"], "null"]
+    node.update(siblings)
+
+
 def _document_bytes(node: dict[str, Any]) -> None:
-    if node.get("contentEncoding") == "base64" and node.get("type") == "string":
-        node.setdefault("description", _BASE64_DESCRIPTION)
+    types = node.get("type")
+    if node.get("contentEncoding") == "base64" and (types == "string" or "string" in (types or ())):
         node["pattern"] = BASE64_PATTERN
+        node.setdefault("description", _BASE64_DESCRIPTION)
 
 
 def _open_object(node: dict[str, Any]) -> None:
@@ -220,8 +262,12 @@ def _open_object(node: dict[str, Any]) -> None:
 
 def _clean_description(node: dict[str, Any]) -> None:
     description = node.get("description")
-    if isinstance(description, str):
-        node["description"] = inspect.cleandoc(description).replace("``", "`")
+    if not isinstance(description, str):
+        return
+    text = _REST_ROLE.sub(r"`\1`", inspect.cleandoc(description).replace("``", "`"))
+    # Docstring lines are wrapped for Python's line length; editors re-wrap.
+    paragraphs = (" ".join(line.strip() for line in p.splitlines()) for p in text.split("\n\n"))
+    node["description"] = "\n\n".join(paragraphs)
 
 
 def _reachable(defs: dict[str, Any], root: str) -> list[str]:
@@ -232,7 +278,7 @@ def _reachable(defs: dict[str, Any], root: str) -> list[str]:
         if name in order:
             return
         order.append(name)
-        for node in _walk(defs[name]):
+        for node in _walk({name: defs[name]}):
             ref = node.get("$ref")
             if isinstance(ref, str):
                 visit(ref.removeprefix(_REF_PREFIX))
