@@ -1,0 +1,168 @@
+"""Binary payloads that stay binary: MessagePack data chunks as views of the frame.
+
+Over MessagePack a data chunk travels as ``bin``, with no base64. Decoding it
+into ``bytes`` still copies it out of the frame, and the reducer then copies it
+again when it joins a block's chunks on the first read: two copies of every
+byte. :func:`decode_event` decodes DATA_BLOCK_DELTA and TOOL_RESULT_DATA_DELTA
+frames into :class:`DataBlockDeltaView` and :class:`ToolResultDataDeltaView`,
+whose ``data`` is a ``memoryview`` into the frame (msgspec hands out the view
+with no copy: ``view.data.obj is frame``), and every other event as usual.
+:func:`append_event` feeds either into a Msg; a DATA_BLOCK_DELTA's view goes to
+the reducer's list of pending chunks as it is, so the join on read is the only
+copy (counted in tests/test_zerocopy.py: 1.0 copy per byte, against 2.0 when
+decoding to bytes).
+
+The caveat: a view pins its frame. While a view is alive (in your hands, in
+a decoded view event, or pending in a Msg until that data block is read), the
+whole frame buffer stays in memory, even if the chunk is a small part of it;
+and if the frame is a ``bytearray`` (a receive buffer), resizing it (``+=``,
+``del buf[:n]``) raises ``BufferError: Existing exports of data: object cannot
+be re-sized``, while writing into it in place silently changes the chunk. So
+decode views only from frames nobody will reuse: ``bytes``, or a bytearray
+handed over for good. Reading the block's ``source.data`` (or ``msg.settle()``,
+``==``, encoding) joins the chunks and releases every view; ``bytes(view.data)``
+detaches a view by hand.
+
+TOOL_RESULT_DATA_DELTA chunks are copied to ``bytes`` before they reach the
+reducer: the reducer stores the first chunk of a tool-result data block directly
+as the source's ``data`` instead of as a pending part, where a view would pin
+the frame for the Msg's life and would break the next merge (``memoryview +
+bytes`` is a TypeError). So they still take two copies; see the report on
+issue #7 for the reducer change that would bring them to one.
+
+JSON has no zero-copy path: base64 must be decoded into a new buffer.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from typing import Any, cast
+
+import msgspec
+from msgspec import Struct, field
+
+from wire.clock import new_id, now
+from wire.errors import decode_error_from_msgspec
+from wire.events import AgentEvent, DataBlockDeltaEvent, EventType, ToolResultDataDeltaEvent
+from wire.messages import Msg
+
+__all__ = ("DataBlockDeltaView", "DataChunkView", "ToolResultDataDeltaView", "append_event", "decode_event")
+
+
+def _check_data_or_url(data: memoryview | None, url: str | None) -> None:
+    # The same rule, and message, as the events' __post_init__.
+    if (data is None) == (url is None):
+        raise ValueError("Exactly one of `data` or `url` must be provided.")
+
+
+# These mirror DataBlockDeltaEvent and ToolResultDataDeltaEvent field for field
+# (names, order, defaults: tests/test_zerocopy.py checks it), so that they
+# accept and reject exactly what the events do; only ``data`` differs.
+
+
+class DataBlockDeltaView(Struct, tag="DATA_BLOCK_DELTA", tag_field="type", kw_only=True,
+                         omit_defaults=True, frozen=True, gc=False):
+    """A DATA_BLOCK_DELTA whose ``data`` is a view into the frame it was
+    decoded from (see the module docstring for what that pins)."""
+
+    id: str = field(default_factory=new_id)
+    created_at: str = field(default_factory=now)
+    metadata: dict[str, Any] = {}
+    reply_id: str
+    block_id: str
+    media_type: str
+    data: memoryview | None = None
+    url: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_data_or_url(self.data, self.url)
+
+    @property
+    def type(self) -> EventType:
+        return EventType.DATA_BLOCK_DELTA
+
+    def to_event(self) -> DataBlockDeltaEvent:
+        """The ordinary event, its data copied into ``bytes`` (one copy; the
+        frame is no longer pinned by it)."""
+        return DataBlockDeltaEvent(
+            id=self.id, created_at=self.created_at, metadata=self.metadata, reply_id=self.reply_id,
+            block_id=self.block_id, media_type=self.media_type,
+            data=None if self.data is None else bytes(self.data), url=self.url)
+
+    def _reducer_event(self) -> DataBlockDeltaEvent:
+        # The reducer only appends a DATA_BLOCK_DELTA's data to the block's
+        # pending parts, and ``b"".join`` takes any buffer: the view can go in
+        # as it is, and the join on read is its one copy. Typed as bytes for
+        # that reason only; this event never leaves append_event.
+        return DataBlockDeltaEvent(
+            id=self.id, created_at=self.created_at, metadata=self.metadata, reply_id=self.reply_id,
+            block_id=self.block_id, media_type=self.media_type,
+            data=cast(bytes | None, self.data), url=self.url)
+
+
+class ToolResultDataDeltaView(Struct, tag="TOOL_RESULT_DATA_DELTA", tag_field="type", kw_only=True,
+                              omit_defaults=True, frozen=True, gc=False):
+    """A TOOL_RESULT_DATA_DELTA whose ``data`` is a view into its frame."""
+
+    id: str = field(default_factory=new_id)
+    created_at: str = field(default_factory=now)
+    metadata: dict[str, Any] = {}
+    reply_id: str
+    tool_call_id: str
+    block_id: str = field(default_factory=new_id)
+    media_type: str
+    data: memoryview | None = None
+    url: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_data_or_url(self.data, self.url)
+
+    @property
+    def type(self) -> EventType:
+        return EventType.TOOL_RESULT_DATA_DELTA
+
+    def to_event(self) -> ToolResultDataDeltaEvent:
+        """The ordinary event, its data copied into ``bytes``."""
+        return ToolResultDataDeltaEvent(
+            id=self.id, created_at=self.created_at, metadata=self.metadata, reply_id=self.reply_id,
+            tool_call_id=self.tool_call_id, block_id=self.block_id, media_type=self.media_type,
+            data=None if self.data is None else bytes(self.data), url=self.url)
+
+    # No _reducer_event: the reducer may keep this chunk as the source's data
+    # itself (the module docstring says why that needs bytes).
+    _reducer_event = to_event
+
+
+DataChunkView = DataBlockDeltaView | ToolResultDataDeltaView
+
+_VIEWED: dict[type[Any], type[Any]] = {
+    DataBlockDeltaEvent: DataBlockDeltaView,
+    ToolResultDataDeltaEvent: ToolResultDataDeltaView,
+}
+_UNION: Any = functools.reduce(operator.or_, [_VIEWED.get(cls, cls) for cls in AgentEvent.__args__])
+_decoder: msgspec.msgpack.Decoder[AgentEvent | DataChunkView] = msgspec.msgpack.Decoder(_UNION)
+
+
+def decode_event(frame: bytes | bytearray | memoryview) -> AgentEvent | DataChunkView:
+    """One MessagePack event, as ``wire.msgpack.decode_event`` decodes it,
+    except that a data chunk comes back as a view event whose ``data`` points
+    into ``frame`` (no copy; it pins ``frame``). Bad input raises DecodeError
+    with the same path and message as ``wire.msgpack.decode_event``."""
+    try:
+        return _decoder.decode(frame)
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:  # msgspec's error for bad UTF-8
+        raise decode_error_from_msgspec(exc) from exc
+
+
+def append_event(msg: Msg, event: AgentEvent | DataChunkView, *, strict: bool = False) -> Msg:
+    """``msg.append_event(event)`` for the results of :func:`decode_event`.
+
+    A DataBlockDeltaView's bytes stay a view, pending in the Msg (and pinning
+    its frame) until the block's data is first read, which copies them once
+    into the block's buffer. Anomalies and ``strict`` behave as in
+    ``Msg.append_event``."""
+    cls = type(event)
+    if cls is DataBlockDeltaView or cls is ToolResultDataDeltaView:
+        event = cast(DataChunkView, event)._reducer_event()
+    return msg.append_event(cast(AgentEvent, event), strict=strict)
