@@ -550,3 +550,41 @@ def test_consumer_rebuilds_agentscope_messages_from_their_events(
         assert expected in renderings, expected
     assert response["invalid"][0] == "invalid event at /delta: must be string"
     assert response["invalid"][1] is not None and "JSON" in response["invalid"][1]
+
+
+# -- the documentation shows the code that is tested ----------------------------------------------
+
+README_SECTION = "## Using the types in a TypeScript frontend"
+
+
+def doc_sources() -> list[tuple[str, str | None]]:
+    """(name, Markdown) of the package README and of the main README's section
+    (None while the main README does not have the section)."""
+    main = (ROOT / "README.md").read_text(encoding="utf-8") if (ROOT / "README.md").exists() else ""
+    section = None
+    if README_SECTION in main:
+        section = main.split(README_SECTION, 1)[1]
+        section = re.split(r"^## ", section, maxsplit=1, flags=re.M)[0]
+    return [("schemas/README.md", (SCHEMAS / "README.md").read_text(encoding="utf-8")), ("README.md", section)]
+
+
+def code_blocks(markdown: str, language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", markdown, re.M | re.S)
+
+
+@pytest.mark.parametrize(("name", "markdown"), doc_sources(), ids=[n for n, _ in doc_sources()])
+def test_documented_code_is_the_tested_consumer(name: str, markdown: str | None) -> None:
+    if markdown is None:
+        pytest.skip(f"{name} has no section {README_SECTION!r} yet")
+    consumer = (TS_DIR / "consumer.ts").read_text(encoding="utf-8")
+    blocks = code_blocks(markdown, "ts")
+    assert len(blocks) >= 5
+    for block in blocks:
+        # A line starting with "// …" marks code the documentation leaves out;
+        # everything between such lines is the consumer's code, verbatim.
+        chunks = re.split(r"^\s*// ….*\n", block, flags=re.M)
+        for chunk in chunks:
+            assert chunk.strip() and chunk in consumer, f"{name}: not in tests/ts/consumer.ts:\n{chunk}"
+    (shown,) = [json.loads(b) for b in code_blocks(markdown, "json") if "compilerOptions" in b]
+    tested = json.loads((TS_DIR / "tsconfig.json").read_text(encoding="utf-8"))["compilerOptions"]
+    assert shown["compilerOptions"].items() <= tested.items()

@@ -323,7 +323,13 @@ export function streamSession(url: string, element: HTMLElement): EventSource {
   const source = new EventSource(url);
   let scheduled = false;
   source.onmessage = (message: MessageEvent<string>) => {
-    conversation.apply(parseEvent(message.data));
+    try {
+      conversation.apply(parseEvent(message.data));
+    } catch (error) {
+      // Skip what this build cannot read, such as an event type added by a newer server.
+      console.warn(error);
+      return;
+    }
     if (scheduled) return;
     scheduled = true;
     requestAnimationFrame(() => {
