@@ -81,7 +81,10 @@ def _run_schema(args: argparse.Namespace) -> int:
         status = 0
         for name, text in expected.items():
             path = out / name
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            if not path.is_file():
+                print(f"{path} is missing; {regenerate}", file=sys.stderr)
+                status = 1
+            elif path.read_text(encoding="utf-8") != text:
                 print(f"{path} differs from the schema generated from wire's model; {regenerate}",
                       file=sys.stderr)
                 status = 1

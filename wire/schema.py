@@ -11,7 +11,7 @@ a few changes, made here on the generated data (msgspec-findings §4, §7.11):
    a bad event gets one error that names the bad field instead of ~30 errors
    from trying every variant, and validates 5-30x faster. The union therefore
    becomes ``oneOf`` + ``discriminator: {propertyName}`` + ``"type": "object"``
-   (without the type, strict ajv warns under ``strictTypes``).
+   (without the type, strict ajv refuses the schema under ``strictTypes``).
 2. **Tags are ``const``**: each variant's one-value ``enum`` tag becomes a
    ``const``, the form ajv's discriminator and readers expect.
 3. **Named unions are defined once.** msgspec inlines a union wherever it is

@@ -59,6 +59,9 @@ function combined(schemaDir) {
   const roots = [];
   for (const file of files) {
     const doc = JSON.parse(readFileSync(join(schemaDir, file), "utf8"));
+    if (typeof doc.$ref !== "string" || typeof doc.$defs !== "object") {
+      throw new Error(`${file} is not a schema written by \`python -m wire schema\``);
+    }
     roots.push({ $ref: doc.$ref });
     for (const [name, def] of Object.entries(doc.$defs)) {
       // The files are cut from one model, so a name shared by two files must
