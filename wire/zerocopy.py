@@ -10,7 +10,9 @@ with no copy: ``view.data.obj is frame``), and every other event as usual.
 :func:`append_event` feeds either into a Msg; a DATA_BLOCK_DELTA's view goes to
 the reducer's list of pending chunks as it is, so the join on read is the only
 copy (counted in tests/test_zerocopy.py: 1.0 copy per byte, against 2.0 when
-decoding to bytes).
+decoding to bytes). Measured (benchmarks/bench_peek.py, 16 frames of 64 KiB):
+decoding takes 0.36 us per chunk as a view against 3.2 us as bytes, and frames
+to Msg to the block's data read takes 72 us per MiB against 116 us.
 
 The caveat: a view pins its frame. While a view is alive (in your hands, in
 a decoded view event, or pending in a Msg until that data block is read), the
