@@ -11,11 +11,13 @@ a tag-only Struct decodes at half the cost of the typed union).
 What an envelope holds, and what it does not:
 
 * ``type`` is always an :class:`~wire.events.EventType`. An unknown tag raises
-  :class:`~wire.errors.DecodeError` at ``$.type``, exactly as full decoding
-  does: a peek never accepts an event type that ``decode_event`` would reject,
-  so a router cannot forward something its consumers will fail on. A proxy that
-  wants to pass future event types through catches the error and checks
-  ``err.path == "$.type"``.
+  :class:`~wire.errors.DecodeError` at ``$.type`` by default, exactly as full
+  decoding does: a peek never accepts an event type that ``decode_event``
+  would reject, so a router does not forward what its consumers will fail on.
+  A proxy that passes newer peers' events through peeks with
+  ``unknown="keep"`` (the streaming decoders' word for the same choice) and
+  gets an :class:`UnknownEnvelope` for them, whose ``type`` is the tag as sent
+  (a str): a separate class, so ``Envelope.type`` stays an EventType.
 * ``reply_id``: every event but CUSTOM has one (None for CUSTOM).
 * ``session_id``: REPLY_START and REPLY_END only.
 * ``block_id``: text, thinking, data and hint events, and TOOL_RESULT_DATA_DELTA,
@@ -46,7 +48,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, Literal, Protocol, TypeAlias, cast, overload
 
 import msgspec
 from msgspec import Struct
@@ -54,7 +56,7 @@ from msgspec import Struct
 from wire.errors import decode_error_from_msgspec
 from wire.events import AgentEvent, EventType
 
-__all__ = ("Envelope", "envelope_of", "peek_json", "peek_json_lines", "peek_msgpack")
+__all__ = ("Envelope", "Unknown", "UnknownEnvelope", "envelope_of", "peek_json", "peek_json_lines", "peek_msgpack")
 
 # In the order the events declare them (REPLY_START has session_id first).
 _ENVELOPE_FIELDS = ("session_id", "reply_id", "block_id", "tool_call_id")
@@ -132,48 +134,118 @@ _FIELDS: dict[type[Any], tuple[str, ...]] = {
 }
 _ENVELOPE_UNION: Any = functools.reduce(operator.or_, _BY_EVENT.values())
 
+class UnknownEnvelope(Struct, kw_only=True, frozen=True, gc=False, repr_omit_defaults=True):
+    """The envelope of an event whose ``type`` this version of wire does not
+    know (a newer peer), from a peek with ``unknown="keep"``: ``type`` is the
+    tag as sent and each id is read where the event has one, None elsewhere.
+    With no schema to go by, the ids are only required to be strings or null
+    (anything else is a DecodeError at its path); nothing is required."""
+
+    type: str
+    session_id: str | None = None
+    reply_id: str | None = None
+    block_id: str | None = None
+    tool_call_id: str | None = None
+
+
+Unknown: TypeAlias = Literal["raise", "keep"]
+_JSONInput: TypeAlias = bytes | bytearray | memoryview | str
+
 # msgspec raises UnicodeDecodeError, not its DecodeError, for a string that is
 # not UTF-8 (found by the fuzz tests, msgspec 0.22.0); it is bad input all the same.
 _ERRORS = (msgspec.DecodeError, UnicodeDecodeError)
 
 _json_decoder: msgspec.json.Decoder[Envelope] = msgspec.json.Decoder(_ENVELOPE_UNION)
 _msgpack_decoder: msgspec.msgpack.Decoder[Envelope] = msgspec.msgpack.Decoder(_ENVELOPE_UNION)
+_json_unknown = msgspec.json.Decoder(UnknownEnvelope)
+_msgpack_unknown = msgspec.msgpack.Decoder(UnknownEnvelope)
 
 
-def peek_json(buf: bytes | bytearray | memoryview | str) -> Envelope:
-    """The envelope of one JSON event; bad input raises DecodeError with ``path``."""
+def _not_an_event(exc: Exception, buf: Any, unknown: Unknown, decoder: _Decoder,
+                  index: int | None = None, offset: int | None = None,
+                  events: list[Any] | None = None) -> UnknownEnvelope:
+    """The error for ``buf``, raised; or, with ``unknown="keep"`` and an
+    unknown tag as the only problem, its UnknownEnvelope. Only failures get
+    here, so keeping unknown events costs known ones nothing."""
+    err = decode_error_from_msgspec(exc, index=index, offset=offset, events=events)
+    if unknown != "raise":
+        if unknown != "keep":
+            raise ValueError(f"unknown must be 'raise' or 'keep', not {unknown!r}")
+        # msgspec's words for a tag outside the union ("Invalid value 'X'");
+        # a tag that is not a string fails at $.type with "Expected `str`".
+        if err.path == "$.type" and err.reason.startswith("Invalid value"):
+            try:
+                return decoder.decode(buf)
+            except _ERRORS as again:
+                raise decode_error_from_msgspec(again, index=index, offset=offset, events=events) from again
+    raise err from exc
+
+
+class _Decoder(Protocol):
+    def decode(self, buf: Any, /) -> UnknownEnvelope: ...
+
+
+@overload
+def peek_json(buf: _JSONInput, *, unknown: Literal["raise"] = "raise") -> Envelope: ...
+@overload
+def peek_json(buf: _JSONInput, *, unknown: Literal["keep"]) -> Envelope | UnknownEnvelope: ...
+
+
+def peek_json(buf: _JSONInput, *, unknown: Unknown = "raise") -> Envelope | UnknownEnvelope:
+    """The envelope of one JSON event; bad input raises DecodeError with ``path``.
+
+    An unknown ``type`` raises too, unless ``unknown="keep"``: then it gives an
+    :class:`UnknownEnvelope`."""
     try:
         return _json_decoder.decode(buf)
     except _ERRORS as exc:
-        raise decode_error_from_msgspec(exc) from exc
+        return _not_an_event(exc, buf, unknown, _json_unknown)
 
 
-def peek_msgpack(buf: bytes | bytearray | memoryview) -> Envelope:
-    """The envelope of one MessagePack event; bad input raises DecodeError with ``path``.
+@overload
+def peek_msgpack(buf: bytes | bytearray | memoryview, *,
+                 unknown: Literal["raise"] = "raise") -> Envelope: ...
+@overload
+def peek_msgpack(buf: bytes | bytearray | memoryview, *,
+                 unknown: Literal["keep"]) -> Envelope | UnknownEnvelope: ...
+
+
+def peek_msgpack(buf: bytes | bytearray | memoryview, *, unknown: Unknown = "raise") -> Envelope | UnknownEnvelope:
+    """The envelope of one MessagePack event; bad input raises DecodeError with
+    ``path``, and an unknown ``type`` too unless ``unknown="keep"``.
 
     Skipping a ``bin`` is a pointer move, so peeking a data chunk costs the
     same whatever its size."""
     try:
         return _msgpack_decoder.decode(buf)
     except _ERRORS as exc:
-        raise decode_error_from_msgspec(exc) from exc
+        return _not_an_event(exc, buf, unknown, _msgpack_unknown)
 
 
-def peek_json_lines(ndjson: bytes | bytearray | memoryview | str) -> list[Envelope]:
+@overload
+def peek_json_lines(ndjson: _JSONInput, *, unknown: Literal["raise"] = "raise") -> list[Envelope]: ...
+@overload
+def peek_json_lines(ndjson: _JSONInput, *,
+                    unknown: Literal["keep"]) -> list[Envelope | UnknownEnvelope]: ...
+
+
+def peek_json_lines(ndjson: _JSONInput, *,
+                    unknown: Unknown = "raise") -> list[Envelope] | list[Envelope | UnknownEnvelope]:
     """The envelope of every event of an NDJSON buffer (blank lines are skipped).
 
     Bad input raises DecodeError as ``wire.json.decode_events`` does: ``index``
     is the bad line's event index, ``offset`` the byte where that line starts,
     ``path`` the place inside it and ``events`` the envelopes of the lines
-    before it."""
+    before it. ``unknown="keep"`` as in :func:`peek_json`; one unknown event
+    makes the whole buffer go line by line (msgspec-findings P9)."""
     try:
         return _json_decoder.decode_lines(ndjson)
     except _ERRORS:
         pass
-    # One msgspec call failed for the whole buffer; find the first bad line
-    # again, one line at a time, to say where it is.
+    # One msgspec call failed for the whole buffer: go again one line at a
+    # time, to keep unknown events or to say where the first bad line is.
     data = ndjson.encode() if isinstance(ndjson, str) else bytes(ndjson)
-    envelopes: list[Envelope] = []
+    envelopes: list[Envelope | UnknownEnvelope] = []
     offset = 0
     for line in data.split(b"\n"):
         # Blank means JSON whitespace only, as decode_lines skips it; bytes.strip()
@@ -183,10 +255,12 @@ def peek_json_lines(ndjson: bytes | bytearray | memoryview | str) -> list[Envelo
             try:
                 envelopes.append(_json_decoder.decode(line))
             except _ERRORS as exc:
-                raise decode_error_from_msgspec(exc, index=len(envelopes), offset=offset,
-                                                events=envelopes) from exc
+                envelopes.append(_not_an_event(exc, line, unknown, _json_unknown, index=len(envelopes),
+                                               offset=offset, events=envelopes))
         offset += len(line) + 1
-    raise AssertionError("decode_lines failed but every line decodes")  # pragma: no cover
+    if unknown == "raise":  # pragma: no cover - decode_lines failed, so some line did
+        raise AssertionError("decode_lines failed but every line decodes")
+    return envelopes
 
 
 def envelope_of(event: AgentEvent) -> Envelope:
