@@ -15,6 +15,8 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import statistics
+import time
 from collections.abc import Callable
 from functools import cached_property
 from importlib import metadata
@@ -53,12 +55,55 @@ def run(benchmark: Any, fn: Callable[..., Any], args: tuple[Any, ...] = (), *,
             result = benchmark.pedantic(fn, args=args, rounds=rounds, warmup_rounds=1, iterations=1)
     finally:
         gc.unfreeze()  # frozen objects are invisible to gc.get_referrers, which plugins use
+    if benchmark.stats is None:  # --benchmark-disable: the case ran once, untimed
+        return result
     median = benchmark.stats.stats.median
     benchmark.extra_info["events_per_s"] = events / median
     benchmark.extra_info["ns_per_event"] = median / events * 1e9
     if nbytes is not None:
         benchmark.extra_info["mb_per_s"] = nbytes / median / 1e6
     return result
+
+
+Prepared = tuple[Callable[..., Any], Callable[[], tuple[Any, ...]]]  # (fn, make its args)
+
+
+def interleaved(benchmark: Any, cases: dict[str, Prepared], *, rounds: int,
+                events: dict[str, int]) -> dict[str, float]:
+    """Time several cases round-robin (A B C, then C B A, ...) and return the
+    median of each; a burst of noise on the shared machine then lands on every
+    case alike instead of on whichever ran during it. pytest-benchmark records
+    the time of a whole round; the per-case medians and counts go in
+    ``extra_info``, where ``report.py`` reads the target ratios from."""
+    rounds = max(3, round(rounds * ROUNDS_SCALE))
+    names = list(cases)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    turn = [0]
+
+    def prepare() -> tuple[tuple[Any, ...], dict[str, Any]]:
+        order = names if turn[0] % 2 == 0 else names[::-1]
+        turn[0] += 1
+        return ([(name, cases[name][0], cases[name][1]()) for name in order],), {}
+
+    def one_round(prepared: list[tuple[str, Callable[..., Any], tuple[Any, ...]]]) -> None:
+        for name, fn, args in prepared:
+            t0 = time.perf_counter()
+            result = fn(*args)
+            t1 = time.perf_counter()
+            del result  # freed between timings, not inside one
+            times[name].append(t1 - t0)
+
+    gc.collect()
+    gc.freeze()
+    try:
+        benchmark.pedantic(one_round, setup=prepare, rounds=rounds, warmup_rounds=1)
+    finally:
+        gc.unfreeze()
+    # ts[0] is the warm-up round (the only round under --benchmark-disable)
+    medians = {name: statistics.median(ts[1:] or ts) for name, ts in times.items()}
+    benchmark.extra_info.update(medians=medians, events=events,
+                                ns_per_event={n: medians[n] / events[n] * 1e9 for n in names})
+    return medians
 
 
 class Reply:

@@ -59,54 +59,74 @@ def _label(b: dict[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class Target:
+    """ratio = numerator / denominator, both medians. With ``test`` set, they
+    are cases of one round-robin test of bench_targets.py; without, they are
+    two tests of the detailed (one case after another) groups."""
+
     name: str
     goal: str
-    numerator: str  # ratio = median(numerator) / median(denominator)
+    numerator: str
     denominator: str
-    check: Callable[[float], bool]
+    check: Callable[[float], bool] | None  # None: for information
+    test: str | None = None
+
+    def ratio(self, run: Run) -> float | None:
+        if self.test is not None:
+            b = cases(run).get(self.test)
+            if b is None or "medians" not in b["extra_info"]:
+                return None
+            m = b["extra_info"]["medians"]
+            num, den = m.get(self.numerator), m.get(self.denominator)
+        else:
+            num, den = median(run, self.numerator), median(run, self.denominator)
+        return num / den if num is not None and den else None
+
+
+def _at_least(x: float) -> Callable[[float], bool]:
+    return lambda r: r >= x
+
+
+def _at_most(x: float) -> Callable[[float], bool]:
+    return lambda r: r <= x
 
 
 DECODE = "test_decode[{}]"
 ENCODE = "test_encode[{}]"
 TARGETS = (
     Target("JSON decode: pydantic per line / wire.json.decode_events", ">= 5x",
-           DECODE.format("pydantic TypeAdapter(Union).validate_json per line"),
-           DECODE.format("wire.json decode_events (NDJSON)"), lambda r: r >= 5),
+           "pydantic validate_json per line", "wire.json decode_events", _at_least(5), "test_target_decode"),
     Target("JSON decode: pydantic JSON array / wire.json.decode_events", ">= 5x",
-           DECODE.format("pydantic TypeAdapter(list[Union]).validate_json (JSON array)"),
-           DECODE.format("wire.json decode_events (NDJSON)"), lambda r: r >= 5),
-    Target("JSON decode: agentscope per line / wire.json.decode_events", "(info)",
+           "pydantic validate_json array", "wire.json decode_events", _at_least(5), "test_target_decode"),
+    Target("JSON decode: agentscope per line / wire.json.decode_events (sequential)", "info",
            DECODE.format("agentscope TypeAdapter(AgentEvent, discriminator).validate_json per line"),
-           DECODE.format("wire.json decode_events (NDJSON)"), lambda r: True),
+           DECODE.format("wire.json decode_events (NDJSON)"), None),
     Target("JSON encode: orjson dumps(list of dicts) / wire.json.encode_events", ">= 1x",
-           ENCODE.format("orjson dumps(list of dicts) (JSON array)"),
-           ENCODE.format("wire.json encode_events (NDJSON)"), lambda r: r >= 1),
-    Target("JSON encode: orjson with bytes via default=b64encode / wire", ">= 1x",
-           ENCODE.format("orjson dumps(list of dicts), data as bytes via default=b64encode"),
-           ENCODE.format("wire.json encode_events (NDJSON)"), lambda r: r >= 1),
-    Target("JSON encode: orjson per dict, joined (NDJSON) / wire", ">= 1x",
-           ENCODE.format("orjson dumps per dict, joined (NDJSON)"),
-           ENCODE.format("wire.json encode_events (NDJSON)"), lambda r: r >= 1),
-    Target("JSON encode, text deltas only: orjson / wire (mixed unicode)", "(info)",
+           "orjson dumps(list of dicts)", "wire.json encode_events", _at_least(1), "test_target_encode"),
+    Target("JSON encode: orjson, bytes via default=b64encode / wire.json.encode_events", ">= 1x",
+           "orjson dumps, bytes via default", "wire.json encode_events", _at_least(1), "test_target_encode"),
+    Target("JSON encode, text deltas only, mixed unicode: orjson / wire (sequential)", "info",
            "test_encode_text[orjson dumps(list of dicts)-mixed unicode]",
-           "test_encode_text[wire.json encode_events-mixed unicode]", lambda r: True),
-    Target("JSON encode, text deltas only: orjson / wire (ASCII)", "(info)",
+           "test_encode_text[wire.json encode_events-mixed unicode]", None),
+    Target("JSON encode, text deltas only, ASCII: orjson / wire (sequential)", "info",
            "test_encode_text[orjson dumps(list of dicts)-ASCII]",
-           "test_encode_text[wire.json encode_events-ASCII]", lambda r: True),
+           "test_encode_text[wire.json encode_events-ASCII]", None),
     Target("text growth: 100k deltas / 10k deltas", "<= 12x",
-           "test_text_growth_wire[100000]", "test_text_growth_wire[10000]", lambda r: r <= 12),
+           "text 100000", "text 10000", _at_most(12), "test_target_text_growth[10k-100k]"),
     Target("text growth: 1M deltas / 100k deltas", "<= 12x",
-           "test_text_growth_wire[1000000]", "test_text_growth_wire[100000]", lambda r: r <= 12),
+           "text 1000000", "text 100000", _at_most(12), "test_target_text_growth[100k-1M]"),
     Target("data growth: 512 chunks / 64 chunks", "<= 9.6x",
-           "test_data_growth_wire[512]", "test_data_growth_wire[64]", lambda r: r <= 9.6),
+           "data 512", "data 64", _at_most(9.6), "test_target_data_growth[64-512]"),
     Target("data growth: 4096 chunks / 512 chunks", "<= 9.6x",
-           "test_data_growth_wire[4096]", "test_data_growth_wire[512]", lambda r: r <= 9.6),
+           "data 4096", "data 512", _at_most(9.6), "test_target_data_growth[512-4096]"),
     Target("reply reduce: agentscope append_event / wire extend_events", ">= 100x",
-           "test_reply_agentscope_append_event", "test_reply_wire_extend_events", lambda r: r >= 100),
-    Target("NDJSON to Msg: wire decode+reduce / bare msgspec decode_lines", "<= 1.5x",
-           "test_bytes_to_msg_wire_json", "test_bytes_to_msg_bare_decode_lines", lambda r: r <= 1.5),
-    Target("NDJSON to Msg: agentscope / wire", "(info)",
-           "test_bytes_to_msg_agentscope", "test_bytes_to_msg_wire_json", lambda r: True),
+           "agentscope append_event", "wire extend_events", _at_least(100), "test_target_reply"),
+    Target("NDJSON to Msg: wire decode_events+extend_events / bare decode_lines", "<= 1.5x",
+           "wire decode_events + extend_events", "msgspec decode_lines (bare)", _at_most(1.5),
+           "test_target_bytes_to_msg"),
+    Target("NDJSON to Msg: agentscope / wire (sequential)", "info",
+           "test_bytes_to_msg_agentscope", "test_bytes_to_msg_wire_json", None),
+    Target("reading the text after every delta, 30k: wire / agentscope (sequential)", "info",
+           "test_read_every_delta_wire[30000]", "test_read_every_delta_agentscope[30000]", None),
 )
 
 # The case each group's ratio column is relative to (None: the fastest case).
@@ -126,10 +146,9 @@ PER_EVENT_RATIO = {"growth-text", "growth-data", "read-text-every-delta"}
 def target_ratios(run: Run) -> list[dict[str, Any]]:
     out = []
     for t in TARGETS:
-        num, den = median(run, t.numerator), median(run, t.denominator)
-        ratio = num / den if num is not None and den else None
+        ratio = t.ratio(run)
         out.append({"target": t.name, "goal": t.goal, "ratio": ratio,
-                    "pass": None if ratio is None or t.goal == "(info)" else bool(t.check(ratio))})
+                    "pass": None if ratio is None or t.check is None else bool(t.check(ratio))})
     return out
 
 
@@ -200,6 +219,23 @@ def group_table(run: Run, group: str) -> list[str]:
     return [*rows, ""]
 
 
+def paired_table(run: Run) -> list[str]:
+    """The per-case medians of the round-robin target tests."""
+    tests = [b for b in run["benchmarks"] if b["group"] == "targets" and "medians" in b["extra_info"]]
+    if not tests:
+        return []
+    rows = ["#### targets (round-robin medians)", "",
+            "| test | case | median | ns/event | vs first case | rounds |", "|---|---|---:|---:|---:|---:|"]
+    for b in tests:
+        medians = b["extra_info"]["medians"]
+        ns = b["extra_info"]["ns_per_event"]
+        first = next(iter(medians.values()))
+        for case, m in medians.items():
+            rows.append(f"| {_label(b)} | {case} | {_time(m)} | {ns[case]:,.0f} | {m / first:.2f}x "
+                        f"| {b['stats']['rounds']} |")
+    return [*rows, ""]
+
+
 GROUP_ORDER = ("decode", "encode", "encode-text", "reduce-reply", "bytes-to-msg", "growth-text",
                "growth-data", "read-text-every-delta")
 
@@ -213,7 +249,8 @@ def render(runs: list[Run]) -> str:
         "(20,000 text, 2,000 thinking, 500 tool-call and 2,000 tool-result deltas, 1 MiB of data "
         "in 265 chunks); NDJSON 7.2 MB.",
         "",
-        "#### Targets (ratios of medians within one run)",
+        "#### Targets (ratios of medians within one run; the cases of a target run round-robin, "
+        "see bench_targets.py)",
         "",
         "| target | goal | " + " | ".join(f"run {i + 1}" for i in range(len(runs))) + " | pass |",
         "|---|---|" + "---:|" * len(runs) + "---|",
@@ -225,12 +262,13 @@ def render(runs: list[Run]) -> str:
         if all(r is None for r in ratios):
             continue
         cells = " | ".join("" if r is None else f"{r:.2f}x" for r in ratios)
-        verdict = "" if t.goal == "(info)" else (
+        verdict = "" if t.check is None else (
             "pass" if all(passes) else "FAIL" if not any(passes) else "mixed")
         out.append(f"| {t.name} | {t.goal} | {cells} | {verdict} |")
     out += ["", f"#### Details (run {len(runs)})", ""]
+    out += paired_table(last)
     groups = [g for g in GROUP_ORDER if any(b["group"] == g for b in last["benchmarks"])]
-    groups += sorted({b["group"] for b in last["benchmarks"]} - set(groups), key=str)
+    groups += sorted({b["group"] for b in last["benchmarks"]} - set(groups) - {"targets"}, key=str)
     for g in groups:
         out += group_table(last, g)
     out += [

@@ -1,0 +1,102 @@
+"""The target ratios of issues #2 and #3, each measured round-robin.
+
+bench_codecs.py and bench_reducer.py time every case on its own, one case
+after another, which gives the detailed tables; on a shared machine a burst of
+load during one case skews any ratio taken between cases. Here the cases a
+target compares run interleaved (A B, then B A, ...), and ``report.py`` takes
+the target ratios from these medians.
+
+* decode: wire.json ``decode_events`` >= 5x pydantic (per line, and as an array);
+* encode: wire.json ``encode_events`` at least as fast as orjson over dicts;
+* growth: time per delta flat (the 100k text run within 12x the 10k run);
+* reply: wire's reducer >= 100x agentscope's ``append_event``;
+* NDJSON to a finished Msg within 1.5x of bare ``decode_lines``.
+
+Run: ``.venv/bin/python -m pytest benchmarks/bench_targets.py --benchmark-only -p no:cacheprovider``
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import orjson
+import pytest
+
+import wire
+from benchmarks import pydantic_models, workload
+from benchmarks.bench_codecs import _orjson_b64_dumps, _per_item, _with_bytes
+from benchmarks.bench_reducer import _data_events, _json_to_msg, _text_events, _wire_reduce
+from benchmarks.conftest import Reply, agentscope_msg, agentscope_reduce, interleaved
+from wire.events import AgentEvent
+
+
+def _same(n: int, names: list[str]) -> dict[str, int]:
+    return dict.fromkeys(names, n)
+
+
+@pytest.mark.benchmark(group="targets")
+def test_target_decode(benchmark: Any, reply: Reply) -> None:
+    lines, array, ndjson = reply.lines, reply.json_array, reply.ndjson
+    cases = {
+        "wire.json decode_events": (wire.json.decode_events, lambda: (ndjson,)),
+        "pydantic validate_json per line": (
+            _per_item(pydantic_models.EventAdapter.validate_json), lambda: (lines,)),
+        "pydantic validate_json array": (pydantic_models.EventListAdapter.validate_json, lambda: (array,)),
+    }
+    interleaved(benchmark, cases, rounds=11, events=_same(reply.n, list(cases)))
+
+
+@pytest.mark.benchmark(group="targets")
+def test_target_encode(benchmark: Any, reply: Reply) -> None:
+    events, dicts, with_bytes = reply.events, reply.dicts, _with_bytes(reply.dicts)
+    cases = {
+        "wire.json encode_events": (wire.json.encode_events, lambda: (events,)),
+        "orjson dumps(list of dicts)": (orjson.dumps, lambda: (dicts,)),
+        "orjson dumps, bytes via default": (_orjson_b64_dumps, lambda: (with_bytes,)),
+    }
+    interleaved(benchmark, cases, rounds=31, events=_same(reply.n, list(cases)))
+
+
+# Growth runs in adjacent pairs: interleaving a 10k round with a 1M one would
+# make the 10k round pay page faults for the memory the 1M round gave back.
+
+
+@pytest.mark.benchmark(group="targets")
+@pytest.mark.parametrize("sizes", [(10_000, 100_000), (100_000, 1_000_000)], ids=["10k-100k", "100k-1M"])
+def test_target_text_growth(benchmark: Any, sizes: tuple[int, int]) -> None:
+    cases = {f"text {n}": (_wire_reduce, lambda n=n: (workload.initial_msg(), _text_events(n)))
+             for n in sizes}
+    interleaved(benchmark, cases, rounds=7 if sizes[1] < 10**6 else 3,
+                events={f"text {n}": n for n in sizes})
+
+
+@pytest.mark.benchmark(group="targets")
+@pytest.mark.parametrize("sizes", [(64, 512), (512, 4_096)], ids=["64-512", "512-4096"])
+def test_target_data_growth(benchmark: Any, sizes: tuple[int, int]) -> None:
+    cases = {f"data {n}": (_wire_reduce, lambda n=n: (workload.initial_msg(), _data_events(n)))
+             for n in sizes}
+    interleaved(benchmark, cases, rounds=9, events={f"data {n}": n for n in sizes})
+
+
+@pytest.mark.benchmark(group="targets")
+def test_target_reply(benchmark: Any, reply: Reply) -> None:
+    events, as_events = reply.events, reply.agentscope
+    cases = {
+        "wire extend_events": (_wire_reduce, lambda: (workload.initial_msg(), events)),
+        "agentscope append_event": (agentscope_reduce, lambda: (agentscope_msg(), as_events)),
+    }
+    interleaved(benchmark, cases, rounds=5, events=_same(reply.n, list(cases)))
+
+
+_bare = msgspec.json.Decoder(AgentEvent)
+
+
+@pytest.mark.benchmark(group="targets")
+def test_target_bytes_to_msg(benchmark: Any, reply: Reply) -> None:
+    ndjson = reply.ndjson
+    cases = {
+        "wire decode_events + extend_events": (_json_to_msg, lambda: (workload.initial_msg(), ndjson)),
+        "msgspec decode_lines (bare)": (_bare.decode_lines, lambda: (ndjson,)),
+    }
+    interleaved(benchmark, cases, rounds=31, events=_same(reply.n, list(cases)))
