@@ -5,8 +5,10 @@ event belongs (its type, reply, session, block or tool call) and forwards the
 frame's bytes untouched. Decoding the whole event for that builds every string,
 decodes base64 and validates nested blocks only to throw them away. A peek
 decodes into an :class:`Envelope`, a Struct that declares nothing but those
-fields; msgspec skips every other key while it tokenises (msgspec-findings §1:
-a tag-only Struct decodes at half the cost of the typed union).
+fields; msgspec skips every other key while it tokenises. Measured on the
+24,800-event benchmark reply (benchmarks/bench_peek.py): 4.3 ms against
+8.8-9.0 ms for ``wire.json.decode_events``, and within 17 % of a Struct that
+reads the tag alone, so tokenising is the floor and a peek is at it.
 
 What an envelope holds, and what it does not:
 
@@ -25,7 +27,7 @@ What an envelope holds, and what it does not:
   full decoding generates a fresh id then (which a peek cannot know).
 * ``tool_call_id``: the TOOL_CALL_* and TOOL_RESULT_* events.
 
-Every other field is None. Envelope fields are validated as full decoding
+Ids the event does not have are None. Envelope fields are validated as full decoding
 validates them, with the same messages and paths: no ``type`` is a DecodeError
 at ``$``, a ``reply_id`` that is not a string one at ``$.reply_id``, a missing
 required id one at ``$``. The other fields are skipped, not validated (bad JSON
@@ -58,7 +60,7 @@ from wire.events import AgentEvent, EventType
 
 __all__ = ("Envelope", "Unknown", "UnknownEnvelope", "envelope_of", "peek_json", "peek_json_lines", "peek_msgpack")
 
-# In the order the events declare them (REPLY_START has session_id first).
+# The ids an envelope carries; each subclass declares them in its event's order.
 _ENVELOPE_FIELDS = ("session_id", "reply_id", "block_id", "tool_call_id")
 
 

@@ -29,8 +29,10 @@ TOOL_RESULT_DATA_DELTA chunks are copied to ``bytes`` before they reach the
 reducer: the reducer stores the first chunk of a tool-result data block directly
 as the source's ``data`` instead of as a pending part, where a view would pin
 the frame for the Msg's life and would break the next merge (``memoryview +
-bytes`` is a TypeError). So they still take two copies; see the report on
-issue #7 for the reducer change that would bring them to one.
+bytes`` is a TypeError). So they still take two copies or more. One copy
+needs the reducer to make each new tool-result source with empty data and
+append its first chunk to the pending parts, as data blocks do; a strict
+xfail in tests/test_zerocopy.py flips when it does.
 
 JSON has no zero-copy path: base64 must be decoded into a new buffer.
 """
