@@ -17,7 +17,7 @@ import msgspec
 
 from wire.blocks import ThinkingBlock, settle
 from wire.errors import EncodeError, decode_error_from_msgspec
-from wire.events import AgentEvent
+from wire.events import AgentEvent, UnknownEvent
 from wire.messages import Msg
 
 T = TypeVar("T", covariant=True)
@@ -46,9 +46,11 @@ class Codec:
         self._raw_content = raw_content_decoder
         self._dict = dict_decoder
         self._builtin_types = builtin_types
+        self.format = "msgpack" if isinstance(encoder, msgspec.msgpack.Encoder) else "json"
 
     def encode(self, obj: Any) -> bytes:
-        """Encode an event, a Msg, a block or any wire object."""
+        """Encode an event, a Msg, a block or any wire object. An UnknownEvent
+        is written as the bytes it was read from."""
         if type(obj) is Msg:
             obj.settle()
             if _has_provider_keys(obj):
@@ -58,20 +60,24 @@ class Codec:
         try:
             return self._encode(obj)
         except (TypeError, ValueError, OverflowError, UnicodeEncodeError) as exc:
+            # msgspec refuses UnknownEvent (a plain class); checking here keeps
+            # the events' path free of one more test.
+            if type(obj) is UnknownEvent:
+                return _unknown_raw(obj, self.format)
             raise EncodeError(f"cannot encode {type(obj).__name__}: {exc}") from exc
 
     def decode_event(self, buf: Any) -> AgentEvent:
         """One event; bad input raises DecodeError naming the path."""
         try:
             return self._event.decode(buf)
-        except msgspec.DecodeError as exc:
+        except (msgspec.DecodeError, UnicodeDecodeError) as exc:
             raise decode_error_from_msgspec(exc) from exc
 
     def decode_msg(self, buf: Any) -> Msg:
         """One Msg, role rules checked; bad input raises DecodeError."""
         try:
             msg = self._msg.decode(buf)
-        except msgspec.DecodeError as exc:
+        except (msgspec.DecodeError, UnicodeDecodeError) as exc:
             raise decode_error_from_msgspec(exc) from exc
         if any(type(b) is ThinkingBlock for b in msg.content):
             self._restore_provider_keys(msg, buf)
@@ -84,6 +90,12 @@ class Codec:
                 for key, value in self._dict.decode(item).items():
                     if key not in _THINKING_FIELDS:
                         setattr(block, key, value)
+
+
+def _unknown_raw(event: UnknownEvent, format: str) -> bytes:
+    if event.format != format:
+        raise EncodeError(f"an UnknownEvent read from {event.format} cannot be written as {format}")
+    return event.raw
 
 
 def _has_provider_keys(msg: Msg) -> bool:

@@ -57,6 +57,7 @@ __all__ = (
     "ToolResultEndEvent",
     "ToolResultStartEvent",
     "ToolResultTextDeltaEvent",
+    "UnknownEvent",
     "Usage",
     "UserConfirmResultEvent",
     "UserInterruptEvent",
@@ -387,3 +388,45 @@ AgentEvent: TypeAlias = (
 for _cls in AgentEvent.__args__:
     _cls.event_type = EventType(_cls.__struct_config__.tag)
 del _cls
+
+
+class UnknownEvent:
+    """An event whose ``type`` this version of wire does not know (a newer
+    server), kept whole: the streaming decoders return one with
+    ``unknown="keep"``. ``raw`` is the event's exact payload bytes and
+    ``format`` says which codec wrote them, ``"json"`` or ``"msgpack"``.
+
+    It is outside the AgentEvent union on purpose: the reducer does not take it
+    and ``isinstance`` checks against the union keep meaning "known event".
+    wire's encoders write ``raw`` unchanged, so a proxy forwards what it cannot
+    read byte for byte; writing it in the other format raises EncodeError.
+
+    A plain class rather than a Struct: msgspec encodes Structs itself, but
+    hands unknown classes to an encoder's ``enc_hook``, which is how the
+    streaming encoders splice ``raw`` in even in their batch paths.
+    """
+
+    __slots__ = ("format", "raw", "type")
+
+    type: str
+    raw: bytes
+    format: Literal["json", "msgpack"]
+
+    def __init__(self, type: str, raw: bytes, format: Literal["json", "msgpack"]) -> None:
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "raw", bytes(raw))
+        object.__setattr__(self, "format", format)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"UnknownEvent is immutable; cannot set {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not UnknownEvent:
+            return NotImplemented
+        return (self.type, self.raw, self.format) == (other.type, other.raw, other.format)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.raw, self.format))
+
+    def __repr__(self) -> str:
+        return f"UnknownEvent(type={self.type!r}, raw={self.raw!r}, format={self.format!r})"
