@@ -249,11 +249,9 @@ COUNTS = {
     # only because b"".join([x]) and b"" + x hand back x itself (CPython).
     "bytes, 4 data chunks": (wire.msgpack.decode_event, 4, False, (1, 0, 1)),
     "bytes, 1 data chunk": (wire.msgpack.decode_event, 1, False, (1, 0, 0)),
-    # Tool results: the view is copied by append_event (the reducer keeps the
-    # first chunk as the slot itself), then settle joins the 3 pending chunks
-    # (3/4) and adds them to the slot (4/4), both alive at once: 1.75.
-    "views, 4 tool-result chunks": (zerocopy.decode_event, 4, True, (0, 1, 1.75)),
-    "bytes, 4 tool-result chunks": (wire.msgpack.decode_event, 4, True, (1, 0, 1.75)),
+    # Tool results take the same path: every chunk is a pending part.
+    "views, 4 tool-result chunks": (zerocopy.decode_event, 4, True, (0, 0, 1)),
+    "bytes, 4 tool-result chunks": (wire.msgpack.decode_event, 4, True, (1, 0, 1)),
 }
 
 
@@ -269,11 +267,7 @@ def test_a_data_chunk_takes_one_copy() -> None:
     assert sum(count_copies(zerocopy.decode_event, 4)) == pytest.approx(1, abs=0.05)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=(
-    "the reducer stores a tool-result block's first chunk as Base64Source.data itself, so a "
-    "view there meets `memoryview + bytes` on the next settle; when it appends every chunk "
-    "to _pending instead, this passes and append_event can keep tool-result views too"))
-def test_tool_result_chunks_could_take_one_copy() -> None:
+def test_tool_result_chunks_take_one_copy() -> None:
     payload, frames = data_frames(4, tool=True)
     msg = started_msg()
     for frame in frames:

@@ -54,17 +54,17 @@ def decode_events(ndjson: bytes | bytearray | memoryview | str) -> list[AgentEve
     the events of the lines before it."""
     try:
         return _events_decoder.decode_lines(ndjson)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeDecodeError):
         pass
     # Find the first bad line again, one line at a time, to say where it is.
     data = ndjson.encode() if isinstance(ndjson, str) else bytes(ndjson)
     events: list[AgentEvent] = []
     offset = 0
     for line in data.split(b"\n"):
-        if line.strip():
+        if line.strip(b" \t\r"):  # JSON whitespace; decode_lines skips such lines
             try:
                 events.append(_events_decoder.decode(line))
-            except msgspec.DecodeError as exc:
+            except (msgspec.DecodeError, UnicodeDecodeError) as exc:
                 raise decode_error_from_msgspec(exc, index=len(events), offset=offset,
                                                 events=events) from exc
         offset += len(line) + 1

@@ -411,7 +411,10 @@ def _result_data(r: Reducer, e: ToolResultDataDeltaEvent) -> None:
         return
     source: Base64Source | URLSource
     if e.data is not None:
-        source = Base64Source(data=e.data, media_type=e.media_type)
+        # Every chunk, the first included, goes to the pending parts: a chunk
+        # that is a view into a received frame stays one until the first read
+        # joins them (wire.zerocopy), and a merge never meets memoryview + bytes.
+        source = Base64Source(data=b"", media_type=e.media_type)
     else:
         try:
             source = URLSource(url=e.url or "", media_type=e.media_type)
@@ -427,11 +430,11 @@ def _result_data(r: Reducer, e: ToolResultDataDeltaEvent) -> None:
     if isinstance(source, Base64Source):
         target = chunks.get(e.block_id)
         if target is not None:
-            target._pending.append(source.data)
+            target._pending.append(e.data)
             if source.media_type:  # an empty media_type keeps the old one, as in agentscope
                 target.media_type = source.media_type
             return
-        _adopt(source)
+        source._pending = [e.data]
         chunks[e.block_id] = source
     output.append(DataBlock(id=e.block_id, source=source, created_at=e.created_at))
 

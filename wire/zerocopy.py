@@ -25,14 +25,8 @@ handed over for good. Reading the block's ``source.data`` (or ``msg.settle()``,
 ``==``, encoding) joins the chunks and releases every view; ``bytes(view.data)``
 detaches a view by hand.
 
-TOOL_RESULT_DATA_DELTA chunks are copied to ``bytes`` before they reach the
-reducer: the reducer stores the first chunk of a tool-result data block directly
-as the source's ``data`` instead of as a pending part, where a view would pin
-the frame for the Msg's life and would break the next merge (``memoryview +
-bytes`` is a TypeError). So they still take two copies or more. One copy
-needs the reducer to make each new tool-result source with empty data and
-append its first chunk to the pending parts, as data blocks do; a strict
-xfail in tests/test_zerocopy.py flips when it does.
+TOOL_RESULT_DATA_DELTA chunks take the same path: the reducer keeps every chunk of
+a tool-result data block as a pending part, so the join on read is their one copy too.
 
 JSON has no zero-copy path: base64 must be decoded into a new buffer.
 """
@@ -133,9 +127,13 @@ class ToolResultDataDeltaView(Struct, tag="TOOL_RESULT_DATA_DELTA", tag_field="t
             tool_call_id=self.tool_call_id, block_id=self.block_id, media_type=self.media_type,
             data=None if self.data is None else bytes(self.data), url=self.url)
 
-    # No _reducer_event: the reducer may keep this chunk as the source's data
-    # itself (the module docstring says why that needs bytes).
-    _reducer_event = to_event
+    def _reducer_event(self) -> ToolResultDataDeltaEvent:
+        # As for DataBlockDeltaView: the reducer only appends the chunk to the
+        # pending parts of the block's source, so the view goes in as it is.
+        return ToolResultDataDeltaEvent(
+            id=self.id, created_at=self.created_at, metadata=self.metadata, reply_id=self.reply_id,
+            tool_call_id=self.tool_call_id, block_id=self.block_id, media_type=self.media_type,
+            data=cast(bytes | None, self.data), url=self.url)
 
 
 DataChunkView = DataBlockDeltaView | ToolResultDataDeltaView
