@@ -12,7 +12,7 @@ level are siblings and must not import each other):
   codecs, never a tool or an edge
 * tools: ``_streaming`` (what the framings share), then the siblings
   ``framing``, ``sse``, ``peek``, ``schema``, ``zerocopy``
-* edges: ``aio`` and an HTTP helper, then ``cli``, then ``__main__``
+* edges: ``aio``, an HTTP helper and ``demo``, then ``cli``, then ``__main__``
 
 The test is data-driven: a new module must be placed in ``LAYERS`` before it
 passes, so the picture stays true as the code grows. Imports under ``if
@@ -41,7 +41,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("package", {"__init__"}),
     ("tools: shared", {"_streaming"}),
     ("tools", {"framing", "sse", "peek", "schema", "zerocopy"}),
-    ("edges", {"aio", "http"}),
+    ("edges", {"aio", "http", "demo"}),
     ("edges: cli", {"cli"}),
     ("edges: entry point", {"__main__"}),
 ]
