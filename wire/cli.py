@@ -18,7 +18,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:
     # What add_subparsers returns; generic only for type checkers.
@@ -118,7 +118,289 @@ def _types(out: Path, *, check: bool) -> int:
     return 0 if result.returncode == 0 else 1
 
 
+# -- reading captures: inspect, convert ------------------------------------------------
+
+_FORMATS = ("ndjson", "sse", "msgpack")
+_SSE_STARTS = (b"data:", b":", b"id:", b"event:", b"retry:")
+
+
+def _add_format_option(parser: argparse.ArgumentParser, flag: str = "--format", what: str = "input") -> None:
+    parser.add_argument(flag, choices=_FORMATS, default=None,
+                        help=f"the {what} framing: NDJSON lines, Server-Sent Events, or 4-byte "
+                             "length-prefixed MessagePack frames (default: detected from the first bytes)")
+
+
+def _read(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    return Path(path).read_bytes()
+
+
+def _detect(data: bytes) -> str | None:
+    """The framing of a capture, from its first bytes; None when unclear."""
+    head = data.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
+    if head.startswith(b"{"):
+        return "ndjson"
+    if head.startswith(_SSE_STARTS):
+        return "sse"
+    # A big-endian length that fits the capture, then a MessagePack map.
+    if len(data) >= 5 and int.from_bytes(data[:4], "big") <= len(data) - 4 and (
+            0x80 <= data[4] <= 0x8F or data[4] in (0xDE, 0xDF)):
+        return "msgpack"
+    return None
+
+
+def _decoder(format: str, **options: Any) -> Any:
+    from wire.framing import MsgpackFrameDecoder, NDJSONDecoder
+    from wire.sse import SSEDecoder
+
+    return {"ndjson": NDJSONDecoder, "sse": SSEDecoder, "msgpack": MsgpackFrameDecoder}[format](**options)
+
+
+def _encoder(format: str) -> Any:
+    from wire.framing import MsgpackFrameEncoder, NDJSONEncoder
+    from wire.sse import SSEEncoder
+
+    return {"ndjson": NDJSONEncoder, "sse": SSEEncoder, "msgpack": MsgpackFrameEncoder}[format]()
+
+
+def _decode_capture(data: bytes, format: str, **options: Any) -> tuple[list[Any], Exception | None]:
+    """Every frame of a capture, and the error that stopped it, if any; the
+    frames before the error are returned too."""
+    from wire.errors import RemoteProtocolError
+
+    decoder = _decoder(format, **options)
+    try:
+        return decoder.feed(data) + decoder.close(), None
+    except RemoteProtocolError as exc:
+        return list(exc.events), exc
+
+
+def _fail(command: str, message: object) -> int:
+    print(f"wire {command}: error: {message}", file=sys.stderr)
+    return 1
+
+
+def _format_of(args: argparse.Namespace, data: bytes, command: str) -> str | None:
+    format: str | None = args.format or _detect(data)
+    if format is None:
+        _fail(command, f"cannot tell the framing of {args.file!r} from its first bytes; pass --format")
+    return format
+
+
+def _add_inspect(commands: Subparsers) -> None:
+    parser = commands.add_parser(
+        "inspect",
+        help="print the events of a captured stream and the messages they build",
+        description=(
+            "Decode a captured stream of agent events (NDJSON, SSE or MessagePack frames), print each "
+            "event on one line, then the message each reply rebuilds with append_event. Bad input "
+            "stops with one line naming the byte offset and event index, after the events before it."
+        ),
+    )
+    parser.add_argument("file", metavar="FILE", help="the capture to read, or - for standard input")
+    _add_format_option(parser)
+    parser.add_argument("--json", action="store_true",
+                        help="print each rebuilt message as JSON instead of a summary")
+    parser.add_argument("--quiet", "-q", action="store_true", help="do not print the events")
+    parser.set_defaults(run=_run_inspect)
+
+
+def _run_inspect(args: argparse.Namespace) -> int:
+    import wire
+
+    data = _read(args.file)
+    format = _format_of(args, data, "inspect")
+    if format is None:
+        return 1
+    events, error = _decode_capture(data, format, unknown="keep")
+    replies: dict[str, wire.Msg] = {}
+    for index, event in enumerate(events):
+        if not args.quiet:
+            print(f"{index:6d}  {_describe(event)}")
+        reply_id = getattr(event, "reply_id", None)
+        if not isinstance(event, wire.UnknownEvent) and reply_id is not None:
+            if reply_id not in replies:
+                name = event.name if isinstance(event, wire.ReplyStartEvent) else "?"
+                replies[reply_id] = wire.AssistantMsg(name, [], id=reply_id)
+            replies[reply_id].append_event(event)
+    for msg in replies.values():
+        print()
+        if args.json:
+            print(wire.json.encode(msg).decode())
+        else:
+            _print_summary(msg)
+    if error is not None:
+        return _fail("inspect", error)
+    return 0
+
+
+def _describe(event: Any) -> str:
+    """One line for an event: its type, its ids, and a short view of its payload."""
+    import wire
+
+    if isinstance(event, wire.UnknownEvent):
+        return f"{event.type:<26} (unknown to this version of wire, {len(event.raw)} bytes)"
+    parts = [f"{event.type.value:<26}"]
+    for name in ("reply_id", "block_id", "tool_call_id"):
+        value = getattr(event, name, None)
+        if value is not None:
+            parts.append(f"{name.removesuffix('_id')}={_short(value)}")
+    for name in ("name", "tool_call_name", "model_name", "state", "finished_reason", "media_type"):
+        value = getattr(event, name, None)
+        if value is not None:
+            parts.append(f"{name}={value}")
+    for name in ("delta", "text", "url"):
+        value = getattr(event, name, None)
+        if value is not None:
+            parts.append(f"{name}={_quote(value)}")
+    data = getattr(event, "data", None)
+    if data is not None:
+        parts.append(f"data=<{len(data):,} bytes>")
+    if isinstance(event, wire.ModelCallEndEvent):
+        parts.append(f"tokens={event.input_tokens}+{event.output_tokens}")
+    return " ".join(parts)
+
+
+def _short(value: str) -> str:
+    return value if len(value) <= 12 else value[:8] + "…"
+
+
+def _quote(text: str, limit: int = 48) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= limit else shown[: limit - 2] + "…" + shown[0]
+
+
+def _print_summary(msg: Any) -> None:
+    import wire
+
+    print(f"reply {msg.id} from {msg.name}: {msg.finished_reason or 'not finished'}"
+          + (f", usage {msg.usage.input_tokens}+{msg.usage.output_tokens} tokens" if msg.usage else ""))
+    for i, block in enumerate(msg.content):
+        if isinstance(block, wire.TextBlock):
+            detail = _quote(block.text, 72)
+        elif isinstance(block, wire.ThinkingBlock):
+            detail = _quote(block.thinking, 72)
+        elif isinstance(block, wire.ToolCallBlock):
+            detail = f"{block.name} {_quote(block.input, 60)} [{block.state.value}]"
+        elif isinstance(block, wire.ToolResultBlock):
+            output = block.output if isinstance(block.output, str) else "".join(
+                p.text if isinstance(p, wire.TextBlock) else f"<{p.source.media_type}>" for p in block.output)
+            detail = f"{block.name} [{block.state.value}] {_quote(output, 60)}"
+        elif isinstance(block, wire.DataBlock):
+            source = block.source
+            detail = (f"{source.media_type}, {len(source.data):,} bytes" if isinstance(source, wire.Base64Source)
+                      else f"{source.media_type} at {source.url}")
+        else:
+            detail = _quote(block.hint if isinstance(block.hint, str) else f"{len(block.hint)} parts", 72)
+        print(f"  [{i}] {block.type:<11} {detail}")
+    for anomaly in msg.anomalies:
+        print(f"  anomaly at event {anomaly.index}: {anomaly.kind} ({anomaly.detail})")
+
+
+def _add_convert(commands: Subparsers) -> None:
+    parser = commands.add_parser(
+        "convert",
+        help="convert a captured stream between framings (NDJSON, SSE, MessagePack frames)",
+        description=(
+            "Rewrite a stream of agent events in another framing. Between NDJSON and SSE (both JSON) the "
+            "payload bytes pass through unchanged; to or from MessagePack each event is decoded and "
+            "encoded again. Events of a type this version of wire does not know pass through between "
+            "JSON framings and stop a conversion to or from MessagePack."
+        ),
+    )
+    parser.add_argument("file", metavar="INPUT", help="the stream to read, or - for standard input")
+    parser.add_argument("output", metavar="OUTPUT", help="where to write, or - for standard output")
+    parser.add_argument("--to", choices=_FORMATS, required=True, help="the output framing")
+    _add_format_option(parser, "--from", "input")
+    parser.set_defaults(run=_run_convert)
+
+
+def _run_convert(args: argparse.Namespace) -> int:
+    from wire.errors import WireError
+
+    args.format = args.__dict__.pop("from")
+    data = _read(args.file)
+    source = _format_of(args, data, "convert")
+    if source is None:
+        return 1
+    if (source == "msgpack") == (args.to == "msgpack"):
+        items, error = _decode_capture(data, source, raw=True)
+        items, error = _checked(items, error, source)
+    else:
+        items, error = _decode_capture(data, source, unknown="keep")
+    try:
+        out = _encoder(args.to).encode_batch(items)
+    except WireError as exc:
+        return _fail("convert", exc)
+    if args.output == "-":
+        sys.stdout.buffer.write(out)
+        sys.stdout.buffer.flush()
+    else:
+        Path(args.output).write_bytes(out)
+    if error is not None:
+        return _fail("convert", f"{error}; the {len(items)} events before it were written")
+    return 0
+
+
+def _checked(frames: list[Any], error: Exception | None, format: str) -> tuple[list[Any], Exception | None]:
+    """Raw frames up to the first whose payload is not an event: a raw framing
+    cuts frames without reading them, and convert must not pass garbage on."""
+    from wire.errors import DecodeError
+    from wire.peek import peek_json, peek_msgpack
+
+    peek = peek_msgpack if format == "msgpack" else peek_json
+    for index, frame in enumerate(frames):
+        try:
+            peek(frame.payload, unknown="keep")
+        except DecodeError as exc:
+            exc.index = index
+            return frames[:index], exc
+    return frames, error
+
+
+# -- wire demo ----------------------------------------------------------------------
+
+
+def _add_demo(commands: Subparsers) -> None:
+    parser = commands.add_parser(
+        "demo",
+        help="watch a recorded reply travel over a real loopback connection",
+        description=(
+            "Serve a bundled, recorded agent reply (thinking, text, a tool call whose input streams in "
+            "JSON fragments, its result, and an image) from an HTTP server on 127.0.0.1, read it back "
+            "with an HTTP client, decode it with wire's stream decoder as the bytes arrive, rebuild the "
+            "message with append_event and show it live, then a summary. Needs the demo extra: "
+            "pip install 'wire[demo]'."
+        ),
+    )
+    parser.add_argument("--format", choices=_FORMATS, default="sse",
+                        help="the framing on the wire (default: sse)")
+    parser.add_argument("--pace", type=float, default=0.02, metavar="SECONDS",
+                        help="seconds between events on the server (default: 0.02; 0 for as fast as possible)")
+    parser.add_argument("--no-color", action="store_true", help="plain text, no terminal colors")
+    parser.set_defaults(run=_run_demo)
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from importlib.resources import files
+
+    if args.pace < 0:
+        return _fail("demo", "--pace must be 0 or more seconds")
+    try:
+        from wire import demo
+    except ImportError as exc:
+        return _fail("demo", f"{exc.name} is missing: install the demo extra, pip install 'wire[demo]'")
+    reply = files("wire").joinpath("data", "demo-reply.jsonl").read_bytes()
+    summary = demo.run(reply, format=args.format, pace=args.pace, out=sys.stdout,
+                       color=False if args.no_color else None)
+    return 0 if summary.msg.finished_reason is not None and not summary.anomalies else 1
+
+
 # Every command, in the order ``wire --help`` lists them.
 COMMANDS: list[Callable[[Subparsers], None]] = [
+    _add_demo,
+    _add_inspect,
+    _add_convert,
     _add_schema,
 ]

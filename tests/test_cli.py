@@ -1,0 +1,143 @@
+"""The ``wire`` command line: demo, inspect, convert (schema has its own tests)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import wire
+from tests.conftest import CASES, VECTORS
+from wire.cli import COMMANDS, main
+from wire.framing import MsgpackFrameEncoder
+
+ROOT = Path(__file__).parent.parent
+DEMO_REPLY = ROOT / "wire" / "data" / "demo-reply.jsonl"
+TOOL_CASE = VECTORS / "tool_call_success"
+
+
+def run_cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "wire", *args], input=stdin, capture_output=True,
+                          cwd=ROOT, check=False, timeout=120)
+
+
+@pytest.mark.parametrize("command", [None, "demo", "inspect", "convert", "schema"])
+def test_every_command_has_help(command: str | None) -> None:
+    result = run_cli(*([command] if command else []), "--help")
+    assert result.returncode == 0
+    assert b"usage: wire" in result.stdout and b"--help" in result.stdout
+    if command is None:
+        assert all(name in result.stdout for name in (b"demo", b"inspect", b"convert", b"schema"))
+    assert len(COMMANDS) == 4
+
+
+# -- demo ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("format", ["sse", "ndjson", "msgpack"])
+def test_demo_streams_the_recorded_reply_over_loopback(format: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--format", format, "--pace", "0", "--no-color"]) == 0
+    out = capsys.readouterr().out
+    recorded = wire.AssistantMsg("Friday", [], id="5f0c9a1e7b3d4c2a8e6f1b0d9c7a5e31")
+    recorded.extend_events(wire.json.decode_events(DEMO_REPLY.read_bytes()))
+    assert f"over {format.upper()} from http://127.0.0.1:" in out
+    assert recorded.content[4].text in out  # type: ignore[union-attr]  # the answer, shown whole
+    assert "⚙ tool call Bash" in out and "↳ success" in out and "slowest-steps.png (image/png, 4,957 bytes)" in out
+    assert "blocks     1 thinking, 2 text, 1 tool_call, 1 tool_result, 1 data" in out
+    assert "events     198 in" in out and "\x1b[" not in out
+
+
+def test_demo_runs_as_a_program_with_colors_off_when_piped() -> None:
+    result = run_cli("demo", "--pace", "0")
+    assert result.returncode == 0, result.stderr
+    assert b"reply completed" in result.stdout and b"\x1b[" not in result.stdout
+
+
+def test_demo_refuses_a_negative_pace() -> None:
+    result = run_cli("demo", "--pace", "-1")
+    assert (result.returncode, result.stderr) == (1, b"wire demo: error: --pace must be 0 or more seconds\n")
+
+
+# -- inspect -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_inspect_prints_every_event_and_the_rebuilt_reply(case: object, capsys: pytest.CaptureFixture[str]) -> None:
+    path = case.path / "events.jsonl"  # type: ignore[attr-defined]
+    assert main(["inspect", str(path), "--json"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    lines = [line for line in path.read_bytes().splitlines() if line.strip()]
+    assert [int(line.split()[0]) for line in out[: len(lines)]] == list(range(len(lines)))
+    rebuilt = wire.json.decode_msg(out[-1])
+    expected = wire.json.decode_msg((case.path / "expected_msg.json").read_bytes())  # type: ignore[attr-defined]
+    assert rebuilt.get_text_content() == expected.get_text_content()
+    assert [b.type for b in rebuilt.content] == [b.type for b in expected.content]
+
+
+@pytest.mark.parametrize("format", ["ndjson", "sse", "msgpack"])
+def test_inspect_detects_each_framing(format: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    events = wire.json.decode_events((TOOL_CASE / "events.jsonl").read_bytes())
+    data = {"ndjson": (TOOL_CASE / "events.jsonl").read_bytes(), "sse": (TOOL_CASE / "events.sse").read_bytes(),
+            "msgpack": MsgpackFrameEncoder().encode_batch(events)}[format]
+    (tmp_path / "capture").write_bytes(data)
+    assert main(["inspect", str(tmp_path / "capture")]) == 0
+    out = capsys.readouterr().out
+    assert out.count("TEXT_BLOCK_DELTA") == sum(isinstance(e, wire.TextBlockDeltaEvent) for e in events)
+    assert "[1] tool_call   web_search" in out and "[2] tool_result web_search [success]" in out
+
+
+def test_inspect_reads_standard_input() -> None:
+    result = run_cli("inspect", "-q", "-", stdin=(TOOL_CASE / "events.jsonl").read_bytes())
+    assert result.returncode == 0
+    assert result.stdout.startswith(b"\nreply 8a0cb201725c4338b690be1eb8d90a1b from Friday: completed")
+
+
+def test_inspect_bad_input_names_the_place_without_a_traceback() -> None:
+    lines = (TOOL_CASE / "events.jsonl").read_bytes().splitlines(keepends=True)
+    bad = b"".join(lines[:3]) + b'{"type":"TEXT_BLOCK_DELTA","reply_id":"r"}\n' + b"".join(lines[3:])
+    result = run_cli("inspect", "-", stdin=bad)
+    assert result.returncode == 1
+    offset = len(b"".join(lines[:3]))
+    assert result.stderr == (b"wire inspect: error: Object missing required field `block_id` "
+                             b"(event 3, byte %d, at $)\n" % offset)
+    assert result.stdout.count(b"\n") >= 3  # the events before it are still shown
+
+
+def test_inspect_keeps_unknown_events_and_refuses_garbage() -> None:
+    result = run_cli("inspect", "-", stdin=b'{"type":"FUTURE_EVENT","reply_id":"r"}\n')
+    assert result.returncode == 0 and b"FUTURE_EVENT" in result.stdout and b"unknown" in result.stdout
+    result = run_cli("inspect", "-", stdin=b"\x00\x01garbage")
+    assert result.returncode == 1 and b"Traceback" not in result.stderr
+    assert result.stderr.startswith(b"wire inspect: error: cannot tell the framing")
+    result = run_cli("inspect", "--format", "msgpack", "-", stdin=b"\x00\x00\x00\x09\x81")
+    assert result.returncode == 1 and b"Traceback" not in result.stderr and b"byte 0" in result.stderr
+
+
+# -- convert ------------------------------------------------------------------------------
+
+
+def test_convert_between_json_framings_keeps_the_payload_bytes(tmp_path: Path) -> None:
+    source = TOOL_CASE / "events.jsonl"
+    assert main(["convert", str(source), str(tmp_path / "out.sse"), "--to", "sse"]) == 0
+    sse = (tmp_path / "out.sse").read_bytes()
+    assert sse.startswith(b"id: 0\ndata: " + source.read_bytes().split(b"\n")[0] + b"\n\n")
+    assert main(["convert", str(tmp_path / "out.sse"), str(tmp_path / "back.jsonl"), "--to", "ndjson"]) == 0
+    assert (tmp_path / "back.jsonl").read_bytes() == source.read_bytes()
+
+
+def test_convert_to_messagepack_and_back_keeps_every_event(tmp_path: Path) -> None:
+    source = TOOL_CASE / "events.sse"  # agentscope's own SSE, spaces after separators
+    assert main(["convert", str(source), str(tmp_path / "out.mp"), "--to", "msgpack"]) == 0
+    assert main(["convert", str(tmp_path / "out.mp"), str(tmp_path / "back.jsonl"), "--to", "ndjson"]) == 0
+    assert wire.json.decode_events((tmp_path / "back.jsonl").read_bytes()) == \
+        wire.json.decode_events((TOOL_CASE / "events.jsonl").read_bytes())
+
+
+def test_convert_writes_the_events_before_bad_input_and_fails(tmp_path: Path) -> None:
+    good = (TOOL_CASE / "events.jsonl").read_bytes().splitlines(keepends=True)[:2]
+    (tmp_path / "in.jsonl").write_bytes(b"".join(good) + b"not json\n")
+    result = run_cli("convert", str(tmp_path / "in.jsonl"), "-", "--to", "ndjson")
+    assert result.returncode == 1 and result.stdout == b"".join(good)
+    assert b"the 2 events before it were written" in result.stderr and b"Traceback" not in result.stderr
