@@ -1,18 +1,19 @@
 """Issue #3: the reducer (``Msg.extend_events``), its growth, and the path from bytes to a Msg.
 
 * growth: a text block of 10k, 100k and 1M deltas, a data block of 64, 512
-  and 4,096 chunks of 4 KiB. Time per delta must stay flat (the 100k run
-  within 12x the 10k run); agentscope's ``append_event`` at the small sizes
-  for contrast (it copies the text on every delta and re-encodes the whole
-  base64 payload on every chunk).
+  and 4,096 chunks of 4 KiB, through ``extend_events`` alone and then read
+  once ("+ read": the parts joined into one str or bytes). Time per delta
+  must stay flat (the 100k run within 12x the 10k run); agentscope's
+  ``append_event`` at the small sizes for contrast (it copies the text on
+  every delta and re-encodes the whole base64 payload on every chunk).
 * the 24,800-event reply reduced by wire and by agentscope, events decoded
   beforehand for both (target: wire >= 100x faster).
 * NDJSON bytes to a finished Msg (``wire.json.decode_events`` +
   ``extend_events``) against msgspec's bare ``decode_lines`` on the same
   bytes (target: within 1.5x).
 
-Every wire case ends with ``msg.settle()``, which joins the streamed parts into
-the block fields, so its Msg is as finished as agentscope's. A fresh empty
+Every other wire case ends with ``msg.settle()``, which joins the streamed
+parts into the block fields, so its Msg is as finished as agentscope's. A fresh empty
 Msg is made for every round outside the timer.
 
 Run: ``.venv/bin/python -m pytest benchmarks/bench_reducer.py --benchmark-only -p no:cacheprovider``
@@ -37,6 +38,10 @@ def _wire_reduce(msg: Msg, events: list[AgentEvent]) -> Msg:
     msg.extend_events(events)
     msg.settle()
     return msg
+
+
+def _extend(msg: Msg, events: list[AgentEvent]) -> Msg:
+    return msg.extend_events(events)
 
 
 def _wire_reduce_one_by_one(msg: Msg, events: list[AgentEvent]) -> Msg:
@@ -77,11 +82,12 @@ DATA_SIZES = {64: 20, 512: 10, 4_096: 5}
 
 
 @pytest.mark.benchmark(group="growth-text")
+@pytest.mark.parametrize("read", [False, True], ids=["extend_events", "extend_events + read"])
 @pytest.mark.parametrize("n", list(TEXT_SIZES))
-def test_text_growth_wire(benchmark: Any, n: int) -> None:
+def test_text_growth_wire(benchmark: Any, n: int, read: bool) -> None:
     events = _text_events(n)
-    msg = run(benchmark, _wire_reduce, setup=_wire_setup(events), rounds=TEXT_SIZES[n], events=n,
-              deltas=n, peer="wire")
+    msg = run(benchmark, _wire_reduce if read else _extend, setup=_wire_setup(events),
+              rounds=TEXT_SIZES[n], events=n, deltas=n, peer="wire")
     assert len(msg.content) == 1 and not msg.anomalies
 
 
@@ -94,11 +100,12 @@ def test_text_growth_agentscope(benchmark: Any, n: int) -> None:
 
 
 @pytest.mark.benchmark(group="growth-data")
+@pytest.mark.parametrize("read", [False, True], ids=["extend_events", "extend_events + read"])
 @pytest.mark.parametrize("n", list(DATA_SIZES))
-def test_data_growth_wire(benchmark: Any, n: int) -> None:
+def test_data_growth_wire(benchmark: Any, n: int, read: bool) -> None:
     events = _data_events(n)
-    msg = run(benchmark, _wire_reduce, setup=_wire_setup(events), rounds=DATA_SIZES[n], events=n,
-              nbytes=4096 * n, deltas=n, peer="wire")
+    msg = run(benchmark, _wire_reduce if read else _extend, setup=_wire_setup(events),
+              rounds=DATA_SIZES[n], events=n, nbytes=4096 * n, deltas=n, peer="wire")
     assert len(msg.content[0].source.data) == 4096 * n
 
 
