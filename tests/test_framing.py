@@ -1,0 +1,408 @@
+"""NDJSON and length-prefixed MessagePack framings: every chunking gives the
+same events and the same errors, bad input raises wire's errors with where,
+limits hold, and raw frames and unknown events round-trip byte for byte."""
+
+from __future__ import annotations
+
+import struct
+import time
+from collections.abc import Callable, Sequence
+from itertools import pairwise
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import wire
+from tests.conftest import CASES, Case, catalog_lines
+from tests.reducer_streams import reply_streams
+from wire.events import UnknownEvent
+from wire.framing import (
+    DEFAULT_MAX_FRAME_BYTES,
+    MsgpackFrameDecoder,
+    MsgpackFrameEncoder,
+    NDJSONDecoder,
+    NDJSONEncoder,
+    RawFrame,
+)
+
+CATALOG = [wire.json.decode_event(line) for line in catalog_lines()]
+FRAMINGS = {
+    "ndjson": (NDJSONEncoder, NDJSONDecoder),
+    "msgpack": (MsgpackFrameEncoder, MsgpackFrameDecoder),
+}
+Outcome = tuple[list[Any], tuple[str, int | None, int | None] | None]
+
+
+def cut(data: bytes, points: Sequence[int]) -> list[bytes]:
+    """``data`` split at ``points`` (any ints, reduced modulo its length)."""
+    marks = sorted({p % (len(data) + 1) for p in points} | {0, len(data)})
+    return [data[a:b] for a, b in pairwise(marks)]
+
+
+def run(decoder: Any, chunks: Sequence[bytes]) -> Outcome:
+    """Every item the decoder gives for ``chunks`` then EOF, and the error
+    that stopped it (type, offset, index); the events an error carries are
+    counted as given, as a caller would use them. Ids and timestamps that
+    decoding fills in (a damaged event may lack them) are constants, so that
+    two runs compare equal however often a decoder retried a chunk."""
+    wire.set_id_factory(lambda: "generated")
+    wire.set_timestamp_factory(lambda: "2000-01-01T00:00:00")
+    items: list[Any] = []
+    try:
+        for chunk in chunks:
+            items += decoder.feed(chunk)
+        items += decoder.close()
+    except wire.RemoteProtocolError as exc:
+        items += exc.events
+        return items, (type(exc).__name__, exc.offset, exc.index)
+    finally:
+        wire.set_id_factory(None)
+        wire.set_timestamp_factory(None)
+    return items, None
+
+
+def decode_all(decoder_type: Callable[[], Any], data: bytes) -> list[Any]:
+    items, error = run(decoder_type(), [data])
+    assert error is None
+    return items
+
+
+def mutate(data: bytes, edits: list[tuple[int, int, bytes]]) -> bytes:
+    """``data`` with each (position, bytes to delete, bytes to insert) applied."""
+    buf = bytearray(data)
+    for pos, delete, insert in edits:
+        pos %= len(buf) + 1
+        buf[pos:pos + delete] = insert
+    return bytes(buf)
+
+
+edits = st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 3),
+                           st.sampled_from([b"", b"\n", b"\r", b"\x00", b"{", b"}", b'"', b"\xff",
+                                            b"\x00\x00\x00\x05", b"\x81", b" ", b"\xc3"])),
+                 min_size=1, max_size=4)
+points = st.lists(st.integers(0, 1 << 20), max_size=30)
+
+
+# -- every chunking, same events ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_vectors_any_chunking(case: Case) -> None:
+    expected = wire.json.decode_events(case.events_jsonl)
+    data = case.events_jsonl
+    for size in (1, 2, 3, 7, 64, 4096, len(data)):
+        chunks = [data[i:i + size] for i in range(0, len(data), size)]
+        assert run(NDJSONDecoder(), chunks) == (expected, None)
+    framed = MsgpackFrameEncoder().encode_batch(expected)
+    for size in (1, 3, 5, 4096, len(framed)):
+        chunks = [framed[i:i + size] for i in range(0, len(framed), size)]
+        assert run(MsgpackFrameDecoder(), chunks) == (expected, None)
+
+
+@pytest.mark.parametrize("framing", FRAMINGS)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(events=reply_streams(), cuts=points)
+def test_any_chunking_same_events(framing: str, events: list[wire.AgentEvent], cuts: list[int]) -> None:
+    encoder_type, decoder_type = FRAMINGS[framing]
+    data = encoder_type().encode_batch(events + CATALOG)
+    assert run(decoder_type(), cut(data, cuts)) == (events + CATALOG, None)
+
+
+@pytest.mark.parametrize("framing", FRAMINGS)
+def test_byte_by_byte(framing: str) -> None:
+    encoder_type, decoder_type = FRAMINGS[framing]
+    data = encoder_type().encode_batch(CATALOG)
+    assert run(decoder_type(), [data[i:i + 1] for i in range(len(data))]) == (CATALOG, None)
+
+
+def test_ndjson_split_inside_utf8_sequences() -> None:
+    event = wire.TextBlockDeltaEvent(id="e", created_at="t", reply_id="r", block_id="b",
+                                     delta="é中😀\u2028 \\\"x")
+    data = NDJSONEncoder().encode(event) * 2
+    assert "😀".encode() in data
+    for i in range(len(data) + 1):
+        for j in range(i, len(data) + 1):
+            if j - i in (0, 1, 2, 3):
+                assert run(NDJSONDecoder(), [data[:i], data[i:j], data[j:]]) == ([event, event], None)
+
+
+def test_msgpack_split_inside_length_prefix() -> None:
+    data = MsgpackFrameEncoder().encode_batch(CATALOG[:3])
+    first = struct.unpack(">I", data[:4])[0]
+    for i in range(9):
+        for j in (4 + first, 4 + first + 2, 4 + first + 4):
+            assert run(MsgpackFrameDecoder(), [data[:i], data[i:j], data[j:]]) == (CATALOG[:3], None)
+
+
+def test_ndjson_crlf_blank_lines_and_no_final_newline() -> None:
+    lines = [wire.json.encode(e) for e in CATALOG[:4]]
+    data = b"\r\n".join(lines[:2]) + b"\r\n\r\n  \t\r\n\n" + b"\n".join(lines[2:])
+    for size in (1, 5, len(data)):
+        chunks = [data[i:i + size] for i in range(0, len(data), size)]
+        assert run(NDJSONDecoder(), chunks) == (CATALOG[:4], None)
+
+
+# -- encoders ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("framing", FRAMINGS)
+def test_encode_paths_agree(framing: str) -> None:
+    encoder_type, _ = FRAMINGS[framing]
+    batch = encoder_type().encode_batch(iter(CATALOG))
+    encoder = encoder_type()
+    assert b"".join(encoder.encode(e) for e in CATALOG) == batch
+    buf = bytearray(b"kept")
+    for event in CATALOG:
+        encoder.encode_into(event, buf)
+    assert bytes(buf) == b"kept" + batch
+
+
+def test_ndjson_encoder_writes_what_wire_json_writes() -> None:
+    assert NDJSONEncoder().encode_batch(CATALOG) == wire.json.encode_events(CATALOG)
+    for event in CATALOG:
+        assert NDJSONEncoder().encode(event) == wire.json.encode(event) + b"\n"
+        assert MsgpackFrameEncoder().encode(event)[4:] == wire.msgpack.encode(event)
+
+
+@pytest.mark.parametrize("framing", FRAMINGS)
+def test_failed_encode_leaves_buffer_untouched(framing: str) -> None:
+    encoder_type, _ = FRAMINGS[framing]
+    bad = wire.TextBlockDeltaEvent(reply_id="r", block_id="b", delta="\ud800")  # lone surrogate
+    encoder = encoder_type()
+    buf = bytearray(b"before")
+    with pytest.raises(wire.EncodeError):
+        encoder.encode_into(bad, buf)
+    assert buf == b"before"
+    with pytest.raises(wire.EncodeError):
+        encoder.encode(bad)
+    with pytest.raises(wire.EncodeError):
+        encoder.encode_batch([CATALOG[0], bad])
+    with pytest.raises(wire.EncodeError):
+        encoder.encode(object())  # type: ignore[arg-type]
+
+
+# -- bad input --------------------------------------------------------------------------------
+
+
+GOOD = wire.json.encode(CATALOG[0])
+GOOD_MP = wire.msgpack.encode(CATALOG[0])
+
+
+@pytest.mark.parametrize(("bad", "error", "path"), [
+    (b"garbage", wire.DecodeError, None),
+    (b"[1, 2]", wire.DecodeError, "$"),
+    (b'{"a": 1}', wire.DecodeError, "$"),
+    (b'{"type": "TEXT_BLOCK_DELTA", "reply_id": "r"}', wire.DecodeError, "$"),
+    (b'{"type": "TEXT_BLOCK_DELTA", "reply_id": "r", "block_id": "b", "delta": "\xff"}', wire.DecodeError, None),
+    (b'{"type": "CUSTOM", "name": "x", "value": {"a": ' + b"[" * 5000 + b"]" * 5000 + b"}}",
+     wire.DecodeError, None),
+    (b'{"type": "FUTURE_EVENT"}', wire.DecodeError, "$.type"),
+])
+def test_ndjson_bad_line_says_where(bad: bytes, error: type[Exception], path: str | None) -> None:
+    data = GOOD + b"\n\n" + GOOD + b"\n" + bad + b"\n" + GOOD + b"\n"
+    start = data.index(bad)
+    for size in (1, 3, len(data)):
+        chunks = [data[i:i + size] for i in range(0, len(data), size)]
+        decoder = NDJSONDecoder()
+        got: list[Any] = []
+        with pytest.raises(error) as info:
+            for chunk in chunks:
+                got += decoder.feed(chunk)
+        exc = info.value
+        assert isinstance(exc, wire.RemoteProtocolError)
+        assert got + exc.events == CATALOG[:1] * 2
+        assert exc.index == 2
+        assert exc.offset is not None and start <= exc.offset < start + len(bad)
+        assert exc.path == path
+        with pytest.raises(wire.LocalProtocolError):
+            decoder.feed(GOOD + b"\n")
+        with pytest.raises(wire.LocalProtocolError):
+            decoder.close()
+
+
+def test_ndjson_decode_error_points_at_the_byte() -> None:
+    data = GOOD + b"\n" + b'{"type": x}\n'
+    with pytest.raises(wire.DecodeError) as info:
+        NDJSONDecoder().feed(data)
+    assert info.value.offset == len(GOOD) + 1 + data[len(GOOD) + 1:].index(b"x")
+
+
+def test_ndjson_truncated_last_line() -> None:
+    decoder = NDJSONDecoder()
+    assert decoder.feed(GOOD + b"\n" + GOOD[:-5]) == [CATALOG[0]]
+    with pytest.raises(wire.FrameError) as info:
+        decoder.close()
+    assert (info.value.offset, info.value.index) == (len(GOOD) + 1, 1)
+    with pytest.raises(wire.LocalProtocolError):
+        decoder.close()
+
+
+def test_msgpack_bad_payload_and_truncation() -> None:
+    frame = MsgpackFrameEncoder().encode(CATALOG[0])
+    bad = b"\x00\x00\x00\x02\xc1\xc1"
+    data = frame + frame + bad + frame
+    for size in (1, 4, len(data)):
+        items, error = run(MsgpackFrameDecoder(), [data[i:i + size] for i in range(0, len(data), size)])
+        assert items == CATALOG[:1] * 2
+        assert error == ("DecodeError", 2 * len(frame) + 4, 2)
+    for end in (1, 3, 4, 7, len(frame) - 1):
+        items, error = run(MsgpackFrameDecoder(), [frame + frame[:end]])
+        assert items == CATALOG[:1]
+        assert error == ("FrameError", len(frame), 1)
+
+
+def test_feed_after_close_and_close_twice() -> None:
+    for decoder_type in (NDJSONDecoder, MsgpackFrameDecoder):
+        decoder = decoder_type()
+        assert decoder.close() == []
+        assert decoder.close() == []
+        with pytest.raises(wire.LocalProtocolError):
+            decoder.feed(b"")
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="unknown"):
+        NDJSONDecoder(unknown="ignore")  # type: ignore[call-overload]
+    with pytest.raises(ValueError, match="max_frame_bytes"):
+        MsgpackFrameDecoder(max_frame_bytes=0)
+
+
+# -- fuzz: wire's errors only, and the same outcome under any chunking ----------------------
+
+
+@pytest.mark.parametrize("decoder_type", [NDJSONDecoder, MsgpackFrameDecoder])
+@settings(max_examples=150, deadline=None)
+@given(data=st.binary(max_size=200), cuts=points)
+def test_arbitrary_bytes(decoder_type: Callable[[], Any], data: bytes, cuts: list[int]) -> None:
+    whole = run(decoder_type(), [data])  # raises anything that is not wire's
+    assert run(decoder_type(), cut(data, cuts)) == whole
+
+
+@pytest.mark.parametrize("framing", FRAMINGS)
+@settings(max_examples=150, deadline=None)
+@given(mutations=edits, cuts=points, unknown=st.sampled_from(["raise", "skip", "keep"]))
+def test_damaged_streams(framing: str, mutations: list[tuple[int, int, bytes]], cuts: list[int],
+                         unknown: str) -> None:
+    encoder_type, decoder_type = FRAMINGS[framing]
+    data = mutate(encoder_type().encode_batch(CATALOG[:8]), mutations)
+    whole = run(decoder_type(unknown=unknown, max_frame_bytes=600), [data])
+    assert run(decoder_type(unknown=unknown, max_frame_bytes=600), cut(data, cuts)) == whole
+
+
+# -- limits -------------------------------------------------------------------------------------
+
+
+def test_default_limit() -> None:
+    assert NDJSONDecoder().max_frame_bytes == DEFAULT_MAX_FRAME_BYTES == 32 * 1024 * 1024
+
+
+def test_ndjson_line_limit_same_error_however_it_arrives() -> None:
+    long = wire.json.encode(wire.TextBlockDeltaEvent(reply_id="r", block_id="b", delta="x" * 500))
+    data = GOOD + b"\n" + long + b"\n" + GOOD + b"\n"
+    limit = len(long) - 1
+    for size in (1, 64, len(data)):
+        items, error = run(NDJSONDecoder(max_frame_bytes=limit),
+                           [data[i:i + size] for i in range(0, len(data), size)])
+        assert items == CATALOG[:1]
+        assert error == ("FrameError", len(GOOD) + 1, 1)
+    assert len(decode_all(lambda: NDJSONDecoder(max_frame_bytes=len(long)), data)) == 3
+
+
+def test_msgpack_length_checked_before_buffering() -> None:
+    decoder = MsgpackFrameDecoder(max_frame_bytes=1000)
+    assert decoder.feed(MsgpackFrameEncoder().encode(CATALOG[0])) == CATALOG[:1]
+    with pytest.raises(wire.FrameError) as info:
+        decoder.feed(struct.pack(">I", 2**32 - 1))  # only the prefix has arrived
+    assert (info.value.offset, info.value.index) == (4 + len(GOOD_MP), 1)
+
+
+@pytest.mark.parametrize("framing", ["ndjson", "msgpack"])
+def test_linear_time_with_tiny_chunks(framing: str) -> None:
+    """A 400 KiB frame fed one byte at a time: a splitter that re-scans its
+    buffer for every chunk needs ~10^11 byte steps here; a linear one, 0.4 M feeds."""
+    big = wire.DataBlockDeltaEvent(reply_id="r", block_id="b", media_type="x/y", data=b"\1" * 300_000)
+    encoder_type, decoder_type = FRAMINGS[framing]
+    data = encoder_type().encode(big)
+    decoder = decoder_type()
+    feed = decoder.feed
+    start = time.perf_counter()
+    for i in range(len(data)):
+        feed(data[i:i + 1])
+    elapsed = time.perf_counter() - start
+    assert decoder.close() == [] and decoder.frames == 1
+    assert elapsed < 5, f"{elapsed:.1f} s for {len(data)} one-byte feeds"
+
+
+# -- unknown events and raw frames ------------------------------------------------------------
+
+
+FUTURE = {"type": "FUTURE_EVENT", "id": "f1", "payload": {"x": [1, 2.5, None]}, "b": "é"}
+
+
+@pytest.mark.parametrize("framing", FRAMINGS)
+def test_unknown_policies(framing: str) -> None:
+    encoder_type, decoder_type = FRAMINGS[framing]
+    fmt = "json" if framing == "ndjson" else "msgpack"
+    future = msgspec.json.encode(FUTURE) if fmt == "json" else msgspec.msgpack.encode(FUTURE)
+    encoder = encoder_type()
+    data = encoder.encode(CATALOG[0]) + encoder.encode(RawFrame(future)) + encoder.encode(CATALOG[1])
+
+    items, error = run(decoder_type(), [data])
+    assert items == CATALOG[:1] and error is not None and error[0] == "DecodeError" and error[2] == 1
+
+    assert decode_all(lambda: decoder_type(unknown="skip"), data) == CATALOG[:2]
+
+    kept = decode_all(lambda: decoder_type(unknown="keep"), data)
+    assert kept[0] == CATALOG[0] and kept[2] == CATALOG[1]
+    assert kept[1] == UnknownEvent("FUTURE_EVENT", future, fmt)  # type: ignore[arg-type]
+    assert encoder_type().encode_batch(kept) == data
+    assert b"".join(map(encoder_type().encode, kept)) == data
+    codec = wire.json if fmt == "json" else wire.msgpack
+    assert codec.encode(kept[1]) == future
+    other = MsgpackFrameEncoder() if fmt == "json" else NDJSONEncoder()
+    with pytest.raises(wire.EncodeError, match="cannot be written"):
+        other.encode(kept[1])
+
+
+def test_known_type_with_bad_fields_is_not_unknown() -> None:
+    bad = b'{"type": "TEXT_BLOCK_DELTA", "reply_id": 5}'
+    items, error = run(NDJSONDecoder(unknown="keep"), [GOOD + b"\n" + bad + b"\n"])
+    assert items == CATALOG[:1] and error == ("DecodeError", len(GOOD) + 1, 1)
+
+
+@pytest.mark.parametrize("framing", FRAMINGS)
+def test_raw_frames_round_trip(framing: str) -> None:
+    encoder_type, decoder_type = FRAMINGS[framing]
+    data = encoder_type().encode_batch(CATALOG)
+    for size in (1, 100, len(data)):
+        frames, error = run(decoder_type(raw=True), [data[i:i + size] for i in range(0, len(data), size)])
+        assert error is None
+        assert all(type(f) is RawFrame and type(f.payload) is bytes and f.envelope is None for f in frames)
+        codec = wire.json if framing == "ndjson" else wire.msgpack
+        assert [f.payload for f in frames] == [codec.encode(e) for e in CATALOG]
+        assert encoder_type().encode_batch(frames) == data
+        buf = bytearray()
+        for frame in frames:
+            encoder_type().encode_into(frame, buf)
+        assert bytes(buf) == data
+
+
+def test_raw_ndjson_strips_line_ends_and_skips_blank_lines() -> None:
+    data = GOOD + b"\r\n\r\n \n" + GOOD + b"\n" + GOOD
+    frames = decode_all(lambda: NDJSONDecoder(raw=True), data)
+    assert frames == [RawFrame(GOOD)] * 3
+    decoder = NDJSONDecoder(raw=True)
+    decoder.feed(GOOD[:-1])
+    with pytest.raises(wire.FrameError):
+        decoder.close()
+
+
+def test_raw_payload_must_fit_the_framing() -> None:
+    for payload in (b"{}\n{}", b"{}\r", b"", b"  "):
+        with pytest.raises(wire.EncodeError):
+            NDJSONEncoder().encode(RawFrame(payload))
+    assert RawFrame(b"x", envelope=1) != RawFrame(b"x")
+    assert repr(RawFrame(b"x")) == "RawFrame(b'x')"
