@@ -1,0 +1,486 @@
+"""Sans-IO Server-Sent Events: a decoder that reads any SSE stream of agent
+events by the WHATWG rules, and an encoder whose frames carry sequence ids.
+
+SSE is its own small spec (https://html.spec.whatwg.org/multipage/server-sent-events.html):
+
+* Lines end in CR, LF or CRLF, and a CR at the end of one chunk may be the
+  first half of a CRLF whose LF starts the next chunk. One leading BOM is
+  dropped.
+* A line starting with ``:`` is a comment (agentscope's ``:`` heartbeat).
+  Otherwise ``field: value`` (one space after the colon is dropped; a line
+  without a colon is a field with an empty value). ``data`` lines add to the
+  frame's data, joined with LF; ``id`` sets the last event id unless the
+  value holds NUL; ``retry`` sets the reconnection time if it is all ASCII
+  digits; ``event`` names the frame's type; other fields are ignored.
+* A blank line ends the frame. A frame with data is one message.
+
+Each message's data is one JSON event. That covers agentscope's service
+format (``data: `` + ``json.dumps(..., ensure_ascii=False)``, spaces after
+the separators, ``:`` heartbeats, no ids) and wire's own (compact JSON, an
+``id:`` sequence number on every frame, so a client can resume with
+``Last-Event-ID``). The ``event`` field is ignored: the JSON says its type.
+
+Where wire is stricter than a browser, on purpose, because it must not drop
+or alter an event silently: bytes that are not UTF-8 fail (in the JSON, or an
+``id``) instead of becoming U+FFFD; the stream ending inside a frame that has
+fields raises FrameError instead of dropping the frame; and a frame whose data
+is empty or only whitespace carries no event and is skipped (a keep-alive).
+
+Resuming. wire's SSE server (``wire.aio.EventLog.sse``, mounted by
+``wire.http``) answers a reconnect carrying ``Last-Event-ID`` with a
+checkpoint, a CUSTOM event named ``wire.checkpoint`` whose value holds the Msg
+built so far (:func:`checkpoint`), then the events after it. A client replaces
+its Msg with :func:`read_checkpoint`'s and goes on applying events; since the
+reducer re-indexes a decoded Msg from its content, nothing is lost or doubled,
+whatever the client had before. A plain CUSTOM event keeps the stream a pure
+AgentEvent stream that any framing carries, and that agentscope front ends
+skip (they ignore CUSTOM names they do not know).
+
+Speed. Most regions of a stream are plain runs of ``data: <json>`` frames,
+with or without an ``id:`` line each. For those, the decoder cuts out every
+payload of a chunk with a few C-level passes (``split``, slices, ``map``) and
+decodes them in one ``map`` over msgspec's decoder, checking the shape
+exactly on the way, so nothing is accepted that the general parser would read
+differently. Anything else in the chunk (a heartbeat, multi-line data, other
+fields, CR line ends) goes through the general parser, which follows every
+rule above one line at a time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from operator import itemgetter, methodcaller
+from typing import Any, Literal, TypeVar, overload
+
+import msgspec
+
+from wire import json as wire_json
+from wire._streaming import (
+    DEFAULT_MAX_FRAME_BYTES,
+    ENCODE_ERRORS,
+    Payloads,
+    RawFrame,
+    StreamDecoder,
+    UnknownPolicy,
+    encode_error,
+    raw_payload,
+)
+from wire.errors import DecodeError, EncodeError, FrameError
+from wire.events import AgentEvent, CustomEvent, UnknownEvent
+from wire.messages import Msg
+
+__all__ = (
+    "CHECKPOINT",
+    "DEFAULT_MAX_FRAME_BYTES",
+    "RawFrame",
+    "SSEDecoder",
+    "SSEEncoder",
+    "UnknownPolicy",
+    "checkpoint",
+    "read_checkpoint",
+)
+
+T = TypeVar("T")
+Item = AgentEvent | UnknownEvent | RawFrame
+
+_BOM = b"\xef\xbb\xbf"
+# A line end, kept by split() so that offsets stay exact: CRLF, CR or LF.
+_LINE_END = re.compile(rb"(\r\n|\r|\n)")
+_is_data_line = methodcaller("startswith", b"data: ")
+_is_id_line = methodcaller("startswith", b"id: ")
+_after_data = itemgetter(slice(6, None))
+_strip_ws = methodcaller("strip", b" \t")
+_JSON_WS = b" \t\r\n"
+
+# A dispatched frame: payload, stream offset of the payload, whether the
+# payload is contiguous in the stream (one data line), and the event id then.
+_Frame = tuple[bytes, int, bool, str]
+
+
+class SSEDecoder(StreamDecoder[T]):
+    """Events from an SSE byte stream (see the module docstring for the rules).
+
+    Follows the :class:`~wire._streaming.StreamDecoder` contract. A frame
+    counts from its first line to the blank line that ends it; one longer than
+    ``max_frame_bytes`` raises FrameError as soon as the buffered part passes
+    the limit. ``raw=True`` returns a :class:`RawFrame` per message holding its
+    data (lines joined with LF), not decoded.
+
+    ``last_event_id`` is the id to send as ``Last-Event-ID`` when
+    reconnecting: the id in force when the last event returned was dispatched
+    (start it from a previous connection's value). ``retry`` is the
+    reconnection time in milliseconds the server asked for, or None.
+    """
+
+    @overload
+    def __init__(self: SSEDecoder[AgentEvent], *, raw: Literal[False] = False,
+                 unknown: Literal["raise", "skip"] = "raise",
+                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, last_event_id: str = "") -> None: ...
+    @overload
+    def __init__(self: SSEDecoder[AgentEvent | UnknownEvent], *, raw: Literal[False] = False,
+                 unknown: Literal["keep"], max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
+                 last_event_id: str = "") -> None: ...
+    @overload
+    def __init__(self: SSEDecoder[RawFrame], *, raw: Literal[True],
+                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, last_event_id: str = "") -> None: ...
+
+    def __init__(self, *, raw: bool = False, unknown: UnknownPolicy = "raise",
+                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, last_event_id: str = "") -> None:
+        super().__init__(Payloads("json", raw=raw, unknown=unknown), max_frame_bytes)
+        self.last_event_id = last_event_id
+        self.retry: int | None = None
+        self._head: bytes | None = b""  # the stream's first bytes until the BOM is ruled in or out
+        # Fast mode: bytes after the last blank line seen, not parsed yet; the
+        # parser state is clean at their start.
+        self._pending = bytearray()
+        self._pos = 0  # stream offset of self._pending[0]
+        self._general = False  # once a CR is seen, every byte goes through the parser
+        # The general parser's state.
+        self._gpos = 0  # stream offset of the next byte it reads
+        self._line = bytearray()  # an incomplete line
+        self._line_start = 0
+        self._cr = False  # the last byte read was a CR: skip an LF that follows
+        self._frame_start: int | None = None
+        self._fields = False  # the frame has a field line (not only comments)
+        self._data: list[bytes] = []
+        self._data_offset = 0
+        self._id_buffer = last_event_id  # the spec's "last event ID buffer"
+        self._dispatched = last_event_id  # ...and the id it had at the last dispatch
+
+    # -- feeding ------------------------------------------------------------------
+
+    def _feed(self, data: bytes, out: list[T]) -> None:
+        if self._head is not None:
+            data = self._drop_bom(data)
+            if not data:
+                return
+        if not self._general:
+            if b"\r" not in data:
+                self._feed_fast(data, out)
+                return
+            # A CR ends a line wherever it is, even as a chunk's last byte, so
+            # blank lines can no longer be found with one search. A server
+            # that uses CR uses it throughout: parse everything from here on.
+            self._general = True
+            self._gpos = self._pos
+            data = bytes(self._pending) + data
+            self._pending.clear()
+        self._parse(data, out)
+
+    def _drop_bom(self, data: bytes) -> bytes:
+        assert self._head is not None
+        head = self._head + data
+        if len(head) < len(_BOM) and _BOM.startswith(head):
+            self._head = head
+            return b""
+        self._head = None
+        if head.startswith(_BOM):
+            self._pos = self._gpos = len(_BOM)
+            return head[len(_BOM):]
+        return head
+
+    def _feed_fast(self, data: bytes, out: list[T]) -> None:
+        pending = self._pending
+        # Search only the new bytes (and the one before, for a split "\n\n"):
+        # searching the whole buffer is quadratic when a big frame trickles in.
+        if pending:
+            start = len(pending) - 1
+            pending += data
+            end = pending.rfind(b"\n\n", start)
+            if end >= 0:
+                region = bytes(pending[:end + 2])
+                del pending[:end + 2]
+        else:
+            end = data.rfind(b"\n\n")
+            if end >= 0:
+                region = data[:end + 2] if end + 2 < len(data) else data
+                pending += data[end + 2:]
+            else:
+                pending += data
+        if end >= 0:
+            base = self._pos
+            self._pos = base + len(region)
+            if not self._fast_region(region, out):
+                self._gpos = base
+                self._parse(region, out)
+        size = len(pending) - (pending[:1] == b"\n")
+        if size > self._max:
+            raise FrameError(f"frame longer than max_frame_bytes ({self._max})",
+                             offset=self._pos + len(pending) - size, index=self._index)
+
+    def _fast_region(self, region: bytes, out: list[T]) -> bool:
+        """Decode ``region`` (whole frames, no CR) if it is a plain run of
+        ``data: `` frames, each with or without one ``id: `` line before its
+        data; False, with nothing changed, for anything else."""
+        if len(region) > self._max:
+            return False
+        lines = region.split(b"\n")
+        new_id = None
+        if region[:6] == b"data: ":
+            frames, rest = divmod(len(lines) - 1, 2)
+            if rest or any(lines[1:2 * frames:2]):
+                return False
+            datas = lines[0:2 * frames:2]
+        elif region[:4] == b"id: ":
+            frames, rest = divmod(len(lines) - 1, 3)
+            if rest or any(lines[2:3 * frames:3]):
+                return False
+            ids = lines[0:3 * frames:3]
+            if not all(map(_is_id_line, ids)):
+                return False
+            joined = b"".join(ids)
+            if b"\0" in joined:  # an id with NUL is ignored: the general parser's job
+                return False
+            try:
+                joined.decode()
+            except UnicodeDecodeError:
+                return False
+            new_id = ids[-1][4:].decode()
+            datas = lines[1:3 * frames:3]
+        else:
+            return False
+        if not all(map(_is_data_line, datas)):
+            return False
+        payloads = list(map(_after_data, datas))
+        if self._payloads.raw and not all(map(_strip_ws, payloads)):
+            return False  # a blank payload is skipped, which the general parser does
+        items = self._payloads.batch(payloads)
+        if items is None:
+            return False
+        out += items
+        self._index += len(items)
+        if new_id is not None:
+            self.last_event_id = self._id_buffer = self._dispatched = new_id
+        return True
+
+    # -- the general parser ------------------------------------------------------------
+
+    def _parse(self, data: bytes, out: list[T]) -> None:
+        """Parse ``data`` (any bytes, read from ``self._gpos`` on) line by line."""
+        frames: list[_Frame] = []
+        try:
+            self._parse_lines(data, frames)
+        except FrameError as exc:
+            # The frames dispatched before it come first in the stream, and
+            # count in its index.
+            self._decode_frames(frames, out)
+            exc.index = self._index
+            raise
+        self._decode_frames(frames, out)
+
+    def _parse_lines(self, data: bytes, frames: list[_Frame]) -> None:
+        pos = self._gpos
+        if self._cr:
+            self._cr = False
+            if data[:1] == b"\n":  # the LF of a CRLF cut between two chunks
+                data = data[1:]
+                pos += 1
+                self._check_size(pos)
+        if b"\r" in data:
+            parts = _LINE_END.split(data)
+            segments, ends, tail = parts[0:-1:2], list(map(len, parts[1::2])), parts[-1]
+            self._cr = parts[-2:] == [b"\r", b""] if len(parts) > 1 else False
+        else:
+            parts = data.split(b"\n")
+            segments, tail = parts[:-1], parts[-1]
+            ends = None
+        for i, segment in enumerate(segments):
+            start = pos
+            pos += len(segment) + (1 if ends is None else ends[i])
+            if self._line:
+                segment = bytes(self._line) + segment
+                start = self._line_start
+                self._line.clear()
+            self._parse_line(segment, start, pos, frames)
+        if tail:
+            if not self._line:
+                self._line_start = pos
+            self._line += tail
+            pos += len(tail)
+            if self._frame_start is None:
+                self._frame_start = self._line_start
+            self._check_size(pos)
+        self._gpos = pos
+
+    def _check_size(self, end: int) -> None:
+        """Raise if the open frame, read up to stream offset ``end``, is too long."""
+        if self._frame_start is not None and end - self._frame_start > self._max:
+            raise FrameError(f"frame longer than max_frame_bytes ({self._max})",
+                             offset=self._frame_start, index=self._index)
+
+    def _parse_line(self, line: bytes, start: int, end: int, frames: list[_Frame]) -> None:
+        """One complete line starting at stream offset ``start``; ``end`` is
+        the offset after its line end."""
+        if not line:
+            self._dispatch(frames)
+            return
+        if self._frame_start is None:
+            self._frame_start = start
+        self._check_size(end)
+        if line[0] == 0x3A:  # ":" a comment
+            return
+        self._fields = True
+        field, colon, value = line.partition(b":")
+        skip = len(field) + len(colon)
+        if value[:1] == b" ":
+            value = value[1:]
+            skip += 1
+        if field == b"data":
+            if not self._data:
+                self._data_offset = start + skip
+            self._data.append(value)
+        elif field == b"id":
+            if b"\0" not in value:
+                try:
+                    self._id_buffer = value.decode()
+                except UnicodeDecodeError as exc:
+                    raise FrameError("an id that is not UTF-8", offset=start, index=self._index) from exc
+        elif field == b"retry" and value.isdigit():  # ASCII digits only, as the spec asks
+            self.retry = int(value)
+        # "event" and unknown fields: ignored (the JSON names the event's type)
+
+    def _dispatch(self, frames: list[_Frame]) -> None:
+        self._dispatched = self._id_buffer
+        data = self._data
+        if data:
+            payload = data[0] if len(data) == 1 else b"\n".join(data)
+            if payload.strip(_JSON_WS):
+                frames.append((payload, self._data_offset, len(data) == 1, self._dispatched))
+            self._data = []
+        self._frame_start = None
+        self._fields = False
+
+    def _decode_frames(self, frames: list[_Frame], out: list[T]) -> None:
+        if not frames:
+            self.last_event_id = self._dispatched
+            return
+        items = self._payloads.batch([frame[0] for frame in frames])
+        if items is not None:
+            out += items
+            self._index += len(items)
+            self.last_event_id = self._dispatched
+            return
+        for payload, offset, contiguous, event_id in frames:
+            self._payloads.one(payload, out, offset=offset, index=self._index, exact=contiguous)
+            self._index += 1
+            self.last_event_id = event_id
+        self.last_event_id = self._dispatched
+
+    # -- EOF ---------------------------------------------------------------------------
+
+    def _close(self, out: list[T]) -> None:
+        if self._head:  # fewer bytes than a BOM: they were data after all
+            head, self._head = self._head, None
+            self._feed(head, out)
+        if not self._general:
+            self._general = True
+            self._gpos = self._pos
+            pending = bytes(self._pending)
+            self._pending.clear()
+            self._parse(pending, out)
+        line = bytes(self._line)
+        if self._data or self._fields or (line and line[:1] != b":"):
+            start = self._frame_start if self._frame_start is not None else self._line_start
+            raise FrameError("the stream ended inside a frame (no blank line after it)",
+                             offset=start, index=self._index)
+
+
+def _sse_hook(obj: Any) -> Any:
+    payload = raw_payload(obj, "json")
+    if b"\r" in payload or not payload.strip(_JSON_WS):
+        raise EncodeError("a raw payload holding a CR, or a blank one, cannot be SSE data")
+    if b"\n" in payload:  # one data line per payload line: the decoder joins them back
+        payload = payload.replace(b"\n", b"\ndata: ")
+    return msgspec.Raw(payload)
+
+
+class SSEEncoder:
+    """SSE frames, one per event: ``id: <n>``, ``data: <compact JSON>``, blank line.
+
+    ``next_id`` is the sequence number the next frame carries (it counts up
+    by one per frame); set it to None to write no ids, or assign it to
+    renumber (a resumed stream). Takes AgentEvents, UnknownEvents read from
+    JSON and RawFrames (payload written unchanged; an LF in it becomes a
+    second ``data:`` line, which the decoder joins back).
+
+    ``encode``, ``encode_into`` and ``encode_batch`` are used as
+    :class:`~wire.framing.NDJSONEncoder`'s are. A failed encode raises
+    EncodeError, uses up no id and leaves ``buf`` as it was.
+    """
+
+    def __init__(self, *, next_id: int | None = 0) -> None:
+        self.next_id = next_id
+        self._encoder = msgspec.json.Encoder(enc_hook=_sse_hook)
+        self._buf = bytearray()
+
+    def _prefix(self) -> bytes:
+        return b"data: " if self.next_id is None else b"id: %d\ndata: " % self.next_id
+
+    def encode(self, item: Item) -> bytes:
+        try:
+            self._encoder.encode_into(item, self._buf, 0)  # overwrites, keeps the capacity
+        except ENCODE_ERRORS as exc:
+            raise encode_error(item, exc) from exc
+        frame = b"".join((self._prefix(), self._buf, b"\n\n"))
+        if self.next_id is not None:
+            self.next_id += 1
+        return frame
+
+    def encode_into(self, item: Item, buf: bytearray) -> None:
+        start = len(buf)
+        buf += self._prefix()
+        try:
+            self._encoder.encode_into(item, buf, -1)
+        except ENCODE_ERRORS as exc:
+            del buf[start:]
+            raise encode_error(item, exc) from exc
+        buf += b"\n\n"
+        if self.next_id is not None:
+            self.next_id += 1
+
+    def encode_batch(self, items: Iterable[Item]) -> bytes:
+        buf = bytearray()
+        encode_into = self.encode_into
+        for item in items:
+            encode_into(item, buf)
+        return bytes(buf)
+
+    @staticmethod
+    def comment(text: str = "") -> bytes:
+        """A comment frame; ``comment()`` is agentscope's ``:`` heartbeat,
+        which keeps proxies from closing an idle stream."""
+        if "\r" in text or "\n" in text:
+            raise EncodeError("a comment cannot hold a line break")
+        return b":" + text.encode() + b"\n\n"
+
+    @staticmethod
+    def retry(milliseconds: int) -> bytes:
+        """A frame telling the client how long to wait before reconnecting."""
+        if milliseconds < 0:
+            raise EncodeError("retry must not be negative")
+        return b"retry: %d\n\n" % milliseconds
+
+
+# -- resuming --------------------------------------------------------------------------
+
+CHECKPOINT = "wire.checkpoint"
+
+
+def checkpoint(msg: Msg) -> CustomEvent:
+    """A CUSTOM event named ``wire.checkpoint`` carrying ``msg`` as it is now
+    (a half-built reply), as agentscope's JSON. It goes through any framing
+    and codec; :func:`read_checkpoint` gets the Msg back."""
+    snapshot = msgspec.json.decode(wire_json.encode(msg))
+    return CustomEvent(name=CHECKPOINT, value={"msg": snapshot})
+
+
+def read_checkpoint(event: object) -> Msg | None:
+    """The Msg a checkpoint event carries, or None if ``event`` is no
+    checkpoint. Go on with ``msg.append_event`` for the events after it.
+    A checkpoint whose Msg is not valid raises DecodeError."""
+    if type(event) is not CustomEvent or event.name != CHECKPOINT:
+        return None
+    if "msg" not in event.value:
+        raise DecodeError("a checkpoint without a msg", path="$.value.msg")
+    return wire_json.decode_msg(msgspec.json.encode(event.value["msg"]))
