@@ -1,0 +1,300 @@
+"""anyio adapters: event streams over byte streams, and a replayable event log.
+
+The only module of wire that imports anyio; ``import wire`` never loads it.
+Everything here is a thin loop over the sans-IO decoders and encoders of
+``wire.framing`` and ``wire.sse``: drain the events the decoder already has,
+otherwise await bytes and feed them, and at EOF close the decoder. So the
+rules (chunking, limits, errors and their positions) are the decoders', and
+work the same on asyncio and trio.
+
+* :class:`EventReceiveStream` reads events from any anyio ``ByteReceiveStream``
+  (a TCP connection, a TLS stream, a memory stream...), ``async for`` ready.
+* :func:`iter_events` does the same for any async iterable of chunks, such as
+  an HTTP client's response body.
+* :class:`EventSendStream` writes events to a ``ByteSendStream``.
+* :class:`EventLog` keeps one reply's events and the Msg they build, and
+  serves them to any number of readers, live, from any position, with
+  heartbeats and checkpoint resume for SSE (``wire.http`` mounts it).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Mapping
+from typing import Any, Generic, Literal, Protocol, TypeVar
+
+import anyio
+from anyio.abc import ByteReceiveStream, ByteSendStream, ObjectReceiveStream, ObjectSendStream
+
+from wire._streaming import RawFrame, StreamDecoder
+from wire.errors import RemoteProtocolError
+from wire.events import AgentEvent, UnknownEvent
+from wire.messages import Msg
+from wire.sse import SSEEncoder, checkpoint
+
+__all__ = ("EventLog", "EventReceiveStream", "EventSendStream", "iter_events")
+
+T = TypeVar("T")
+Item = AgentEvent | UnknownEvent | RawFrame
+
+
+class Encoder(Protocol):
+    """What EventSendStream and EventLog need of an encoder (all of wire's)."""
+
+    def encode(self, item: Item, /) -> bytes: ...
+    def encode_into(self, item: Item, buf: bytearray, /) -> None: ...
+    def encode_batch(self, items: Iterable[Item], /) -> bytes: ...
+
+
+class EventReceiveStream(ObjectReceiveStream[T], Generic[T]):
+    """Items (events, or raw frames) decoded from a byte stream.
+
+    ``EventReceiveStream(connection, NDJSONDecoder())``; iterate with
+    ``async for``. The end of the byte stream closes the decoder, so a
+    truncated last frame raises FrameError; after the last item,
+    ``receive()`` raises ``anyio.EndOfStream``.
+
+    Bad input raises the decoder's RemoteProtocolError, but only after every
+    item decoded before the problem has been received; from then on every
+    ``receive()`` raises that error again. ``receive_size`` is the most bytes
+    asked of the byte stream per read.
+    """
+
+    def __init__(self, transport: ByteReceiveStream, decoder: StreamDecoder[T], *,
+                 receive_size: int = 65536) -> None:
+        self.transport = transport
+        self.decoder = decoder
+        self._receive_size = receive_size
+        self._ready: deque[T] = deque()
+        self._error: RemoteProtocolError | None = None
+        self._eof = False
+
+    async def _fill(self) -> None:
+        """Wait until items are ready, or raise EndOfStream or the stream's error."""
+        while not self._ready:
+            if self._error is not None:
+                raise self._error
+            if self._eof:
+                raise anyio.EndOfStream
+            try:
+                try:
+                    data = await self.transport.receive(self._receive_size)
+                except anyio.EndOfStream:
+                    self._eof = True
+                    self._ready.extend(self.decoder.close())
+                else:
+                    self._ready.extend(self.decoder.feed(data))
+            except RemoteProtocolError as exc:
+                # Hand out what came before the problem first, then the error.
+                self._ready.extend(exc.events)
+                exc.events = []
+                self._error = exc
+
+    async def receive(self) -> T:
+        if not self._ready:
+            await self._fill()
+        return self._ready.popleft()
+
+    async def receive_batch(self) -> list[T]:
+        """Every item decoded so far (at least one): cheaper than one
+        ``receive()`` per event when a consumer can take them together, for
+        instance to apply them to a Msg with ``extend_events`` or to redraw a
+        UI once per batch."""
+        if not self._ready:
+            await self._fill()
+        batch = list(self._ready)
+        self._ready.clear()
+        return batch
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+    @property
+    def extra_attributes(self) -> Mapping[Any, Callable[[], Any]]:
+        return self.transport.extra_attributes
+
+
+async def iter_events(chunks: AsyncIterable[bytes], decoder: StreamDecoder[T]) -> AsyncIterator[T]:
+    """The items ``decoder`` reads from an async iterable of byte chunks,
+    then EOF (``decoder.close()``). For sources that are not anyio streams,
+    such as ``httpx.Response.aiter_bytes()``. Errors as for EventReceiveStream:
+    the items before a problem are yielded, then its error is raised."""
+    async for chunk in chunks:
+        try:
+            items = decoder.feed(chunk)
+        except RemoteProtocolError as exc:
+            for item in exc.events:
+                yield item
+            exc.events = []
+            raise
+        for item in items:
+            yield item
+    try:
+        items = decoder.close()
+    except RemoteProtocolError as exc:
+        for item in exc.events:
+            yield item
+        exc.events = []
+        raise
+    for item in items:
+        yield item
+
+
+class EventSendStream(ObjectSendStream[Item]):
+    """Events written to a byte stream through one of wire's encoders:
+    ``EventSendStream(connection, NDJSONEncoder())``.
+
+    ``send(event)`` writes one frame. ``send_batch(events)`` encodes them all
+    into one buffer and writes it once: use it when events come in bursts (a
+    replay, a model's buffered output), since every write costs a system call
+    and, on TCP, maybe a packet.
+    """
+
+    def __init__(self, transport: ByteSendStream, encoder: Encoder) -> None:
+        self.transport = transport
+        self.encoder = encoder
+
+    async def send(self, item: Item) -> None:
+        await self.transport.send(self.encoder.encode(item))
+
+    async def send_batch(self, items: Iterable[Item]) -> None:
+        data = self.encoder.encode_batch(items)
+        if data:
+            await self.transport.send(data)
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+    @property
+    def extra_attributes(self) -> Mapping[Any, Callable[[], Any]]:
+        return self.transport.extra_attributes
+
+
+class EventLog:
+    """One reply's events, kept in order, and the Msg they build, for readers
+    that come and go.
+
+    The producer calls :meth:`append` (or runs :meth:`pump` over an async
+    iterator) and :meth:`close` at the end. Each reader follows the log from
+    any position with :meth:`follow`, :meth:`frames` or :meth:`sse`, gets
+    what is there at once, then waits for more; a slow or gone reader never
+    holds the producer up. ``msg`` is the Msg so far (``msg.append_event``
+    of every event), which is what a checkpoint sends.
+
+    Events are kept for the log's lifetime; make one log per reply.
+    """
+
+    def __init__(self, msg: Msg) -> None:
+        self.msg = msg
+        self.events: list[AgentEvent] = []
+        self.closed = False
+        self._changed: anyio.Event | None = None
+
+    def append(self, event: AgentEvent) -> None:
+        if self.closed:
+            raise RuntimeError("append() to a closed EventLog")
+        self.events.append(event)
+        self.msg.append_event(event)
+        self._wake()
+
+    def extend(self, events: Iterable[AgentEvent]) -> None:
+        if self.closed:
+            raise RuntimeError("extend() on a closed EventLog")
+        start = len(self.events)
+        self.events.extend(events)
+        self.msg.extend_events(self.events[start:])
+        self._wake()
+
+    def close(self) -> None:
+        """No more events: readers stop once they have read them all."""
+        self.closed = True
+        self._wake()
+
+    async def pump(self, events: AsyncIterable[AgentEvent]) -> None:
+        """Append every event of ``events`` as it comes, then close the log."""
+        try:
+            async for event in events:
+                self.append(event)
+        finally:
+            self.close()
+
+    def _wake(self) -> None:
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
+
+    async def follow(self, start: int = 0, *, heartbeat: float | None = None,
+                     max_batch: int = 512) -> AsyncIterator[list[AgentEvent]]:
+        """The events from position ``start`` on, in batches of what is there
+        (at most ``max_batch``), waiting for more until the log is closed.
+        With ``heartbeat``, an empty batch is yielded after that many seconds
+        without events, so that a server can keep an idle connection alive."""
+        pos = start
+        while True:
+            if pos < len(self.events):
+                batch = self.events[pos:pos + max_batch]
+                pos += len(batch)
+                yield batch
+                continue
+            if self.closed:
+                return
+            if self._changed is None:
+                self._changed = anyio.Event()
+            changed = self._changed
+            if heartbeat is None:
+                await changed.wait()
+                continue
+            with anyio.move_on_after(heartbeat):
+                await changed.wait()
+            if not changed.is_set():
+                yield []
+
+    async def frames(self, encoder: Encoder, start: int = 0, *, heartbeat: float | None = None,
+                     heartbeat_frame: bytes = b"") -> AsyncIterator[bytes]:
+        """The events from ``start`` on, encoded: one bytes object per batch
+        (an HTTP response body, or chunks for a socket). ``heartbeat_frame``
+        is sent after ``heartbeat`` idle seconds (NDJSON has none: a blank
+        line, ``b"\\n"``, is ignored by wire's decoder)."""
+        buf = bytearray()
+        async for batch in self.follow(start, heartbeat=heartbeat):
+            if not batch:
+                if heartbeat_frame:
+                    yield heartbeat_frame
+                continue
+            for event in batch:
+                encoder.encode_into(event, buf)
+            yield bytes(buf)
+            buf.clear()
+
+    async def sse(self, last_event_id: str | None = None, *,
+                  resume: Literal["checkpoint", "replay"] = "checkpoint",
+                  heartbeat: float | None = 15.0) -> AsyncIterator[bytes]:
+        """The log as an SSE body: frame ``id`` is the event's position in
+        the log, and a ``:`` comment goes out after ``heartbeat`` idle seconds.
+
+        A fresh client (``last_event_id`` None or empty) gets every event from
+        the first. A client that reconnects with ``Last-Event-ID`` gets, with
+        ``resume="checkpoint"``, a checkpoint event holding the Msg as built
+        so far (``wire.sse.read_checkpoint`` reads it; its id is that of the
+        last event it includes) and then the events after it: correct whatever
+        the client had, even after a reload. With ``resume="replay"`` it gets
+        the events after that id, which a client must then have applied all
+        of; an id this log never sent starts it from the beginning.
+        """
+        encoder = SSEEncoder()
+        start = 0
+        if last_event_id:
+            if resume == "checkpoint":
+                start = len(self.events)  # the snapshot and its position, taken together
+                if start:
+                    encoder.next_id = start - 1
+                    yield encoder.encode(checkpoint(self.msg))
+            elif resume == "replay":
+                start = int(last_event_id) + 1 if last_event_id.isdigit() else 0
+                if start > len(self.events):
+                    start = 0
+            else:
+                raise ValueError(f"resume must be 'checkpoint' or 'replay', not {resume!r}")
+        encoder.next_id = start
+        async for chunk in self.frames(encoder, start, heartbeat=heartbeat, heartbeat_frame=SSEEncoder.comment()):
+            yield chunk
