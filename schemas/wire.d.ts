@@ -247,8 +247,8 @@ export interface TextBlock {
 }
 export interface DataBlock {
   type: "data";
-  source: DataSource;
   id?: string;
+  source: DataSource;
   name?: string | null;
   created_at?: string;
   finished_at?: string | null;

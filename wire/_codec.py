@@ -22,6 +22,10 @@ from wire.messages import Msg
 
 T = TypeVar("T", covariant=True)
 
+# What msgspec raises on bad input: its own errors, UnicodeDecodeError for
+# invalid UTF-8 inside a string, and RecursionError for very deep nesting.
+DECODE_ERRORS = (msgspec.DecodeError, UnicodeDecodeError, RecursionError)
+
 _THINKING_FIELDS = frozenset(ThinkingBlock.__struct_fields__) | {"type"}
 
 
@@ -51,33 +55,43 @@ class Codec:
     def encode(self, obj: Any) -> bytes:
         """Encode an event, a Msg, a block or any wire object. An UnknownEvent
         is written as the bytes it was read from."""
+        if type(obj) is UnknownEvent:
+            return _unknown_raw(obj, self.format)
+        try:
+            return self._encode(self._prepared(obj))
+        except (TypeError, ValueError, OverflowError, UnicodeEncodeError) as exc:
+            raise EncodeError(f"cannot encode {type(obj).__name__}: {exc}") from exc
+
+    def _prepared(self, obj: Any) -> Any:
+        """What msgspec must see: growing blocks joined, and ThinkingBlocks'
+        provider keys (which no Struct field holds) written after the fields."""
         if type(obj) is Msg:
             obj.settle()
-            if _has_provider_keys(obj):
-                return self._encode(_with_provider_keys(obj, self._builtin_types))
+            if any(type(b) is ThinkingBlock and vars(b) for b in obj.content):
+                out: dict[str, Any] = msgspec.to_builtins(obj, builtin_types=self._builtin_types)
+                for block, item in zip(obj.content, out["content"], strict=True):
+                    if type(block) is ThinkingBlock:
+                        item.update(vars(block))
+                return out
+        elif type(obj) is ThinkingBlock and vars(obj):
+            settle(obj)
+            return {**msgspec.to_builtins(obj, builtin_types=self._builtin_types), **vars(obj)}
         else:
             settle(obj)
-        try:
-            return self._encode(obj)
-        except (TypeError, ValueError, OverflowError, UnicodeEncodeError) as exc:
-            # msgspec refuses UnknownEvent (a plain class); checking here keeps
-            # the events' path free of one more test.
-            if type(obj) is UnknownEvent:
-                return _unknown_raw(obj, self.format)
-            raise EncodeError(f"cannot encode {type(obj).__name__}: {exc}") from exc
+        return obj
 
     def decode_event(self, buf: Any) -> AgentEvent:
         """One event; bad input raises DecodeError naming the path."""
         try:
             return self._event.decode(buf)
-        except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        except DECODE_ERRORS as exc:
             raise decode_error_from_msgspec(exc) from exc
 
     def decode_msg(self, buf: Any) -> Msg:
         """One Msg, role rules checked; bad input raises DecodeError."""
         try:
             msg = self._msg.decode(buf)
-        except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        except DECODE_ERRORS as exc:
             raise decode_error_from_msgspec(exc) from exc
         if any(type(b) is ThinkingBlock for b in msg.content):
             self._restore_provider_keys(msg, buf)
@@ -89,26 +103,14 @@ class Codec:
             if type(block) is ThinkingBlock:
                 for key, value in self._dict.decode(item).items():
                     if key not in _THINKING_FIELDS:
-                        setattr(block, key, value)
+                        # Into __dict__, not setattr: a key such as "_pending"
+                        # or "__class__" must stay data, as agentscope keeps it.
+                        vars(block)[key] = value
 
 
 def _unknown_raw(event: UnknownEvent, format: str) -> bytes:
     if event.format != format:
         raise EncodeError(f"an UnknownEvent read from {event.format} cannot be written as {format}")
     return event.raw
-
-
-def _has_provider_keys(msg: Msg) -> bool:
-    return any(type(b) is ThinkingBlock and vars(b) for b in msg.content)
-
-
-def _with_provider_keys(msg: Msg, builtin_types: tuple[type, ...]) -> dict[str, Any]:
-    """The Msg as builtins with each ThinkingBlock's provider keys written
-    after its fields, where agentscope writes them."""
-    out: dict[str, Any] = msgspec.to_builtins(msg, builtin_types=builtin_types)
-    for block, item in zip(msg.content, out["content"], strict=True):
-        if type(block) is ThinkingBlock:
-            item.update(vars(block))
-    return out
 
 

@@ -184,8 +184,8 @@ class ThinkingBlock(_Tagged, _Streamed, tag="thinking", kw_only=True, dict=True)
 
 
 class DataBlock(_Tagged, tag="data", kw_only=True):
-    source: DataSource
     id: str = field(default_factory=new_id)
+    source: DataSource
     name: str | None = None
     created_at: str = field(default_factory=now)
     finished_at: str | None = None

@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from wire._codec import Codec, _RawContent
+from wire._codec import DECODE_ERRORS, Codec, _RawContent
 from wire.errors import decode_error_from_msgspec
 from wire.events import AgentEvent
 from wire.messages import Msg
@@ -50,11 +50,12 @@ def decode_events(ndjson: bytes | bytearray | memoryview | str) -> list[AgentEve
     """Every event of an NDJSON buffer (blank lines are skipped).
 
     On bad input raises :class:`~wire.errors.DecodeError` whose ``index`` is
-    the bad line, ``offset`` the byte where that line starts and ``events``
-    the events of the lines before it."""
+    the bad line, ``offset`` the byte of the buffer where the problem is (the
+    line's first byte, or the exact byte of malformed JSON) and ``events`` the
+    events of the lines before it."""
     try:
         return _events_decoder.decode_lines(ndjson)
-    except (msgspec.DecodeError, UnicodeDecodeError):
+    except DECODE_ERRORS:
         pass
     # Find the first bad line again, one line at a time, to say where it is.
     data = ndjson.encode() if isinstance(ndjson, str) else bytes(ndjson)
@@ -64,7 +65,7 @@ def decode_events(ndjson: bytes | bytearray | memoryview | str) -> list[AgentEve
         if line.strip(b" \t\r"):  # JSON whitespace; decode_lines skips such lines
             try:
                 events.append(_events_decoder.decode(line))
-            except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+            except DECODE_ERRORS as exc:
                 raise decode_error_from_msgspec(exc, index=len(events), offset=offset,
                                                 events=events) from exc
         offset += len(line) + 1

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from wire._codec import Codec, _RawContent
+from wire._codec import DECODE_ERRORS, Codec, _RawContent
 from wire.errors import decode_error_from_msgspec
 from wire.events import AgentEvent
 from wire.messages import Msg
@@ -53,16 +53,16 @@ def decode_events(buf: bytes | bytearray | memoryview) -> list[AgentEvent]:
     values raises it with neither."""
     try:
         return _list_decoder.decode(buf)
-    except (msgspec.DecodeError, UnicodeDecodeError):
+    except DECODE_ERRORS:
         pass
     try:
         items = _raw_list_decoder.decode(buf)
-    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+    except DECODE_ERRORS as exc:
         raise decode_error_from_msgspec(exc) from exc
     events: list[AgentEvent] = []
     for item in items:
         try:
             events.append(_event_decoder.decode(item))
-        except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        except DECODE_ERRORS as exc:
             raise decode_error_from_msgspec(exc, index=len(events), events=events) from exc
     raise AssertionError("the array failed to decode but every item decodes")  # pragma: no cover
