@@ -118,10 +118,25 @@ async def iter_events(chunks: AsyncIterable[bytes], decoder: StreamDecoder[T]) -
     """The items ``decoder`` reads from an async iterable of byte chunks,
     then EOF (``decoder.close()``). For sources that are not anyio streams,
     such as ``httpx.Response.aiter_bytes()``. Errors as for EventReceiveStream:
-    the items before a problem are yielded, then its error is raised."""
-    async for chunk in chunks:
+    the items before a problem are yielded, then its error is raised.
+
+    When this generator ends, or is closed early (wrap it in
+    ``contextlib.aclosing`` to stop reading before the end), it closes the
+    chunks' iterator too, so an HTTP body is released at once."""
+    iterator = aiter(chunks)
+    try:
+        async for chunk in iterator:
+            try:
+                items = decoder.feed(chunk)
+            except RemoteProtocolError as exc:
+                for item in exc.events:
+                    yield item
+                exc.events = []
+                raise
+            for item in items:
+                yield item
         try:
-            items = decoder.feed(chunk)
+            items = decoder.close()
         except RemoteProtocolError as exc:
             for item in exc.events:
                 yield item
@@ -129,15 +144,10 @@ async def iter_events(chunks: AsyncIterable[bytes], decoder: StreamDecoder[T]) -
             raise
         for item in items:
             yield item
-    try:
-        items = decoder.close()
-    except RemoteProtocolError as exc:
-        for item in exc.events:
-            yield item
-        exc.events = []
-        raise
-    for item in items:
-        yield item
+    finally:
+        aclose = getattr(iterator, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
 
 class EventSendStream(ObjectSendStream[Item]):
