@@ -265,7 +265,7 @@ export interface Base64Source {
   media_type: string;
 }
 /**
- * Data at a URL, normalized on construction and decoding as agentscope's pydantic `AnyUrl` does (see `normalize_url`).
+ * Data at a URL, normalized on construction and decoding as agentscope's pydantic `AnyUrl` does (see `wire._url`); a relative or malformed URL is an error.
  */
 export interface URLSource {
   type: "url";

@@ -27,6 +27,9 @@ T = TypeVar("T", covariant=True)
 DECODE_ERRORS = (msgspec.DecodeError, UnicodeDecodeError, RecursionError)
 
 _THINKING_FIELDS = frozenset(ThinkingBlock.__struct_fields__) | {"type"}
+# Events are frozen and join any growing block they carry when made, so they
+# go to msgspec as they are (settling costs more than encoding a small event).
+_EVENT_TYPES = frozenset(AgentEvent.__args__)
 
 
 class _Decoder(Protocol[T]):  # msgspec.json.Decoder and msgspec.msgpack.Decoder
@@ -58,6 +61,8 @@ class Codec:
         if type(obj) is UnknownEvent:
             return _unknown_raw(obj, self.format)
         try:
+            if type(obj) in _EVENT_TYPES:  # the hot path: events never grow
+                return self._encode(obj)
             return self._encode(self._prepared(obj))
         except (TypeError, ValueError, OverflowError, UnicodeEncodeError) as exc:
             raise EncodeError(f"cannot encode {type(obj).__name__}: {exc}") from exc

@@ -26,6 +26,7 @@ from typing import Any, TypeAlias, TypeVar
 
 from msgspec import Struct, field
 
+from wire._url import normalize_url
 from wire.clock import new_id, now
 
 __all__ = (
@@ -97,68 +98,14 @@ class Base64Source(_Tagged, _Streamed, tag="base64", kw_only=True):
 
 class URLSource(_Tagged, tag="url", kw_only=True):
     """Data at a URL, normalized on construction and decoding as agentscope's
-    pydantic ``AnyUrl`` does (see :func:`normalize_url`)."""
+    pydantic ``AnyUrl`` does (see ``wire._url``); a relative or malformed URL
+    is an error."""
 
     url: str
     media_type: str
 
     def __post_init__(self) -> None:
         self.url = normalize_url(self.url)
-
-
-# WHATWG URL percent-encode sets (https://url.spec.whatwg.org/#percent-encoded-bytes),
-# the rules pydantic's Rust url crate applies; everything else stays as written.
-_QUERY_UNSAFE = frozenset(' "#<>')
-_PATH_UNSAFE = _QUERY_UNSAFE | frozenset("?`{}")
-_FRAGMENT_UNSAFE = frozenset(' "<>`')
-_DEFAULT_PORTS = {"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21"}
-
-
-def _percent_encode(text: str, unsafe: frozenset[str]) -> str:
-    if text.isascii() and not any(c in unsafe or c < " " or c == "\x7f" for c in text):
-        return text
-    out = []
-    for c in text:
-        if c in unsafe or not c.isascii() or c < " " or c == "\x7f":
-            out.append("".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogatepass")))
-        else:
-            out.append(c)
-    return "".join(out)
-
-
-def normalize_url(url: str) -> str:
-    """The URL as agentscope stores it: scheme and host lower-cased, a default
-    port dropped, ``/`` for an empty path of a web URL, and spaces, quotes and
-    non-ASCII percent-encoded (``https://EXAMPLE.com/a b`` becomes
-    ``https://example.com/a%20b``). Raises ValueError for a relative URL."""
-    url = url.strip(" \t\n\r\x0c")
-    scheme, sep, rest = url.partition(":")
-    if not sep or not scheme or not scheme[0].isascii() or not scheme[0].isalpha() or not all(
-        c.isascii() and (c.isalnum() or c in "+-.") for c in scheme
-    ):
-        raise ValueError(f"not an absolute URL: {url!r}")
-    scheme = scheme.lower()
-    rest, hash_, fragment = rest.partition("#")
-    rest, qmark, query = rest.partition("?")
-    if scheme in _DEFAULT_PORTS and rest.startswith("//"):
-        authority, _, path = rest[2:].partition("/")
-        userinfo, at, hostport = authority.rpartition("@")
-        host, colon, port = hostport.rpartition(":") if not hostport.endswith("]") else (hostport, "", "")
-        if not colon:
-            host, port = hostport, ""
-        if not host:
-            raise ValueError(f"URL has no host: {url!r}")
-        if port and (not port.isdigit() or int(port) > 65535):
-            raise ValueError(f"URL has an invalid port: {url!r}")
-        if port and port.lstrip("0") == _DEFAULT_PORTS[scheme]:
-            port = ""
-        authority = userinfo + at + host.lower() + (":" + port.lstrip("0") if port else "")
-        rest = "//" + authority + "/" + _percent_encode(path, _PATH_UNSAFE)
-    else:
-        rest = _percent_encode(rest, _PATH_UNSAFE)
-    query_unsafe = _QUERY_UNSAFE | {"'"} if scheme in _DEFAULT_PORTS else _QUERY_UNSAFE
-    return (scheme + ":" + rest + qmark + _percent_encode(query, query_unsafe)
-            + hash_ + _percent_encode(fragment, _FRAGMENT_UNSAFE))
 
 
 DataSource: TypeAlias = Base64Source | URLSource
