@@ -264,3 +264,21 @@ def test_text_read_at_any_point_matches_a_fresh_reduction(events: list[wire.Agen
         for block in reading.content:
             _ = getattr(block, "text", None), getattr(block, "input", None)
     assert wire.json.encode(reading) == wire.json.encode(initial_msg().extend_events(events))
+
+
+@settings(max_examples=60, deadline=None)
+@given(reply_streams(), st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from(ANOMALIES)), max_size=4))
+def test_extend_events_matches_append_event_one_by_one(events: list[wire.AgentEvent],
+                                                       inserts: list[tuple[int, Any]]) -> None:
+    """extend_events' shortcut for runs of deltas must see every anomaly that
+    applying the events one at a time sees, wherever the bad events fall."""
+    events = list(events)
+    for position, (_, before, bad, _, _) in inserts:
+        at = position % (len(events) + 1)
+        events[at:at] = [*before, bad]
+    one_by_one = initial_msg()
+    for event in events:
+        one_by_one.append_event(event)
+    extended = initial_msg().extend_events(events)
+    assert wire.json.encode(extended) == wire.json.encode(one_by_one)
+    assert extended.anomalies == one_by_one.anomalies
