@@ -233,14 +233,14 @@ class Reducer:
         msg_id = self.msg.id
         run_type: type | None = None  # the delta type and block of the current run
         run_id = ""
-        append: Callable[[Any], None] = list.append  # bound to the run's parts below
+        append: Callable[[Any], None] = [].append  # replaced by the run's parts below
         for event in events:
             cls = type(event)
-            if cls is run_type and event.reply_id == msg_id:  # type: ignore[union-attr]
-                if (event.tool_call_id if cls is ToolCallDeltaEvent else event.block_id) == run_id:  # type: ignore[union-attr]
-                    append(event.delta)  # type: ignore[union-attr]
-                    self.index += 1
-                    continue
+            if cls is run_type and event.reply_id == msg_id and (  # type: ignore[union-attr]
+                    event.tool_call_id if cls is ToolCallDeltaEvent else event.block_id) == run_id:  # type: ignore[union-attr]
+                append(event.delta)  # type: ignore[union-attr]
+                self.index += 1
+                continue
             anomalies = len(self.anomalies)
             self.apply(event)
             run_type = None
