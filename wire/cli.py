@@ -13,6 +13,7 @@ exits with 2 itself). Commands import what they need inside ``run``, so
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -30,7 +31,18 @@ __all__ = ("COMMANDS", "build_parser", "main")
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command named in ``argv`` (default: ``sys.argv[1:]``); return its exit status."""
     args = build_parser().parse_args(argv)
-    status: int = args.run(args)
+    try:
+        status: int = args.run(args)
+    except BrokenPipeError:
+        # The reader went away (`wire inspect big.jsonl | head`): stop quietly,
+        # and keep Python from reporting the pipe again when it flushes stdout.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except OSError as exc:  # a file that cannot be read or written
+        what = f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
+        return _fail(args.prog_command, what)
     return status
 
 
@@ -39,7 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="wire",
         description="Tools for the AgentScope 2.0 wire format (events and messages).",
     )
-    commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True,
+                                     dest="prog_command")
     for add in COMMANDS:
         add(commands)
     return parser
@@ -259,6 +272,8 @@ def _describe(event: Any) -> str:
         parts.append(f"data=<{len(data):,} bytes>")
     if isinstance(event, wire.ModelCallEndEvent):
         parts.append(f"tokens={event.input_tokens}+{event.output_tokens}")
+    if isinstance(event, wire.ReplyEndEvent) and event.error is not None:
+        parts.append(f"error={event.error.type.value}: {_quote(event.error.message)}")
     return " ".join(parts)
 
 
@@ -274,7 +289,10 @@ def _quote(text: str, limit: int = 48) -> str:
 def _print_summary(msg: Any) -> None:
     import wire
 
-    print(f"reply {msg.id} from {msg.name}: {msg.finished_reason or 'not finished'}"
+    status = msg.finished_reason.value if msg.finished_reason else "not finished"
+    if msg.error is not None:
+        status += f" ({msg.error.type.value}: {msg.error.message})"
+    print(f"reply {msg.id} from {msg.name}: {status}"
           + (f", usage {msg.usage.input_tokens}+{msg.usage.output_tokens} tokens" if msg.usage else ""))
     for i, block in enumerate(msg.content):
         if isinstance(block, wire.TextBlock):
