@@ -279,7 +279,7 @@ async def test_log_sse_fresh_checkpoint_and_replay() -> None:
 
     got, last = await _sse_events(log, "42", resume="replay")
     assert got == events[43:100] and last == "99"
-    for bad in ("x", "1000"):
+    for bad in ("x", "1000", "١٢"):
         got, _ = await _sse_events(log, bad, resume="replay")
         assert got == events[:100]
     with pytest.raises(ValueError, match="resume"):

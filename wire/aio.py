@@ -300,7 +300,8 @@ class EventLog:
                     encoder.next_id = start - 1
                     yield encoder.encode(checkpoint(self.msg))
             elif resume == "replay":
-                start = int(last_event_id) + 1 if last_event_id.isdigit() else 0
+                digits = last_event_id.isascii() and last_event_id.isdigit()  # int() takes "١٢" too
+                start = int(last_event_id) + 1 if digits else 0
                 if start > len(self.events):
                     start = 0
             else:
