@@ -282,14 +282,24 @@ def test_arbitrary_bytes(decoder_type: Callable[[], Any], data: bytes, cuts: lis
 
 
 @pytest.mark.parametrize("framing", FRAMINGS)
-@settings(max_examples=150, deadline=None)
-@given(mutations=edits, cuts=points, unknown=st.sampled_from(["raise", "skip", "keep"]))
+@settings(max_examples=200, deadline=None)
+@given(mutations=edits, cuts=points, unknown=st.sampled_from(["raise", "skip", "keep"]), raw=st.booleans(),
+       crlf=st.booleans())
 def test_damaged_streams(framing: str, mutations: list[tuple[int, int, bytes]], cuts: list[int],
-                         unknown: str) -> None:
+                         unknown: str, raw: bool, crlf: bool) -> None:
     encoder_type, decoder_type = FRAMINGS[framing]
-    data = mutate(encoder_type().encode_batch(CATALOG[:8]), mutations)
-    whole = run(decoder_type(unknown=unknown, max_frame_bytes=600), [data])
-    assert run(decoder_type(unknown=unknown, max_frame_bytes=600), cut(data, cuts)) == whole
+    data = encoder_type().encode_batch(CATALOG[:8])
+    if crlf and framing == "ndjson":
+        data = data.replace(b"\n", b"\r\n")
+    data = mutate(data, mutations)
+
+    def new() -> Any:
+        if raw:
+            return decoder_type(raw=True, max_frame_bytes=600)
+        return decoder_type(unknown=unknown, max_frame_bytes=600)
+
+    whole = run(new(), [data])
+    assert run(new(), cut(data, cuts)) == whole
 
 
 # -- limits -------------------------------------------------------------------------------------
@@ -391,9 +401,10 @@ def test_raw_frames_round_trip(framing: str) -> None:
 
 
 def test_raw_ndjson_strips_line_ends_and_skips_blank_lines() -> None:
-    data = GOOD + b"\r\n\r\n \n" + GOOD + b"\n" + GOOD
-    frames = decode_all(lambda: NDJSONDecoder(raw=True), data)
-    assert frames == [RawFrame(GOOD)] * 3
+    for data in (GOOD + b"\r\n\r\n \n" + GOOD + b"\n" + GOOD,
+                 GOOD + b"\r\n" + GOOD + b"\n" + GOOD):  # after the CRLF, no CR: the fast path
+        for i in range(len(data) + 1):  # a CRLF cut between chunks too
+            assert run(NDJSONDecoder(raw=True), [data[:i], data[i:]]) == ([RawFrame(GOOD)] * 3, None)
     decoder = NDJSONDecoder(raw=True)
     decoder.feed(GOOD[:-1])
     with pytest.raises(wire.FrameError):

@@ -166,7 +166,9 @@ class NDJSONDecoder(StreamDecoder[T]):
                     except _DECODE_ERRORS:
                         out = []
                         self._lines(lines, base, out)
-                elif 13 not in data and all(map(_strip_ws, lines)):
+                # A CR ending the first line may have come with the buffered
+                # part (a CRLF cut between chunks): the line end must go.
+                elif 13 not in data and lines[0][-1:] != b"\r" and all(map(_strip_ws, lines)):
                     out = list(map(RawFrame, lines))  # type: ignore[arg-type]
                     self._index += len(out)
                 else:
