@@ -343,10 +343,16 @@ def test_frame_limit_same_error_however_it_arrives(end: bytes) -> None:
     head = (b"data: " + EV[0] + b"\n\n").replace(b"\n", end)
     data = head + (b": c\ndata: " + long + b"\n\n" + b"data: " + EV[1] + b"\n\n").replace(b"\n", end)
     frame_size = len(b": c\ndata: " + long + b"\n") + 2 * (len(end) - 1)
-    for size in (1, 50, len(data)):
-        chunks = [data[i:i + size] for i in range(0, len(data), size)]
+    frame_end = data.index(b"\n\n", len(head)) + 2 if end == b"\n" else data.index(b"\r\n\r\n", len(head)) + 4
+    one_chunk_each = [head, data[len(head):frame_end], data[frame_end:]]
+    for chunks in [[data[i:i + size] for i in range(0, len(data), size)] for size in (1, 50, len(data))] + [
+            one_chunk_each]:
         assert run(SSEDecoder(max_frame_bytes=frame_size - 1), chunks) == (CATALOG[:1], ("FrameError", len(head), 1))
         assert run(SSEDecoder(max_frame_bytes=frame_size), chunks)[1] is None
+    # a plain single frame in one chunk, one byte over the limit
+    frame = b"data: " + long + b"\n\n"
+    assert run(SSEDecoder(max_frame_bytes=len(frame) - 2), [head, frame])[1] == ("FrameError", len(head), 1)
+    assert run(SSEDecoder(max_frame_bytes=len(frame) - 1), [head, frame])[1] is None
 
 
 @pytest.mark.parametrize("end", [b"\n", b"\r\n"])

@@ -263,7 +263,7 @@ class SSEDecoder(StreamDecoder[T]):
         """The region ``buf[:end + 2]`` if it is one ``data: `` frame, or one
         with an ``id: `` line first (the usual region when chunks are smaller
         than frames), read in place: no copy of the region, no split."""
-        if end > self._max:
+        if end >= self._max:  # the frame is end + 1 bytes: the general parser decides
             return False
         eol = buf.find(b"\n")
         if buf.startswith(b"data: "):
