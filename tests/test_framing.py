@@ -329,6 +329,27 @@ def test_msgpack_length_checked_before_buffering() -> None:
     assert (info.value.offset, info.value.index) == (4 + len(GOOD_MP), 1)
 
 
+@pytest.mark.parametrize("framing", FRAMINGS)
+@settings(max_examples=100, deadline=None)
+@given(n=st.integers(1, 12), slack=st.integers(-3, 3), cuts=points, raw=st.booleans())
+def test_limit_near_frame_sizes(framing: str, n: int, slack: int, cuts: list[int], raw: bool) -> None:
+    """A limit around the frames' sizes: the same outcome whole, cut anywhere,
+    and one frame per chunk."""
+    encoder_type, decoder_type = FRAMINGS[framing]
+    frames = [encoder_type().encode(e) for e in CATALOG[:n]]
+    sizes = sorted(len(f) - (1 if framing == "ndjson" else 4) for f in frames)
+    limit = max(1, sizes[len(sizes) // 2] + slack)
+    data = b"".join(frames)
+
+    def new() -> Any:
+        return decoder_type(raw=True, max_frame_bytes=limit) if raw else decoder_type(max_frame_bytes=limit)
+
+    whole = run(new(), [data])
+    assert whole[1] is not None or max(sizes) <= limit
+    assert run(new(), cut(data, cuts)) == whole
+    assert run(new(), frames) == whole
+
+
 @pytest.mark.parametrize("framing", ["ndjson", "msgpack"])
 def test_linear_time_with_tiny_chunks(framing: str) -> None:
     """A 400 KiB frame fed one byte at a time: a splitter that re-scans its

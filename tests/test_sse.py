@@ -355,6 +355,26 @@ def test_frame_limit_same_error_however_it_arrives(end: bytes) -> None:
     assert run(SSEDecoder(max_frame_bytes=len(frame) - 1), [head, frame])[1] is None
 
 
+@settings(max_examples=150, deadline=None)
+@given(n=st.integers(1, 12), ids=st.booleans(), slack=st.integers(-3, 3), cuts=points, raw=st.booleans(),
+       beats=st.booleans())
+def test_limit_near_frame_sizes(n: int, ids: bool, slack: int, cuts: list[int], raw: bool, beats: bool) -> None:
+    """A limit around the frames' sizes: the same outcome whole, cut anywhere,
+    and one frame per chunk (which takes the single-frame path)."""
+    data = SSEEncoder(next_id=0 if ids else None).encode_batch(CATALOG[:n])
+    if beats:
+        data = data.replace(b"\n\nid", b"\n\n:\n\nid").replace(b"\n\ndata", b"\n\n:\n\ndata")
+    sizes = sorted(len(f) + 1 for f in data.split(b"\n\n") if f)  # a frame counts its last line's LF
+    limit = max(1, sizes[len(sizes) // 2] + slack)
+
+    def new() -> Any:
+        return SSEDecoder(raw=True, max_frame_bytes=limit) if raw else SSEDecoder(max_frame_bytes=limit)
+
+    whole = run(new(), [data])
+    assert run(new(), cut(data, cuts)) == whole
+    assert run(new(), [f + b"\n\n" for f in data.split(b"\n\n") if f]) == whole
+
+
 @pytest.mark.parametrize("end", [b"\n", b"\r\n"])
 def test_linear_time_with_tiny_chunks(end: bytes) -> None:
     big = wire.DataBlockDeltaEvent(reply_id="r", block_id="b", media_type="x/y", data=b"\1" * 300_000)
