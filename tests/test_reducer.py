@@ -282,3 +282,14 @@ def test_extend_events_matches_append_event_one_by_one(events: list[wire.AgentEv
     extended = initial_msg().extend_events(events)
     assert wire.json.encode(extended) == wire.json.encode(one_by_one)
     assert extended.anomalies == one_by_one.anomalies
+
+
+def test_an_unknown_event_is_an_anomaly_not_a_crash() -> None:
+    """A newer peer's event type (kept by a stream decoder with unknown="keep")."""
+    newer = wire.UnknownEvent("FUTURE_EVENT", b'{"type":"FUTURE_EVENT","reply_id":"reply-1"}', "json")
+    msg = initial_msg().extend_events([START_TEXT, newer, delta("a")])
+    assert [(a.index, a.kind, a.event_type) for a in msg.anomalies] == [(1, "unknown_event", "FUTURE_EVENT")]
+    assert msg.content[0].text == "a"  # type: ignore[union-attr]
+    with pytest.raises(wire.StreamOrderError) as info:
+        initial_msg().append_event(newer, strict=True)
+    assert (info.value.kind, info.value.index) == ("unknown_event", 0)

@@ -53,19 +53,24 @@ class Codec:
         self._raw_content = raw_content_decoder
         self._dict = dict_decoder
         self._builtin_types = builtin_types
-        self.format = "msgpack" if isinstance(encoder, msgspec.msgpack.Encoder) else "json"
 
     def encode(self, obj: Any) -> bytes:
         """Encode an event, a Msg, a block or any wire object. An UnknownEvent
         is written as the bytes it was read from."""
-        if type(obj) is UnknownEvent:
-            return _unknown_raw(obj, self.format)
         try:
             if type(obj) in _EVENT_TYPES:  # the hot path: events never grow
                 return self._encode(obj)
             return self._encode(self._prepared(obj))
-        except (TypeError, ValueError, OverflowError, UnicodeEncodeError) as exc:
-            raise EncodeError(f"cannot encode {type(obj).__name__}: {exc}") from exc
+        except ENCODE_ERRORS as exc:
+            raise encode_error(obj, exc) from exc
+
+    def encode_many(self, events: list[Any], encode: Callable[[list[Any]], bytes]) -> bytes:
+        """``encode`` (a batch method of the encoder) over events, with
+        errors translated; events are frozen and need no settling."""
+        try:
+            return encode(events)
+        except ENCODE_ERRORS as exc:
+            raise encode_error(events, exc) from exc
 
     def _prepared(self, obj: Any) -> Any:
         """What msgspec must see: growing blocks joined, and ThinkingBlocks'
@@ -113,9 +118,29 @@ class Codec:
                         vars(block)[key] = value
 
 
-def _unknown_raw(event: UnknownEvent, format: str) -> bytes:
-    if event.format != format:
-        raise EncodeError(f"an UnknownEvent read from {event.format} cannot be written as {format}")
-    return event.raw
+def unknown_event_hook(format: str) -> Callable[[Any], Any]:
+    """An ``enc_hook`` that writes an UnknownEvent as the bytes it was read
+    from: msgspec hands it over because it is no Struct."""
+
+    def hook(obj: Any) -> Any:
+        if type(obj) is UnknownEvent:
+            if obj.format != format:
+                raise EncodeError(f"an UnknownEvent read from {obj.format} cannot be written as {format}")
+            return msgspec.Raw(obj.raw)
+        raise TypeError(f"cannot encode {type(obj).__name__}")
+
+    return hook
+
+
+def encode_error(obj: Any, exc: BaseException) -> EncodeError:
+    """msgspec's encode errors as EncodeError (an EncodeError from a hook as is)."""
+    if isinstance(exc, EncodeError):
+        return exc
+    err = EncodeError(f"cannot encode {type(obj).__name__}: {exc}")
+    err.__cause__ = exc
+    return err
+
+
+ENCODE_ERRORS = (TypeError, ValueError, OverflowError, UnicodeEncodeError, EncodeError)
 
 

@@ -20,6 +20,7 @@ from typing import Any, Generic, Literal, NoReturn, TypeAlias, TypeVar
 
 import msgspec
 
+from wire._codec import DECODE_ERRORS
 from wire.errors import DecodeError, EncodeError, LocalProtocolError, RemoteProtocolError, decode_error_from_msgspec
 from wire.events import AgentEvent, UnknownEvent
 
@@ -47,9 +48,7 @@ T = TypeVar("T")
 # A decoder's states, compared by identity on every feed.
 OPEN, CLOSED, FAILED = "open", "closed", "failed"
 
-# What msgspec raises on bad input: its own errors, UnicodeDecodeError for
-# invalid UTF-8 inside a JSON string, and RecursionError for deep nesting.
-_DECODE_ERRORS = (msgspec.DecodeError, UnicodeDecodeError, RecursionError)
+_DECODE_ERRORS = DECODE_ERRORS  # one name for the framings, which import it from here
 
 
 class RawFrame:
@@ -293,13 +292,3 @@ def raw_payload(obj: Any, format: Literal["json", "msgpack"]) -> bytes:
     raise TypeError(f"cannot encode {type(obj).__name__}")
 
 
-def encode_error(obj: Any, exc: BaseException) -> EncodeError:
-    """msgspec's encode errors as EncodeError (an EncodeError from a hook as is)."""
-    if isinstance(exc, EncodeError):
-        return exc
-    err = EncodeError(f"cannot encode {type(obj).__name__}: {exc}")
-    err.__cause__ = exc
-    return err
-
-
-ENCODE_ERRORS = (TypeError, ValueError, OverflowError, UnicodeEncodeError, EncodeError)

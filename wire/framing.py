@@ -55,15 +55,14 @@ from typing import Any, Literal, TypeVar, overload
 
 import msgspec
 
+from wire._codec import ENCODE_ERRORS, encode_error
 from wire._streaming import (
     _DECODE_ERRORS,
     DEFAULT_MAX_FRAME_BYTES,
-    ENCODE_ERRORS,
     Payloads,
     RawFrame,
     StreamDecoder,
     UnknownPolicy,
-    encode_error,
     raw_payload,
 )
 from wire.errors import DecodeError, EncodeError, FrameError

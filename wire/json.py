@@ -18,15 +18,15 @@ from typing import Any
 
 import msgspec
 
-from wire._codec import DECODE_ERRORS, Codec, _RawContent
+from wire._codec import DECODE_ERRORS, Codec, _RawContent, unknown_event_hook
 from wire.errors import decode_error_from_msgspec
-from wire.events import AgentEvent
+from wire.events import AgentEvent, UnknownEvent
 from wire.messages import Msg
 from wire.peek import peek_json as peek
 
 __all__ = ("decode_event", "decode_events", "decode_msg", "encode", "encode_events", "peek")
 
-_encoder = msgspec.json.Encoder()
+_encoder = msgspec.json.Encoder(enc_hook=unknown_event_hook("json"))
 _events_decoder = msgspec.json.Decoder(AgentEvent)
 _codec = Codec(
     encoder=_encoder,
@@ -41,9 +41,9 @@ decode_event = _codec.decode_event
 decode_msg = _codec.decode_msg
 
 
-def encode_events(events: Iterable[AgentEvent]) -> bytes:
+def encode_events(events: Iterable[AgentEvent | UnknownEvent]) -> bytes:
     """NDJSON: one JSON event per line, each line ending in ``\\n``."""
-    return _encoder.encode_lines(events if isinstance(events, list) else list(events))
+    return _codec.encode_many(events if isinstance(events, list) else list(events), _encoder.encode_lines)
 
 
 def decode_events(ndjson: bytes | bytearray | memoryview | str) -> list[AgentEvent]:

@@ -17,7 +17,7 @@ from msgspec import Struct, field
 from wire.blocks import ContentBlock, DataBlock, TextBlock, ToolResultBlock, settle
 from wire.clock import new_id, now
 from wire.errors import RoleError
-from wire.events import AgentEvent, ErrorInfo, ReplyFinishedReason, Role, Usage
+from wire.events import AgentEvent, ErrorInfo, ReplyFinishedReason, Role, UnknownEvent, Usage
 from wire.reducer import Anomaly, Reducer
 
 __all__ = ("AssistantMsg", "Msg", "SystemMsg", "UserMsg")
@@ -92,7 +92,7 @@ class Msg(Struct, _ReducerSlot, kw_only=True, omit_defaults=True):
 
     # -- the reducer -------------------------------------------------------------
 
-    def append_event(self, event: AgentEvent, *, strict: bool = False) -> Msg:
+    def append_event(self, event: AgentEvent | UnknownEvent, *, strict: bool = False) -> Msg:
         """Apply one event of this reply to the Msg in place and return it.
 
         Events for another reply, deltas for unknown blocks and the other
@@ -104,7 +104,7 @@ class Msg(Struct, _ReducerSlot, kw_only=True, omit_defaults=True):
         reducer.apply(event)
         return self
 
-    def extend_events(self, events: Iterable[AgentEvent], *, strict: bool = False) -> Msg:
+    def extend_events(self, events: Iterable[AgentEvent | UnknownEvent], *, strict: bool = False) -> Msg:
         """``append_event`` for every event, with less overhead per event."""
         reducer = self._state()
         reducer.strict = strict

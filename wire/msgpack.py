@@ -12,15 +12,15 @@ from typing import Any
 
 import msgspec
 
-from wire._codec import DECODE_ERRORS, Codec, _RawContent
+from wire._codec import DECODE_ERRORS, Codec, _RawContent, unknown_event_hook
 from wire.errors import decode_error_from_msgspec
-from wire.events import AgentEvent
+from wire.events import AgentEvent, UnknownEvent
 from wire.messages import Msg
 from wire.peek import peek_msgpack as peek
 
 __all__ = ("decode_event", "decode_events", "decode_msg", "encode", "encode_events", "peek")
 
-_encoder = msgspec.msgpack.Encoder()
+_encoder = msgspec.msgpack.Encoder(enc_hook=unknown_event_hook("msgpack"))
 _list_decoder = msgspec.msgpack.Decoder(list[AgentEvent])
 _codec = Codec(
     encoder=_encoder,
@@ -36,9 +36,9 @@ decode_event = _codec.decode_event
 decode_msg = _codec.decode_msg
 
 
-def encode_events(events: Iterable[AgentEvent]) -> bytes:
+def encode_events(events: Iterable[AgentEvent | UnknownEvent]) -> bytes:
     """One MessagePack array holding every event."""
-    return _encoder.encode(events if isinstance(events, list) else list(events))
+    return _codec.encode_many(events if isinstance(events, list) else list(events), _encoder.encode)
 
 
 _raw_list_decoder = msgspec.msgpack.Decoder(list[msgspec.Raw])

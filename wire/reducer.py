@@ -70,6 +70,7 @@ from wire.events import (
     ToolResultEndEvent,
     ToolResultStartEvent,
     ToolResultTextDeltaEvent,
+    UnknownEvent,
     Usage,
     UserConfirmResultEvent,
     UserInterruptEvent,
@@ -93,6 +94,7 @@ class AnomalyKind:
     UNKNOWN_TOOL_CALL = "unknown_tool_call"  # REQUIRE_*/USER_CONFIRM_RESULT for no call: ignored
     NOT_ASKING = "not_asking"  # USER_CONFIRM_RESULT for a call that was not asking: ignored
     ROLE_FORBIDS = "role_forbids"  # a block the Msg's role does not allow: skipped
+    UNKNOWN_EVENT = "unknown_event"  # an UnknownEvent (a type newer than wire): skipped
 
 
 class Anomaly(Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -207,11 +209,18 @@ class Reducer:
 
     # -- entry points -------------------------------------------------------------
 
-    def apply(self, event: AgentEvent) -> None:
+    def apply(self, event: AgentEvent | UnknownEvent) -> None:
         """Apply one event; ``self.index`` counts it whether or not it applies."""
         handler = _HANDLERS.get(type(event))
         if handler is None:
-            raise TypeError(f"not an AgentEvent: {type(event).__name__}")
+            if type(event) is not UnknownEvent:
+                raise TypeError(f"not an AgentEvent: {type(event).__name__}")
+            try:  # a newer peer's event type: nothing this version can apply
+                self.anomaly(AnomalyKind.UNKNOWN_EVENT, event, None,
+                             f"wire does not know the event type {event.type!r}; skipped")
+            finally:
+                self.index += 1
+            return
         try:
             if type(event) is not CustomEvent and event.reply_id != self.msg.id:  # type: ignore[union-attr]
                 self.anomaly(AnomalyKind.OTHER_REPLY, event, event.reply_id,  # type: ignore[union-attr]
@@ -221,7 +230,7 @@ class Reducer:
         finally:
             self.index += 1
 
-    def apply_all(self, events: Iterable[AgentEvent]) -> None:
+    def apply_all(self, events: Iterable[AgentEvent | UnknownEvent]) -> None:
         """``apply`` for each event, faster for runs of deltas.
 
         Nearly every event of a reply is a delta to the block the previous
