@@ -43,3 +43,24 @@ def test_console_examples_print_what_the_readme_shows(steps: list[tuple[str, str
 
 def test_the_readme_has_console_examples() -> None:
     assert sum(len(s) for s in console_sessions()) >= 4
+
+
+def python_scripts() -> list[str]:
+    """The README's whole programs: ```python blocks that run something
+    themselves (the ``>>>`` examples are doctests)."""
+    return [block for block in re.findall(r"```python\n(.*?)```", README, flags=re.S)
+            if ">>>" not in block and re.search(r"^(asyncio|anyio)\.run\(", block, flags=re.M)]
+
+
+@pytest.mark.parametrize("script", python_scripts(), ids=lambda s: s.splitlines()[-1][:40])
+def test_python_programs_run_and_print_what_their_comments_say(script: str, tmp_path: Path) -> None:
+    (tmp_path / "example.py").write_text(script, encoding="utf-8")
+    result = subprocess.run([sys.executable, "-W", "error", "example.py"], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    promised = [m.group(1).strip() for m in re.finditer(r"^\s*print\(.*\)\s+# (.*)$", script, flags=re.M)]
+    assert promised and result.stdout.splitlines() == promised
+
+
+def test_the_readme_has_its_python_programs() -> None:
+    assert len(python_scripts()) >= 3
