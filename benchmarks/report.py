@@ -5,6 +5,7 @@
     .venv/bin/python benchmarks/report.py a.json b.json   # pytest-benchmark --benchmark-json files
     .venv/bin/python benchmarks/report.py benchmarks/results/latest.json   # re-render
     .venv/bin/python benchmarks/report.py -- -k decode    # arguments after -- go to pytest
+    .venv/bin/python benchmarks/report.py --runs 2 --readme   # and refresh README.md's table
 
 Writes ``benchmarks/results/latest.json`` (every run's pytest-benchmark JSON
 and the computed targets) and ``benchmarks/results/latest.md`` (what is
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -161,6 +163,52 @@ def target_ratios(run: Run) -> list[dict[str, Any]]:
     return out
 
 
+_GOAL = re.compile(r"\((>=|<=) ([0-9.]+)\)")
+
+
+def extra_ratio_rows(runs: list[Run]) -> list[str]:
+    """The targets that benchmarks report themselves, as ``extra_info["ratios"]``
+    (label -> ratio, with the goal in the label: ``(>= 0.8)``, ``(info)``)."""
+    labels: dict[str, list[float | None]] = {}
+    for i, run in enumerate(runs):
+        for b in run["benchmarks"]:
+            for label, ratio in (b.get("extra_info") or {}).get("ratios", {}).items():
+                labels.setdefault(label, [None] * len(runs))[i] = ratio
+    if not labels:
+        return []
+    out = ["", "#### Streaming and transport targets (each benchmark's own round-robin cases)", "",
+           "| target | " + " | ".join(f"run {i + 1}" for i in range(len(runs))) + " | pass |",
+           "|---|" + "---:|" * len(runs) + "---|"]
+    for label, ratios in labels.items():
+        goal = _GOAL.search(label)
+        verdict = ""
+        if goal:
+            ok = [r >= float(goal[2]) if goal[1] == ">=" else r <= float(goal[2]) for r in ratios if r is not None]
+            verdict = "pass" if ok and all(ok) else "FAIL" if ok and not any(ok) else "mixed" if ok else ""
+        cells = " | ".join("" if r is None else f"{r:.2f}x" for r in ratios)
+        out.append(f"| {label} | {cells} | {verdict} |")
+    return out
+
+
+def readme_block(runs: list[Run]) -> str:
+    """What goes between the README's benchmark markers: the machine and the
+    target tables, without the detail tables."""
+    md = render(runs)
+    head, _, rest = md.partition("#### Details")
+    caveats = rest[rest.index("Caveats:"):] if "Caveats:" in rest else ""
+    return head.replace("### Benchmark results\n\n", "").rstrip() + "\n\n" + caveats.strip() + "\n"
+
+
+def update_readme(runs: list[Run], readme: Path = ROOT / "README.md") -> None:
+    text = readme.read_text(encoding="utf-8")
+    start, end = "<!-- benchmark-results:start -->", "<!-- benchmark-results:end -->"
+    if start not in text or end not in text:
+        raise SystemExit(f"{readme} has no {start} ... {end} markers")
+    before, _, rest = text.partition(start)
+    _, _, after = rest.partition(end)
+    readme.write_text(f"{before}{start}\n{readme_block(runs)}{end}{after}", encoding="utf-8")
+
+
 # -- Markdown ------------------------------------------------------------------------------
 
 
@@ -274,6 +322,7 @@ def render(runs: list[Run]) -> str:
         verdict = "" if t.check is None else (
             "pass" if all(passes) else "FAIL" if not any(passes) else "mixed")
         out.append(f"| {t.name} | {t.goal} | {cells} | {verdict} |")
+    out += extra_ratio_rows(runs)
     out += ["", f"#### Details (run {len(runs)})", ""]
     out += paired_table(last)
     groups = [g for g in GROUP_ORDER if any(b["group"] == g for b in last["benchmarks"])]
@@ -320,6 +369,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=int, default=1, help="run the suite this many times (without JSON files)")
     p.add_argument("--out", type=Path, default=RESULTS, help="where latest.json and latest.md go")
     p.add_argument("--no-save", action="store_true", help="print only")
+    p.add_argument("--readme", action="store_true",
+                   help="also put the machine and target tables between the README's benchmark markers")
     argv = sys.argv[1:] if argv is None else argv
     extra = argv[argv.index("--") + 1:] if "--" in argv else []  # passed to pytest, e.g. -k decode
     args = p.parse_args(argv[:len(argv) - len(extra) - (1 if "--" in argv else 0)])
@@ -332,6 +383,8 @@ def main(argv: list[str] | None = None) -> int:
         doc = {"targets": [target_ratios(r) for r in runs], "runs": runs}
         (args.out / "latest.json").write_text(json.dumps(doc, indent=1) + "\n")
         (args.out / "latest.md").write_text(md)
+    if args.readme:
+        update_readme(runs)
     return 0
 
 
