@@ -2,9 +2,11 @@
 
 Messages, content blocks and the 28 agent events as msgspec Structs; JSON and
 MessagePack codecs that speak agentscope's JSON exactly; a linear-time
-``Msg.append_event`` reducer. Streaming framings (``wire.framing``,
-``wire.sse``), anyio adapters (``wire.aio``) and schema export
-(``wire.schema``) are imported on demand.
+``Msg.append_event`` reducer. Imported on demand: the streaming framings
+(``wire.framing``, ``wire.sse``), envelope peeking (``wire.peek``), zero-copy
+MessagePack data (``wire.zerocopy``), anyio adapters (``wire.aio``), the SSE
+server helper (``wire.http``), schema export (``wire.schema``) and the
+command line (``wire.cli``, ``python -m wire``).
 """
 
 from wire import json, msgpack
