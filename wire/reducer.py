@@ -277,9 +277,8 @@ def _finish(r: Reducer, table: dict[str, Any], event: Any, id: str) -> Any:
 
 
 def _grow(r: Reducer, table: dict[str, Any], event: Any, id: str, part: Any) -> None:
-    block = table.get(id)
+    block = r.find(table, event, id)
     if block is None:
-        r.anomaly(AnomalyKind.UNKNOWN_BLOCK, event, id, "no block was started with this id")
         return
     if block.finished_at is not None:
         r.anomaly(AnomalyKind.AFTER_END, event, id, "a delta after the block's END is still appended")
