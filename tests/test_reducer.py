@@ -131,6 +131,11 @@ END_TEXT = wire.TextBlockEndEvent(block_id="b", **S)
 DATA_START = wire.DataBlockStartEvent(block_id="d", media_type="m", **S)
 URL_DELTA = wire.DataBlockDeltaEvent(block_id="d", media_type="m", url="https://x.test/a", **S)
 CALL = wire.ToolCallStartEvent(tool_call_id="c", tool_call_name="f", **S)
+DATA_END = wire.DataBlockEndEvent(block_id="d", **S)
+RESULT_START = wire.ToolResultStartEvent(tool_call_id="c", tool_call_name="f", **S)
+RESULT_END = wire.ToolResultEndEvent(tool_call_id="c", state=wire.ToolResultState.SUCCESS, **S)
+RESULT_TEXT = wire.ToolResultTextDeltaEvent(tool_call_id="c", delta="out", **S)
+RESULT_DATA = wire.ToolResultDataDeltaEvent(tool_call_id="c", block_id="p", media_type="image/png", data=b"png", **S)
 ASK = wire.RequireUserConfirmEvent(tool_calls=[wire.ToolCallBlock(id="c", name="f", input="")], **S)
 
 
@@ -169,6 +174,23 @@ ANOMALIES: list[tuple[str, list[Any], Any, str, Any]] = [
     ("confirm for a call not asking", [CALL], confirm("c"), wire.AnomalyKind.NOT_ASKING,
      lambda m: m.content[0].state == "pending"),
     ("ask for unknown call", [], ASK, wire.AnomalyKind.UNKNOWN_TOOL_CALL, lambda m: m.content == []),
+    ("data chunk after end", [DATA_START, DATA_END],
+     wire.DataBlockDeltaEvent(block_id="d", media_type="m", data=b"x", **S), wire.AnomalyKind.AFTER_END,
+     lambda m: m.content[0].source.data == b"x"),
+    ("url after end", [DATA_START, DATA_END], URL_DELTA, wire.AnomalyKind.AFTER_END,
+     lambda m: m.content[0].source.url == "https://x.test/a"),
+    ("data chunk for unknown block", [],
+     wire.DataBlockDeltaEvent(block_id="d", media_type="m", data=b"x", **S), wire.AnomalyKind.UNKNOWN_BLOCK,
+     lambda m: m.content == []),
+    ("result text after end", [RESULT_START, RESULT_END], RESULT_TEXT, wire.AnomalyKind.AFTER_END,
+     lambda m: m.content[0].output[0].text == "out"),
+    ("result data after end", [RESULT_START, RESULT_END], RESULT_DATA, wire.AnomalyKind.AFTER_END,
+     lambda m: m.content[0].output[0].source.data == b"png"),
+    ("result text for unknown call", [], RESULT_TEXT, wire.AnomalyKind.UNKNOWN_BLOCK, lambda m: m.content == []),
+    ("result data for unknown call", [], RESULT_DATA, wire.AnomalyKind.UNKNOWN_BLOCK, lambda m: m.content == []),
+    ("submit unknown call", [],
+     wire.RequireExternalExecutionEvent(tool_calls=[wire.ToolCallBlock(id="c", name="f", input="")], **S),
+     wire.AnomalyKind.UNKNOWN_TOOL_CALL, lambda m: m.content == []),
     ("result end without result", [CALL],
      wire.ToolResultEndEvent(tool_call_id="c", state=wire.ToolResultState.SUCCESS, **S),
      wire.AnomalyKind.UNKNOWN_BLOCK, lambda m: m.content[0].state == "pending"),
@@ -293,3 +315,26 @@ def test_an_unknown_event_is_an_anomaly_not_a_crash() -> None:
     with pytest.raises(wire.StreamOrderError) as info:
         initial_msg().append_event(newer, strict=True)
     assert (info.value.kind, info.value.index) == ("unknown_event", 0)
+
+
+def test_external_results_append_once_and_a_str_output_grows_into_blocks() -> None:
+    result = wire.ToolResultBlock(id="c", name="f", output="first", state=wire.ToolResultState.SUCCESS,
+                                  created_at="t0")
+    external = wire.ExternalExecutionResultEvent(id="x1", created_at="t1", execution_results=[result], **S)
+    msg = initial_msg().extend_events([CALL, external, external])  # the second is already there: skipped
+    assert [b.type for b in msg.content] == ["tool_call", "tool_result"]
+    assert msg.content[1].finished_at == "t1" and result.finished_at is None  # the event is not mutated
+    msg.append_event(wire.ToolResultTextDeltaEvent(id="d1", created_at="t2", tool_call_id="c", delta="+", **S))
+    output = msg.content[1].output  # type: ignore[union-attr]
+    assert isinstance(output, list) and [(p.id, p.text) for p in output] == [("d1", "first+")]  # type: ignore[union-attr]
+    assert result.output == "first"
+    assert [a.kind for a in msg.anomalies] == ["after_end"]  # an external result comes finished
+
+
+def test_tool_result_url_chunks_always_append() -> None:
+    url = wire.ToolResultDataDeltaEvent(tool_call_id="c", block_id="p", media_type="image/png",
+                                        url="https://x.test/a.png", **S)
+    msg = initial_msg().extend_events([RESULT_START, url, url, RESULT_DATA, RESULT_DATA])
+    output = msg.content[0].output  # type: ignore[union-attr]
+    assert [type(p.source).__name__ for p in output] == ["URLSource", "URLSource", "Base64Source"]  # type: ignore[union-attr]
+    assert output[2].source.data == b"pngpng"  # type: ignore[union-attr]
