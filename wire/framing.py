@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Iterable
-from operator import methodcaller
+from itertools import chain
 from typing import Any, Literal, TypeVar, overload
 
 import msgspec
@@ -61,12 +61,17 @@ from wire._streaming import (
     DEFAULT_MAX_FRAME_BYTES,
     Payloads,
     RawFrame,
+    RawFrameInside,
     StreamDecoder,
     UnknownPolicy,
+    frame_payloads,
+    least_first_byte,
     raw_payload,
+    splice_frames,
 )
 from wire.errors import DecodeError, EncodeError, FrameError
 from wire.events import AgentEvent, UnknownEvent
+from wire.peek import Envelope
 
 __all__ = (
     "DEFAULT_MAX_FRAME_BYTES",
@@ -84,9 +89,6 @@ T = TypeVar("T")
 # raw frames (written unchanged).
 Item = AgentEvent | UnknownEvent | RawFrame
 
-# JSON whitespace minus the line feed (the framing's own byte).
-_strip_ws = methodcaller("strip", b" \t\r")
-
 
 # -- NDJSON -------------------------------------------------------------------------
 
@@ -98,7 +100,12 @@ class NDJSONDecoder(StreamDecoder[T]):
     longer than ``max_frame_bytes`` (not counting its ``\\n``) raises
     FrameError as soon as the buffered part passes the limit. With
     ``raw=True`` each item is a :class:`RawFrame` holding the line without its
-    line end; raw mode checks the framing only, not the JSON.
+    line end; raw mode checks the framing only, not the JSON. With
+    ``raw=True, peek=True`` each frame's ``envelope`` is its
+    :class:`~wire.peek.Envelope`: the line is checked as
+    :func:`~wire.peek.peek_json` checks it (a bad one raises DecodeError), and
+    ``unknown`` says what an event of an unknown type does (``"keep"``: its
+    frame comes with an :class:`~wire.peek.UnknownEnvelope`).
     """
 
     @overload
@@ -109,14 +116,16 @@ class NDJSONDecoder(StreamDecoder[T]):
     def __init__(self: NDJSONDecoder[AgentEvent | UnknownEvent], *, raw: Literal[False] = False,
                  unknown: Literal["keep"], max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None: ...
     @overload
-    def __init__(self: NDJSONDecoder[RawFrame], *, raw: Literal[True],
-                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None: ...
+    def __init__(self: NDJSONDecoder[RawFrame], *, raw: Literal[True], peek: bool = False,
+                 unknown: UnknownPolicy = "raise", max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None: ...
 
-    def __init__(self, *, raw: bool = False, unknown: UnknownPolicy = "raise",
+    def __init__(self, *, raw: bool = False, peek: bool = False, unknown: UnknownPolicy = "raise",
                  max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
-        super().__init__(Payloads("json", raw=raw, unknown=unknown), max_frame_bytes)
-        # msgspec's decode, or None in raw mode (looked up once, not per feed)
+        super().__init__(Payloads("json", raw=raw, unknown=unknown, peek=peek), max_frame_bytes)
+        # msgspec's decode, or None in raw mode; the envelope decoder with
+        # peek=True (looked up once, not per feed)
         self._decode: Callable[[bytes], Any] | None = None if raw else self._payloads._decode
+        self._peek: Callable[[bytes], Envelope] | None = self._payloads.peek
         self._parts: list[bytes] = []  # the incomplete last line, as it came
         self._room = max_frame_bytes  # bytes the incomplete line may still grow by
         self._offset = 0  # stream offset of the incomplete line
@@ -165,9 +174,24 @@ class NDJSONDecoder(StreamDecoder[T]):
                     except _DECODE_ERRORS:
                         out = []
                         self._lines(lines, base, out)
-                # A CR ending the first line may have come with the buffered
-                # part (a CRLF cut between chunks): the line end must go.
-                elif 13 not in data and lines[0][-1:] != b"\r" and all(map(_strip_ws, lines)):
+                # Raw frames. A CR ending a line must go, and a CR ending the
+                # first line may have come with the buffered part (a CRLF cut
+                # between chunks): line by line.
+                elif 13 in data or lines[0][-1:] == b"\r":
+                    self._lines(lines, base, out)
+                elif self._peek is not None:
+                    try:
+                        # The envelopes and the frames in one C-level pass each,
+                        # no Python per line; a blank line fails the peek too.
+                        out = list(map(RawFrame, lines, map(self._peek, lines)))  # type: ignore[arg-type]
+                        self._index += len(out)
+                    except _DECODE_ERRORS:
+                        out = []
+                        self._lines(lines, base, out)
+                # A blank line is skipped: only a line that starts with a space,
+                # a tab or nothing can be blank, and the least line starts with
+                # the least byte (one C-level pass, 6x cheaper than a strip per line).
+                elif min(lines)[:1] > b" ":
                     out = list(map(RawFrame, lines))  # type: ignore[arg-type]
                     self._index += len(out)
                 else:
@@ -229,11 +253,30 @@ class NDJSONDecoder(StreamDecoder[T]):
         self._index += 1
 
 
-def _json_hook(obj: Any) -> Any:
-    payload = raw_payload(obj, "json")
+def _line(payload: bytes) -> bytes:
+    """A raw payload that can be an NDJSON line, or EncodeError."""
     if 10 in payload or 13 in payload or not payload.strip(b" \t"):
         raise EncodeError("a raw payload with a line break, or a blank one, cannot be an NDJSON line")
-    return msgspec.Raw(payload)
+    return payload
+
+
+def _json_hook(obj: Any) -> Any:
+    return msgspec.Raw(_line(raw_payload(obj, "json")))
+
+
+def _lines_of(items: list[Any]) -> bytes | None:
+    """NDJSON for a batch of RawFrames, their payloads joined in C; None if
+    the batch holds anything else, or a payload that needs a closer look."""
+    payloads = frame_payloads(items)
+    if payloads is None or least_first_byte(payloads) <= b" ":
+        return None
+    # One memchr pass over the joined payloads finds any line break (counting
+    # the newlines of the output instead is slower: bytes.count has no memchr).
+    whole = b"".join(payloads)
+    if 10 in whole or 13 in whole:
+        return None
+    payloads.append(b"")  # the last line's newline
+    return b"\n".join(payloads)
 
 
 class NDJSONEncoder:
@@ -248,7 +291,8 @@ class NDJSONEncoder:
       every event produced since the last write and send them in one go,
       then ``buf.clear()`` and reuse it.
     * ``encode_batch(items)`` returns all lines from one msgspec call: the
-      fastest per event, for a list you already have (a replay, a log).
+      fastest per event, for a list you already have (a replay, a log). A
+      batch of RawFrames is the payloads joined, without msgspec.
 
     A failed encode raises EncodeError and leaves ``buf`` as it was.
     """
@@ -258,6 +302,8 @@ class NDJSONEncoder:
         self._buf = bytearray()
 
     def encode(self, item: Item) -> bytes:
+        if type(item) is RawFrame:  # a Struct: msgspec would write it as an object
+            return _line(bytes(item.payload)) + b"\n"
         buf = self._buf
         try:
             self._encoder.encode_into(item, buf, 0)  # overwrites, keeps the capacity
@@ -267,6 +313,10 @@ class NDJSONEncoder:
         return bytes(buf)
 
     def encode_into(self, item: Item, buf: bytearray) -> None:
+        if type(item) is RawFrame:
+            buf += _line(bytes(item.payload))
+            buf.append(10)
+            return
         start = len(buf)
         try:
             self._encoder.encode_into(item, buf, -1)
@@ -277,8 +327,15 @@ class NDJSONEncoder:
 
     def encode_batch(self, items: Iterable[Item]) -> bytes:
         items = items if isinstance(items, list) else list(items)
+        if items and type(items[0]) is RawFrame:
+            data = _lines_of(items)
+            if data is not None:
+                return data
         try:
-            return self._encoder.encode_lines(items)
+            try:
+                return self._encoder.encode_lines(items)
+            except RawFrameInside:  # frames among events: write their payloads in place
+                return self._encoder.encode_lines(splice_frames(items, _line))
         except ENCODE_ERRORS as exc:
             raise encode_error(items, exc) from exc
 
@@ -295,7 +352,8 @@ class MsgpackFrameDecoder(StreamDecoder[T]):
     Follows the :class:`~wire._streaming.StreamDecoder` contract. A length
     above ``max_frame_bytes`` raises FrameError as soon as its 4 bytes are
     in, before any of the payload is buffered. With ``raw=True`` each item is
-    a :class:`RawFrame` holding the payload (without the prefix).
+    a :class:`RawFrame` holding the payload (without the prefix), and with
+    ``peek=True`` too its envelope, as :class:`NDJSONDecoder` does.
     """
 
     @overload
@@ -306,12 +364,12 @@ class MsgpackFrameDecoder(StreamDecoder[T]):
     def __init__(self: MsgpackFrameDecoder[AgentEvent | UnknownEvent], *, raw: Literal[False] = False,
                  unknown: Literal["keep"], max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None: ...
     @overload
-    def __init__(self: MsgpackFrameDecoder[RawFrame], *, raw: Literal[True],
-                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None: ...
+    def __init__(self: MsgpackFrameDecoder[RawFrame], *, raw: Literal[True], peek: bool = False,
+                 unknown: UnknownPolicy = "raise", max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None: ...
 
-    def __init__(self, *, raw: bool = False, unknown: UnknownPolicy = "raise",
+    def __init__(self, *, raw: bool = False, peek: bool = False, unknown: UnknownPolicy = "raise",
                  max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
-        super().__init__(Payloads("msgpack", raw=raw, unknown=unknown), max_frame_bytes)
+        super().__init__(Payloads("msgpack", raw=raw, unknown=unknown, peek=peek), max_frame_bytes)
         self._buf = bytearray()  # the start of an incomplete frame
         self._offset = 0  # stream offset of self._buf[0]
         self._need = 4  # len(self._buf) at which a frame may be complete
@@ -337,6 +395,7 @@ class MsgpackFrameDecoder(StreamDecoder[T]):
             payloads = self._payloads
             raw = payloads.raw
             decode = payloads._decode
+            peek = payloads.peek
             unpack = _PREFIX.unpack_from
             limit = self._max
             while n - pos >= 4:
@@ -350,7 +409,14 @@ class MsgpackFrameDecoder(StreamDecoder[T]):
                 # Decode from a copy: a memoryview would pin the buffer (findings P8).
                 payload = view[pos + 4:end]
                 if raw:
-                    out.append(RawFrame(bytes(payload)))  # type: ignore[arg-type]
+                    payload = bytes(payload)
+                    if peek is None:
+                        out.append(RawFrame(payload))  # type: ignore[arg-type]
+                    else:
+                        try:
+                            out.append(RawFrame(payload, peek(payload)))  # type: ignore[arg-type]
+                        except _DECODE_ERRORS:
+                            payloads.one(payload, out, offset=self._offset + pos + 4, index=self._index)
                 else:
                     try:
                         out.append(decode(payload))
@@ -386,13 +452,20 @@ def _msgpack_hook(obj: Any) -> Any:
     return msgspec.Raw(raw_payload(obj, "msgpack"))
 
 
+def _fits(payload: bytes) -> bytes:
+    if len(payload) > _MAX_PREFIXED:
+        raise EncodeError(f"a {len(payload)}-byte payload does not fit a 4-byte length")
+    return payload
+
+
 class MsgpackFrameEncoder:
     """Frames of a 4-byte big-endian length and one MessagePack event.
 
     Takes AgentEvents, UnknownEvents read from MessagePack, and RawFrames
     (payload written unchanged). ``encode``, ``encode_into`` and
     ``encode_batch`` are used as :class:`NDJSONEncoder`'s are; here the batch
-    path writes every frame into one bytearray.
+    path writes every frame into one bytearray (a batch of RawFrames: their
+    prefixes and payloads joined, without msgspec).
     """
 
     def __init__(self) -> None:
@@ -400,6 +473,9 @@ class MsgpackFrameEncoder:
         self._buf = bytearray(4)
 
     def encode(self, item: Item) -> bytes:
+        if type(item) is RawFrame:  # a Struct: msgspec would write it as a map
+            payload = _fits(bytes(item.payload))
+            return _PREFIX.pack(len(payload)) + payload
         buf = self._buf
         try:
             self._encoder.encode_into(item, buf, 4)  # after the prefix; keeps the capacity
@@ -412,6 +488,11 @@ class MsgpackFrameEncoder:
         return bytes(buf)
 
     def encode_into(self, item: Item, buf: bytearray) -> None:
+        if type(item) is RawFrame:
+            payload = _fits(bytes(item.payload))
+            buf += _PREFIX.pack(len(payload))
+            buf += payload
+            return
         start = len(buf)
         buf += b"\0\0\0\0"
         try:
@@ -427,6 +508,11 @@ class MsgpackFrameEncoder:
         _PREFIX.pack_into(buf, start, size)
 
     def encode_batch(self, items: Iterable[Item]) -> bytes:
+        items = items if isinstance(items, list) else list(items)
+        payloads = frame_payloads(items) if items and type(items[0]) is RawFrame else None
+        if payloads is not None and max(map(len, payloads)) <= _MAX_PREFIXED:
+            prefixes = map(_PREFIX.pack, map(len, payloads))
+            return b"".join(chain.from_iterable(zip(prefixes, payloads, strict=True)))
         buf = bytearray()
         encode_into = self.encode_into
         for item in items:

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from itertools import chain, repeat
 from operator import itemgetter, methodcaller
 from typing import Any, Literal, TypeVar, overload
 
@@ -66,6 +67,8 @@ from wire._streaming import (
     RawFrame,
     StreamDecoder,
     UnknownPolicy,
+    frame_payloads,
+    least_first_byte,
     raw_payload,
 )
 from wire.errors import DecodeError, EncodeError, FrameError
@@ -107,7 +110,8 @@ class SSEDecoder(StreamDecoder[T]):
     counts from its first line to the blank line that ends it; one longer than
     ``max_frame_bytes`` raises FrameError as soon as the buffered part passes
     the limit. ``raw=True`` returns a :class:`RawFrame` per message holding its
-    data (lines joined with LF), not decoded.
+    data (lines joined with LF), not decoded; ``peek=True`` as well gives each
+    frame its envelope, as :class:`~wire.framing.NDJSONDecoder` does.
 
     ``last_event_id`` is the id to send as ``Last-Event-ID`` when
     reconnecting: the id in force when the last event returned was dispatched
@@ -124,12 +128,13 @@ class SSEDecoder(StreamDecoder[T]):
                  unknown: Literal["keep"], max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
                  last_event_id: str = "") -> None: ...
     @overload
-    def __init__(self: SSEDecoder[RawFrame], *, raw: Literal[True],
-                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, last_event_id: str = "") -> None: ...
+    def __init__(self: SSEDecoder[RawFrame], *, raw: Literal[True], peek: bool = False,
+                 unknown: UnknownPolicy = "raise", max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
+                 last_event_id: str = "") -> None: ...
 
-    def __init__(self, *, raw: bool = False, unknown: UnknownPolicy = "raise",
+    def __init__(self, *, raw: bool = False, peek: bool = False, unknown: UnknownPolicy = "raise",
                  max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, last_event_id: str = "") -> None:
-        super().__init__(Payloads("json", raw=raw, unknown=unknown), max_frame_bytes)
+        super().__init__(Payloads("json", raw=raw, unknown=unknown, peek=peek), max_frame_bytes)
         self._last_id = last_event_id
         # An id the fast paths read, kept as bytes (ASCII, or checked UTF-8)
         # until someone asks: decoding it per frame costs more than it buys.
@@ -282,9 +287,17 @@ class SSEDecoder(StreamDecoder[T]):
             return False
         payloads = self._payloads
         if payloads.raw:
-            if not payload.strip(b" \t"):
-                return False
-            out.append(RawFrame(bytes(payload)))  # type: ignore[arg-type]
+            peek = payloads.peek
+            payload = bytes(payload)
+            if peek is None:
+                if not payload.strip(b" \t"):
+                    return False
+                out.append(RawFrame(payload))  # type: ignore[arg-type]
+            else:
+                try:  # a blank payload fails the peek too
+                    out.append(RawFrame(payload, peek(payload)))  # type: ignore[arg-type]
+                except _DECODE_ERRORS:
+                    return False
         else:
             try:
                 out.append(payloads._decode(payload))
@@ -329,8 +342,12 @@ class SSEDecoder(StreamDecoder[T]):
         if not all(map(_is_data_line, datas)):
             return False
         payloads = list(map(_after_data, datas))
-        if self._payloads.raw and not all(map(_strip_ws, payloads)):
-            return False  # a blank payload is skipped, which the general parser does
+        # A blank payload is skipped, which the general parser does. Only one
+        # that starts with a space, a tab or nothing can be blank, and the least
+        # payload starts with the least byte; with peek=True, a blank one fails it.
+        if self._payloads.raw and self._payloads.peek is None and min(payloads)[:1] <= b" " \
+                and not all(map(_strip_ws, payloads)):
+            return False
         items = self._payloads.batch(payloads)
         if items is None:
             return False
@@ -474,13 +491,20 @@ class SSEDecoder(StreamDecoder[T]):
                              offset=start, index=self._index)
 
 
-def _sse_hook(obj: Any) -> Any:
-    payload = raw_payload(obj, "json")
-    if b"\r" in payload or not payload.strip(_JSON_WS):
+def _data(payload: bytes) -> bytes:
+    """A raw payload as the value of SSE ``data`` lines, or EncodeError."""
+    if 13 in payload or not payload.strip(_JSON_WS):
         raise EncodeError("a raw payload holding a CR, or a blank one, cannot be SSE data")
-    if b"\n" in payload:  # one data line per payload line: the decoder joins them back
+    if 10 in payload:  # one data line per payload line: the decoder joins them back
         payload = payload.replace(b"\n", b"\ndata: ")
-    return msgspec.Raw(payload)
+    return payload
+
+
+def _sse_hook(obj: Any) -> Any:
+    return msgspec.Raw(_data(raw_payload(obj, "json")))
+
+
+_ID_AND_DATA = b"id: %d\ndata: "
 
 
 class SSEEncoder:
@@ -493,8 +517,9 @@ class SSEEncoder:
     second ``data:`` line, which the decoder joins back).
 
     ``encode``, ``encode_into`` and ``encode_batch`` are used as
-    :class:`~wire.framing.NDJSONEncoder`'s are. A failed encode raises
-    EncodeError, uses up no id and leaves ``buf`` as it was.
+    :class:`~wire.framing.NDJSONEncoder`'s are (a batch of RawFrames is
+    joined in C, without msgspec). A failed encode raises EncodeError, uses
+    up no id and leaves ``buf`` as it was.
     """
 
     def __init__(self, *, next_id: int | None = 0) -> None:
@@ -503,36 +528,68 @@ class SSEEncoder:
         self._buf = bytearray()
 
     def _prefix(self) -> bytes:
-        return b"data: " if self.next_id is None else b"id: %d\ndata: " % self.next_id
+        return b"data: " if self.next_id is None else _ID_AND_DATA % self.next_id
 
     def encode(self, item: Item) -> bytes:
-        try:
-            self._encoder.encode_into(item, self._buf, 0)  # overwrites, keeps the capacity
-        except ENCODE_ERRORS as exc:
-            raise encode_error(item, exc) from exc
-        frame = b"".join((self._prefix(), self._buf, b"\n\n"))
+        if type(item) is RawFrame:  # a Struct: msgspec would write it as an object
+            frame = b"".join((self._prefix(), _data(bytes(item.payload)), b"\n\n"))
+        else:
+            try:
+                self._encoder.encode_into(item, self._buf, 0)  # overwrites, keeps the capacity
+            except ENCODE_ERRORS as exc:
+                raise encode_error(item, exc) from exc
+            frame = b"".join((self._prefix(), self._buf, b"\n\n"))
         if self.next_id is not None:
             self.next_id += 1
         return frame
 
     def encode_into(self, item: Item, buf: bytearray) -> None:
-        start = len(buf)
-        buf += self._prefix()
-        try:
-            self._encoder.encode_into(item, buf, -1)
-        except ENCODE_ERRORS as exc:
-            del buf[start:]
-            raise encode_error(item, exc) from exc
+        if type(item) is RawFrame:
+            data = _data(bytes(item.payload))
+            buf += self._prefix()
+            buf += data
+        else:
+            start = len(buf)
+            buf += self._prefix()
+            try:
+                self._encoder.encode_into(item, buf, -1)
+            except ENCODE_ERRORS as exc:
+                del buf[start:]
+                raise encode_error(item, exc) from exc
         buf += b"\n\n"
         if self.next_id is not None:
             self.next_id += 1
 
     def encode_batch(self, items: Iterable[Item]) -> bytes:
+        items = items if isinstance(items, list) else list(items)
+        if items and type(items[0]) is RawFrame:
+            data = self._frames_of(items)
+            if data is not None:
+                return data
         buf = bytearray()
         encode_into = self.encode_into
         for item in items:
             encode_into(item, buf)
         return bytes(buf)
+
+    def _frames_of(self, items: list[Any]) -> bytes | None:
+        """SSE for a batch of RawFrames, joined in C (the ids too: ``bytes %``
+        mapped over a range); None if the batch holds anything else, or a
+        payload that needs a closer look (see NDJSONEncoder's)."""
+        payloads = frame_payloads(items)
+        if payloads is None or least_first_byte(payloads) <= b" ":
+            return None
+        whole = b"".join(payloads)
+        if 10 in whole or 13 in whole:
+            return None
+        start = self.next_id
+        prefixes: Iterable[bytes]
+        if start is None:
+            prefixes = repeat(b"data: ")
+        else:
+            prefixes = map(_ID_AND_DATA.__mod__, range(start, start + len(payloads)))
+            self.next_id = start + len(payloads)
+        return b"".join(chain.from_iterable(zip(prefixes, payloads, repeat(b"\n\n"))))
 
     @staticmethod
     def comment(text: str = "") -> bytes:
