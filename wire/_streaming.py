@@ -17,7 +17,7 @@ and with ``peek=True`` as well each frame carries its envelope (type, reply,
 session, block and tool call ids), read by :mod:`wire.peek`'s decoder in the
 same kind of ``map``: a relay routes frames by reply without decoding events,
 and the decoder runs no Python per frame. The encoders write a batch of
-frames by joining their payloads (:func:`frame_payloads`).
+frames by joining their payloads (:func:`line_payloads`).
 """
 
 from __future__ import annotations
@@ -394,12 +394,23 @@ def frame_payloads(items: list[Any]) -> list[bytes] | None:
     return list(map(_payload_of, items))
 
 
-def least_first_byte(payloads: list[bytes]) -> bytes:
-    """The first byte of the least payload, which is the least first byte:
-    a payload that starts with a space, a tab or nothing (the only ones that
-    can be blank) makes it ``<= b" "``. One C-level pass. b"" when the
-    payloads cannot be compared (memoryviews): the caller then looks closer."""
+def line_payloads(items: list[Any]) -> list[bytes] | None:
+    """The payloads of ``items`` if every one is a RawFrame whose payload is
+    one non-blank line (no CR, no LF), else None: what NDJSON and SSE can
+    write as they are. A few C-level passes, no Python per item."""
+    payloads = frame_payloads(items)
+    if payloads is None:
+        return None
     try:
-        return bytes(min(payloads)[:1])  # bytes(): one memoryview is its own min
-    except TypeError:
-        return b""
+        # Only a payload that starts with a space, a tab or nothing can be
+        # blank, and the least payload starts with the least first byte.
+        if min(payloads)[:1] <= b" ":
+            return None
+    except TypeError:  # memoryviews do not compare: the caller looks closer
+        return None
+    # One memchr each over the joined payloads finds any line break (counting
+    # the newlines of the output instead is slower: bytes.count has no memchr).
+    whole = b"".join(payloads)
+    if 10 in whole or 13 in whole:
+        return None
+    return payloads

@@ -65,7 +65,7 @@ from wire._streaming import (
     StreamDecoder,
     UnknownPolicy,
     frame_payloads,
-    least_first_byte,
+    line_payloads,
     raw_payload,
     splice_frames,
 )
@@ -264,21 +264,6 @@ def _json_hook(obj: Any) -> Any:
     return msgspec.Raw(_line(raw_payload(obj, "json")))
 
 
-def _lines_of(items: list[Any]) -> bytes | None:
-    """NDJSON for a batch of RawFrames, their payloads joined in C; None if
-    the batch holds anything else, or a payload that needs a closer look."""
-    payloads = frame_payloads(items)
-    if payloads is None or least_first_byte(payloads) <= b" ":
-        return None
-    # One memchr pass over the joined payloads finds any line break (counting
-    # the newlines of the output instead is slower: bytes.count has no memchr).
-    whole = b"".join(payloads)
-    if 10 in whole or 13 in whole:
-        return None
-    payloads.append(b"")  # the last line's newline
-    return b"\n".join(payloads)
-
-
 class NDJSONEncoder:
     """NDJSON lines: each event as compact JSON followed by ``\\n``.
 
@@ -327,10 +312,10 @@ class NDJSONEncoder:
 
     def encode_batch(self, items: Iterable[Item]) -> bytes:
         items = items if isinstance(items, list) else list(items)
-        if items and type(items[0]) is RawFrame:
-            data = _lines_of(items)
-            if data is not None:
-                return data
+        payloads = line_payloads(items) if items and type(items[0]) is RawFrame else None
+        if payloads is not None:  # frames: their payloads joined, no msgspec
+            payloads.append(b"")  # the last line's newline
+            return b"\n".join(payloads)
         try:
             try:
                 return self._encoder.encode_lines(items)

@@ -67,8 +67,7 @@ from wire._streaming import (
     RawFrame,
     StreamDecoder,
     UnknownPolicy,
-    frame_payloads,
-    least_first_byte,
+    line_payloads,
     raw_payload,
 )
 from wire.errors import DecodeError, EncodeError, FrameError
@@ -575,12 +574,9 @@ class SSEEncoder:
     def _frames_of(self, items: list[Any]) -> bytes | None:
         """SSE for a batch of RawFrames, joined in C (the ids too: ``bytes %``
         mapped over a range); None if the batch holds anything else, or a
-        payload that needs a closer look (see NDJSONEncoder's)."""
-        payloads = frame_payloads(items)
-        if payloads is None or least_first_byte(payloads) <= b" ":
-            return None
-        whole = b"".join(payloads)
-        if 10 in whole or 13 in whole:
+        payload that needs a closer look."""
+        payloads = line_payloads(items)
+        if payloads is None:
             return None
         start = self.next_id
         prefixes: Iterable[bytes]
