@@ -15,9 +15,12 @@ event of exactly that length. Binary data travels as ``bin``, without base64.
 The decoder contract (what ``feed`` and ``close`` return, EOF, errors, the
 state after an error) is :class:`~wire._streaming.StreamDecoder`'s, shared by
 every framing. Each decoder can return raw frames instead of events
-(``raw=True``) for relays, and a policy decides what an event of an unknown
-type does (``unknown=``: ``"raise"``, ``"skip"``, or ``"keep"`` it as an
-:class:`~wire.events.UnknownEvent` that the encoders write back unchanged).
+(``raw=True``) for relays, with each frame's envelope peeked
+(``raw=True, peek=True``) so that a relay can route it without decoding it,
+and a policy decides what an event of an unknown type does (``unknown=``:
+``"raise"``, ``"skip"``, or ``"keep"`` it as an
+:class:`~wire.events.UnknownEvent`, or a raw frame with an UnknownEnvelope,
+that the encoders write back unchanged).
 
 Speed. The cost of streaming in Python is per-frame Python work, not parsing
 (msgspec-findings §3). The NDJSON decoder looks only at the bytes each chunk

@@ -43,7 +43,10 @@ object, no Python per event.
 
 This module sits beside the codecs' building blocks (it imports the model,
 ``wire.errors`` and msgspec only); ``wire.json.peek`` and ``wire.msgpack.peek``
-re-export its functions.
+re-export its functions. The streaming decoders made with ``raw=True,
+peek=True`` map this module's decoders over each chunk's payloads and put the
+envelope on each frame (``RawFrame.envelope``), with the same checks and the
+same errors as :func:`peek_json` and :func:`peek_msgpack`.
 """
 
 from __future__ import annotations
