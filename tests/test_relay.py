@@ -359,3 +359,16 @@ def test_batch_paths_agree_on_the_workload() -> None:
             for frame in frames:
                 encoder.encode_into(frame, buf)
             assert bytes(buf) == data
+
+
+def test_frame_paths_seldom_taken() -> None:
+    assert list(RawFrame(b"{}", envelope=1).__rich_repr__()) == [b"{}", ("envelope", 1)]
+    assert list(RawFrame(b"{}").__rich_repr__()) == [b"{}"]
+    frames = [RawFrame(b"{}"), RawFrame(b"[1]")]
+    assert SSEEncoder(next_id=None).encode_batch(frames) == b"data: {}\n\ndata: [1]\n\n"
+    # A blank data frame is no event, whichever path reads it: one frame per
+    # chunk (read in place), a run of frames, or the general parser.
+    data = b"data: {}\n\ndata:  \n\ndata: [1]\n\n"
+    for size in (1, 11, 12, len(data)):
+        chunks = [data[i:i + size] for i in range(0, len(data), size)]
+        assert run(SSEDecoder(raw=True), chunks) == (frames, None)
