@@ -172,8 +172,10 @@ def extra_ratio_rows(runs: list[Run]) -> list[str]:
     labels: dict[str, list[float | None]] = {}
     for i, run in enumerate(runs):
         for b in run["benchmarks"]:
+            param = b.get("param")  # a parametrized target repeats its labels: tell them apart
             for label, ratio in (b.get("extra_info") or {}).get("ratios", {}).items():
-                labels.setdefault(label, [None] * len(runs))[i] = ratio
+                key = f"{param}: {label}" if param else label
+                labels.setdefault(key, [None] * len(runs))[i] = ratio
     if not labels:
         return []
     out = ["", "#### Streaming and transport targets (each benchmark's own round-robin cases)", "",
@@ -247,7 +249,7 @@ def machine(run: Run) -> list[str]:
 
 
 def group_table(run: Run, group: str) -> list[str]:
-    entries = [b for b in run["benchmarks"] if b["group"] == group]
+    entries = [b for b in run["benchmarks"] if b["group"] == group and "medians" not in b["extra_info"]]
     if not entries:
         return []
     entries.sort(key=lambda b: b["stats"]["median"])
@@ -278,10 +280,10 @@ def group_table(run: Run, group: str) -> list[str]:
 
 def paired_table(run: Run) -> list[str]:
     """The per-case medians of the round-robin target tests."""
-    tests = [b for b in run["benchmarks"] if b["group"] == "targets" and "medians" in b["extra_info"]]
+    tests = [b for b in run["benchmarks"] if "medians" in b["extra_info"]]
     if not tests:
         return []
-    rows = ["#### targets (round-robin medians)", "",
+    rows = ["#### Round-robin cases (medians)", "",
             "| test | case | median | ns/event | vs first case | rounds |", "|---|---|---:|---:|---:|---:|"]
     for b in tests:
         medians = b["extra_info"]["medians"]
@@ -325,8 +327,11 @@ def render(runs: list[Run]) -> str:
     out += extra_ratio_rows(runs)
     out += ["", f"#### Details (run {len(runs)})", ""]
     out += paired_table(last)
-    groups = [g for g in GROUP_ORDER if any(b["group"] == g for b in last["benchmarks"])]
-    groups += sorted({b["group"] for b in last["benchmarks"]} - set(groups) - {"targets"}, key=str)
+    # Round-robin tests (their per-case medians are in extra_info) are in the
+    # paired table above; the group tables list cases timed one at a time.
+    single = [b for b in last["benchmarks"] if "medians" not in b["extra_info"]]
+    groups = [g for g in GROUP_ORDER if any(b["group"] == g for b in single)]
+    groups += sorted({b["group"] for b in single} - set(groups), key=str)
     for g in groups:
         out += group_table(last, g)
     out += [
@@ -376,12 +381,13 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv[:len(argv) - len(extra) - (1 if "--" in argv else 0)])
     runs = [r for path in args.json for r in load(path)] if args.json else [
         run_suite(extra) for _ in range(args.runs)]
-    md = render(runs)
-    print(md)
-    if not args.no_save:
+    if not args.no_save:  # the measurements first: a rendering bug must not lose a long run
         args.out.mkdir(parents=True, exist_ok=True)
         doc = {"targets": [target_ratios(r) for r in runs], "runs": runs}
         (args.out / "latest.json").write_text(json.dumps(doc, indent=1) + "\n")
+    md = render(runs)
+    print(md)
+    if not args.no_save:
         (args.out / "latest.md").write_text(md)
     if args.readme:
         update_readme(runs)
