@@ -131,6 +131,7 @@ END_TEXT = wire.TextBlockEndEvent(block_id="b", **S)
 DATA_START = wire.DataBlockStartEvent(block_id="d", media_type="m", **S)
 URL_DELTA = wire.DataBlockDeltaEvent(block_id="d", media_type="m", url="https://x.test/a", **S)
 CALL = wire.ToolCallStartEvent(tool_call_id="c", tool_call_name="f", **S)
+ASK_C = wire.RequireUserConfirmEvent(tool_calls=[wire.ToolCallBlock(id="c", name="f", input="")], **S)
 DATA_END = wire.DataBlockEndEvent(block_id="d", **S)
 RESULT_START = wire.ToolResultStartEvent(tool_call_id="c", tool_call_name="f", **S)
 RESULT_END = wire.ToolResultEndEvent(tool_call_id="c", state=wire.ToolResultState.SUCCESS, **S)
@@ -338,3 +339,21 @@ def test_tool_result_url_chunks_always_append() -> None:
     output = msg.content[0].output  # type: ignore[union-attr]
     assert [type(p.source).__name__ for p in output] == ["URLSource", "URLSource", "Base64Source"]  # type: ignore[union-attr]
     assert output[2].source.data == b"pngpng"  # type: ignore[union-attr]
+
+
+def test_strict_mode_checks_every_call_of_an_event_before_changing_any() -> None:
+    msg = initial_msg().extend_events([CALL])
+    two = [wire.ToolCallBlock(id="c", name="f", input=""), wire.ToolCallBlock(id="nope", name="f", input="")]
+    for event in (wire.RequireUserConfirmEvent(tool_calls=two, **S),
+                  wire.RequireExternalExecutionEvent(tool_calls=two, **S)):
+        with pytest.raises(wire.StreamOrderError):
+            msg.append_event(event, strict=True)
+        assert msg.content[0].state == "pending"  # type: ignore[union-attr]
+
+
+def test_two_confirm_results_for_one_call_apply_in_order() -> None:
+    call = wire.ToolCallBlock(id="c", name="f", input="")
+    results = [wire.ConfirmResult(confirmed=True, tool_call=call), wire.ConfirmResult(confirmed=False, tool_call=call)]
+    msg = initial_msg().extend_events([CALL, ASK_C, wire.UserConfirmResultEvent(confirm_results=results, **S)])
+    assert msg.content[0].state == "allowed"  # type: ignore[union-attr]  # the second saw "allowed"
+    assert [a.kind for a in msg.anomalies] == ["not_asking"]

@@ -485,35 +485,49 @@ def _result_end(r: Reducer, e: ToolResultEndEvent) -> None:
         call.state = ToolCallState.FINISHED
 
 
-def _require_confirm(r: Reducer, e: RequireUserConfirmEvent) -> None:
-    for asked in e.tool_calls:
-        call = r.calls.get(asked.id)
+def _calls(r: Reducer, e: Any, ids: Iterable[str]) -> list[ToolCallBlock | None]:
+    """The Msg's tool call for each id (None for an unknown one, an anomaly).
+
+    Every id of a multi-call event is looked up before the caller changes
+    anything, so in strict mode an unknown id leaves the Msg as it was."""
+    found: list[ToolCallBlock | None] = []
+    for id in ids:
+        call = r.calls.get(id)
         if call is None:
-            r.anomaly(AnomalyKind.UNKNOWN_TOOL_CALL, e, asked.id, "no tool call with this id")
-            continue
-        call.state = ToolCallState.ASKING
-        call.suggested_rules = list(asked.suggested_rules)
+            r.anomaly(AnomalyKind.UNKNOWN_TOOL_CALL, e, id, "no tool call with this id")
+        found.append(call)
+    return found
+
+
+def _require_confirm(r: Reducer, e: RequireUserConfirmEvent) -> None:
+    for asked, call in zip(e.tool_calls, _calls(r, e, [c.id for c in e.tool_calls]), strict=True):
+        if call is not None:
+            call.state = ToolCallState.ASKING
+            call.suggested_rules = list(asked.suggested_rules)
 
 
 def _require_external(r: Reducer, e: RequireExternalExecutionEvent) -> None:
-    for submitted in e.tool_calls:
-        call = r.calls.get(submitted.id)
-        if call is None:
-            r.anomaly(AnomalyKind.UNKNOWN_TOOL_CALL, e, submitted.id, "no tool call with this id")
-            continue
-        call.state = ToolCallState.SUBMITTED  # from any state, even finished
+    for call in _calls(r, e, [c.id for c in e.tool_calls]):
+        if call is not None:
+            call.state = ToolCallState.SUBMITTED  # from any state, even finished
 
 
 def _confirm_result(r: Reducer, e: UserConfirmResultEvent) -> None:
-    for result in e.confirm_results:
-        call = r.calls.get(result.tool_call.id)
+    # Results apply in order (a second result for one call sees the state the
+    # first left, as in agentscope); they are worked out before any is applied.
+    states: dict[str, ToolCallState] = {}
+    calls = _calls(r, e, [result.tool_call.id for result in e.confirm_results])
+    for result, call in zip(e.confirm_results, calls, strict=True):
         if call is None:
-            r.anomaly(AnomalyKind.UNKNOWN_TOOL_CALL, e, result.tool_call.id, "no tool call with this id")
-        elif call.state != ToolCallState.ASKING:
-            r.anomaly(AnomalyKind.NOT_ASKING, e, call.id, f"the call is {call.state.value}, not asking")
+            continue
+        state = states.get(call.id, call.state)
+        if state != ToolCallState.ASKING:
+            r.anomaly(AnomalyKind.NOT_ASKING, e, call.id, f"the call is {state.value}, not asking")
         else:
             # The user's edited name and input are not copied, as in agentscope.
-            call.state = ToolCallState.ALLOWED if result.confirmed else ToolCallState.FINISHED
+            states[call.id] = ToolCallState.ALLOWED if result.confirmed else ToolCallState.FINISHED
+    for id, state in states.items():
+        r.calls[id].state = state
 
 
 def _external_result(r: Reducer, e: ExternalExecutionResultEvent) -> None:
