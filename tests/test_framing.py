@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import wire
 from tests.conftest import CASES, Case, catalog_lines
+from tests.decoding import run
 from tests.reducer_streams import reply_streams
 from wire.events import UnknownEvent
 from wire.framing import (
@@ -33,35 +34,12 @@ FRAMINGS = {
     "ndjson": (NDJSONEncoder, NDJSONDecoder),
     "msgpack": (MsgpackFrameEncoder, MsgpackFrameDecoder),
 }
-Outcome = tuple[list[Any], tuple[str, int | None, int | None] | None]
 
 
 def cut(data: bytes, points: Sequence[int]) -> list[bytes]:
     """``data`` split at ``points`` (any ints, reduced modulo its length)."""
     marks = sorted({p % (len(data) + 1) for p in points} | {0, len(data)})
     return [data[a:b] for a, b in pairwise(marks)]
-
-
-def run(decoder: Any, chunks: Sequence[bytes]) -> Outcome:
-    """Every item the decoder gives for ``chunks`` then EOF, and the error
-    that stopped it (type, offset, index); the events an error carries are
-    counted as given, as a caller would use them. Ids and timestamps that
-    decoding fills in (a damaged event may lack them) are constants, so that
-    two runs compare equal however often a decoder retried a chunk."""
-    wire.set_id_factory(lambda: "generated")
-    wire.set_timestamp_factory(lambda: "2000-01-01T00:00:00")
-    items: list[Any] = []
-    try:
-        for chunk in chunks:
-            items += decoder.feed(chunk)
-        items += decoder.close()
-    except wire.RemoteProtocolError as exc:
-        items += exc.events
-        return items, (type(exc).__name__, exc.offset, exc.index)
-    finally:
-        wire.set_id_factory(None)
-        wire.set_timestamp_factory(None)
-    return items, None
 
 
 def decode_all(decoder_type: Callable[[], Any], data: bytes) -> list[Any]:

@@ -18,38 +18,18 @@ from hypothesis import strategies as st
 
 import wire
 from tests.conftest import CASES, catalog_lines
+from tests.decoding import run
 from tests.reducer_streams import REPLY, initial_msg, reply_streams
 from wire.events import UnknownEvent
 from wire.sse import CHECKPOINT, RawFrame, SSEDecoder, SSEEncoder, checkpoint, read_checkpoint
 
 CATALOG = [wire.json.decode_event(line) for line in catalog_lines()]
 SSE_CASES = [c for c in CASES if c.sse is not None]
-Outcome = tuple[list[Any], tuple[str, int | None, int | None] | None]
 
 
 def cut(data: bytes, points: Sequence[int]) -> list[bytes]:
     marks = sorted({p % (len(data) + 1) for p in points} | {0, len(data)})
     return [data[a:b] for a, b in pairwise(marks)]
-
-
-def run(decoder: Any, chunks: Sequence[bytes]) -> Outcome:
-    """Items for ``chunks`` then EOF, with the events an error carries, and
-    the error (type, offset, index). Generated ids and timestamps are
-    constants so that runs compare equal."""
-    wire.set_id_factory(lambda: "generated")
-    wire.set_timestamp_factory(lambda: "2000-01-01T00:00:00")
-    items: list[Any] = []
-    try:
-        for chunk in chunks:
-            items += decoder.feed(chunk)
-        items += decoder.close()
-    except wire.RemoteProtocolError as exc:
-        items += exc.events
-        return items, (type(exc).__name__, exc.offset, exc.index)
-    finally:
-        wire.set_id_factory(None)
-        wire.set_timestamp_factory(None)
-    return items, None
 
 
 def agentscope_sse(lines: list[bytes], heartbeats: Sequence[int] = ()) -> bytes:

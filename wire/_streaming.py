@@ -59,7 +59,6 @@ T = TypeVar("T")
 # A decoder's states, compared by identity on every feed.
 OPEN, CLOSED, FAILED = "open", "closed", "failed"
 
-_DECODE_ERRORS = DECODE_ERRORS  # one name for the framings, which import it from here
 
 
 class _NotAnEvent:
@@ -184,11 +183,11 @@ class Payloads:
                 return list(map(RawFrame, payloads))
             try:
                 return list(map(RawFrame, payloads, map(peek, payloads)))
-            except _DECODE_ERRORS:
+            except DECODE_ERRORS:
                 return None
         try:
             return list(map(self._decode, payloads))
-        except _DECODE_ERRORS:
+        except DECODE_ERRORS:
             return None
 
     def one(self, payload: bytes, out: list[Any], *, offset: int, index: int, exact: bool = True) -> None:
@@ -203,7 +202,7 @@ class Payloads:
             else:
                 out.append(RawFrame(payload, self._peek(payload)))
             return
-        except _DECODE_ERRORS as exc:
+        except DECODE_ERRORS as exc:
             error: BaseException = exc
         if self.unknown != "raise":
             tag = self.unknown_type(payload)
@@ -215,7 +214,7 @@ class Payloads:
                     try:  # the ids must still be strings (or null), as wire.peek requires
                         out.append(RawFrame(payload, self._peek_unknown(payload)))
                         return
-                    except _DECODE_ERRORS as exc:
+                    except DECODE_ERRORS as exc:
                         error = exc
                 else:
                     return
@@ -226,7 +225,7 @@ class Payloads:
         ``type`` (of any event, known or not): what raw mode can check."""
         try:
             self._head(payload)
-        except _DECODE_ERRORS as exc:
+        except DECODE_ERRORS as exc:
             raise payload_error(exc, offset=0, index=0) from exc
 
     def unknown_type(self, payload: bytes) -> str | None:
@@ -234,7 +233,7 @@ class Payloads:
         payload is no such event (broken, or a known type with bad fields)."""
         try:
             tag = self._head(payload).type
-        except _DECODE_ERRORS:
+        except DECODE_ERRORS:
             return None
         return None if tag in _KNOWN_TAGS else tag
 

@@ -216,7 +216,7 @@ def _settle_all(blocks: list[Any]) -> None:
         settle(block)
 
 
-def _check_data_or_url(data: bytes | None, url: str | None) -> None:
+def _check_data_or_url(data: object, url: str | None) -> None:
     if (data is None) == (url is None):
         raise ValueError("Exactly one of `data` or `url` must be provided.")
 

@@ -58,9 +58,8 @@ from typing import Any, Literal, TypeVar, overload
 
 import msgspec
 
-from wire._codec import ENCODE_ERRORS, encode_error
+from wire._codec import DECODE_ERRORS, ENCODE_ERRORS, encode_error
 from wire._streaming import (
-    _DECODE_ERRORS,
     DEFAULT_MAX_FRAME_BYTES,
     Payloads,
     RawFrame,
@@ -174,7 +173,7 @@ class NDJSONDecoder(StreamDecoder[T]):
                         else:
                             out = list(map(decode, lines))
                             self._index += len(out)
-                    except _DECODE_ERRORS:
+                    except DECODE_ERRORS:
                         out = []
                         self._lines(lines, base, out)
                 # Raw frames. A CR ending a line must go, and a CR ending the
@@ -188,7 +187,7 @@ class NDJSONDecoder(StreamDecoder[T]):
                         # no Python per line; a blank line fails the peek too.
                         out = list(map(RawFrame, lines, map(self._peek, lines)))  # type: ignore[arg-type]
                         self._index += len(out)
-                    except _DECODE_ERRORS:
+                    except DECODE_ERRORS:
                         out = []
                         self._lines(lines, base, out)
                 # A blank line is skipped: only a line that starts with a space,
@@ -403,12 +402,12 @@ class MsgpackFrameDecoder(StreamDecoder[T]):
                     else:
                         try:
                             out.append(RawFrame(payload, peek(payload)))  # type: ignore[arg-type]
-                        except _DECODE_ERRORS:
+                        except DECODE_ERRORS:
                             payloads.one(payload, out, offset=self._offset + pos + 4, index=self._index)
                 else:
                     try:
                         out.append(decode(payload))
-                    except _DECODE_ERRORS:
+                    except DECODE_ERRORS:
                         payloads.one(bytes(payload), out, offset=self._offset + pos + 4, index=self._index)
                 self._index += 1
                 pos = end

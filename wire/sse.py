@@ -59,9 +59,8 @@ from typing import Any, Literal, TypeVar, overload
 import msgspec
 
 from wire import json as wire_json
-from wire._codec import ENCODE_ERRORS, encode_error
+from wire._codec import DECODE_ERRORS, ENCODE_ERRORS, encode_error
 from wire._streaming import (
-    _DECODE_ERRORS,
     DEFAULT_MAX_FRAME_BYTES,
     Payloads,
     RawFrame,
@@ -295,12 +294,12 @@ class SSEDecoder(StreamDecoder[T]):
             else:
                 try:  # a blank payload fails the peek too
                     out.append(RawFrame(payload, peek(payload)))  # type: ignore[arg-type]
-                except _DECODE_ERRORS:
+                except DECODE_ERRORS:
                     return False
         else:
             try:
                 out.append(payloads._decode(payload))
-            except _DECODE_ERRORS:
+            except DECODE_ERRORS:
                 return False
         self._index += 1
         if raw_id is not None:

@@ -42,16 +42,10 @@ from msgspec import Struct, field
 
 from wire.clock import new_id, now
 from wire.errors import decode_error_from_msgspec
-from wire.events import AgentEvent, DataBlockDeltaEvent, EventType, ToolResultDataDeltaEvent
+from wire.events import AgentEvent, DataBlockDeltaEvent, EventType, ToolResultDataDeltaEvent, _check_data_or_url
 from wire.messages import Msg
 
 __all__ = ("DataBlockDeltaView", "DataChunkView", "ToolResultDataDeltaView", "append_event", "decode_event")
-
-
-def _check_data_or_url(data: memoryview | None, url: str | None) -> None:
-    # The same rule, and message, as the events' __post_init__.
-    if (data is None) == (url is None):
-        raise ValueError("Exactly one of `data` or `url` must be provided.")
 
 
 # These mirror DataBlockDeltaEvent and ToolResultDataDeltaEvent field for field
