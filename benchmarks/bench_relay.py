@@ -40,7 +40,7 @@ import msgspec
 import pytest
 
 import wire
-from benchmarks.conftest import Reply, interleaved
+from benchmarks.conftest import Reply, interleaved, split_lines_and_decode
 from benchmarks.workload import reply_events
 from wire.framing import NDJSONDecoder, NDJSONEncoder
 from wire.peek import _json_decoder, peek_json_lines
@@ -104,23 +104,7 @@ DECODED_RELAY = _relay(NDJSONDecoder, attrgetter("reply_id"))
 def _split_and_peek(chunks: list[bytes]) -> int:
     """The floor: each chunk's complete lines as bytes, each peeked; nothing
     else (no frames, no checks of the framing, no routing, no writing)."""
-    peek = _json_decoder.decode
-    parts: list[bytes] = []
-    n = 0
-    for chunk in chunks:
-        if 10 not in chunk:
-            parts.append(chunk)
-            continue
-        lines = chunk.split(b"\n")
-        tail = lines.pop()
-        if parts:
-            parts.append(lines[0])
-            lines[0] = b"".join(parts)
-            parts.clear()
-        if tail:
-            parts.append(tail)
-        n += len(list(map(peek, lines)))
-    return n
+    return split_lines_and_decode(chunks, _json_decoder.decode)
 
 
 def _feed(make_decoder: Callable[[], Any]) -> Callable[[list[bytes]], int]:

@@ -8,7 +8,9 @@ the shared machine lands on all of them alike; the ratios are in each
 benchmark's ``extra_info["ratios"]``, as speed relative to the baseline):
 
 * NDJSON fed in 4 KiB chunks >= 0.8x as fast as the whole buffer decoded at
-  once (``wire.json.decode_events``, msgspec's ``decode_lines``);
+  once (``wire.json.decode_events``, msgspec's ``decode_lines``); beside it,
+  the floor of any exact line decoder (split, decode each line, nothing
+  else) and one ``decode_lines`` per chunk (faster, but not exact);
 * SSE in 4 KiB chunks >= 0.7x as fast as the same SSE bytes fed whole, in
   agentscope's service format and in wire's (with ids);
 * MessagePack frames: reported (no target);
@@ -24,18 +26,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import msgspec
 import pytest
 
 import wire
-from benchmarks.conftest import Reply, interleaved, run
+from benchmarks.conftest import Reply, decode_lines_per_chunk, interleaved, run, split_lines_and_decode
 from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder
 from wire.sse import SSEDecoder, SSEEncoder
 
 KIB = 1024
+_EVENT = msgspec.json.Decoder(wire.AgentEvent)  # msgspec's own, for the reference loops
 
 
 @cache
@@ -159,17 +162,28 @@ def _target(benchmark: Any, reply: Reply, cases: dict[str, tuple[Callable[..., A
 
 @pytest.mark.benchmark(group="streaming: targets")
 def test_target_ndjson_chunked_vs_whole(benchmark: Any, reply: Reply) -> None:
+    """With two reference loops: the floor of any exact line decoder, and
+    one ``decode_lines`` per chunk, which is faster but not exact."""
     data, make = _streams(reply)["NDJSON"]
+    chunks = _chunks(data, 4 * KIB)
+    assert split_lines_and_decode(chunks, _EVENT.decode) == decode_lines_per_chunk(chunks, _EVENT.decode_lines) \
+        == reply.n
+    whole, chunked = "decode_events, whole buffer", "NDJSONDecoder, 4 KiB chunks"
+    floor = "floor of an exact decoder: split each chunk, decode each line, 4 KiB chunks"
+    inexact = "decode_lines per chunk (not exact), 4 KiB chunks"
     cases = {
-        "decode_events, whole buffer": (wire.json.decode_events, data),
+        whole: (wire.json.decode_events, data),
         "NDJSONDecoder, whole buffer in one feed": (_decode(make), [data]),
-        "NDJSONDecoder, 4 KiB chunks": (_decode(make), _chunks(data, 4 * KIB)),
+        chunked: (_decode(make), chunks),
+        floor: (partial(split_lines_and_decode, decode=_EVENT.decode), chunks),
+        inexact: (partial(decode_lines_per_chunk, decode_lines=_EVENT.decode_lines), chunks),
     }
     _target(benchmark, reply, cases, {
-        "NDJSON 4 KiB chunks vs decode_events whole (>= 0.8)": (
-            "NDJSONDecoder, 4 KiB chunks", "decode_events, whole buffer"),
-        "NDJSON 4 KiB chunks vs one feed (info)": (
-            "NDJSONDecoder, 4 KiB chunks", "NDJSONDecoder, whole buffer in one feed"),
+        "NDJSON 4 KiB chunks vs decode_events whole (>= 0.8)": (chunked, whole),
+        "NDJSON 4 KiB chunks vs one feed (info)": (chunked, "NDJSONDecoder, whole buffer in one feed"),
+        "NDJSON 4 KiB chunks vs the floor of an exact decoder (info)": (chunked, floor),
+        "floor of an exact decoder, 4 KiB chunks, vs decode_events whole (info)": (floor, whole),
+        "decode_lines per chunk (not exact), 4 KiB chunks, vs decode_events whole (info)": (inexact, whole),
     }, rounds=15)
 
 

@@ -345,6 +345,22 @@ def test_linear_time_with_tiny_chunks(framing: str) -> None:
     assert elapsed < 5, f"{elapsed:.1f} s for {len(data)} one-byte feeds"
 
 
+@pytest.mark.parametrize("framing", FRAMINGS)
+@pytest.mark.parametrize("damage_at", [None, 0.0, 0.3, 0.7, 1.0])
+def test_big_buffer_in_one_feed(framing: str, damage_at: float | None) -> None:
+    """A buffer of several 64 KiB windows fed at once gives what small chunks
+    give; an error in a later window carries the events of the earlier ones."""
+    encoder_type, decoder_type = FRAMINGS[framing]
+    items: list[Any] = CATALOG * 40
+    if damage_at is not None:  # a frame whose payload is no event
+        items.insert(int(len(items) * damage_at), RawFrame(b"{oops" if framing == "ndjson" else b"\xc1"))
+    data = encoder_type().encode_batch(items)
+    assert len(data) > 3 * 64 * 1024
+    chunked = run(decoder_type(), cut(data, range(0, len(data), 4096)))
+    assert (chunked[1] is None) == (damage_at is None)
+    assert run(decoder_type(), [data]) == chunked
+
+
 # -- unknown events and raw frames ------------------------------------------------------------
 
 

@@ -356,6 +356,21 @@ def test_limit_near_frame_sizes(n: int, ids: bool, slack: int, cuts: list[int], 
 
 
 @pytest.mark.parametrize("end", [b"\n", b"\r\n"])
+@pytest.mark.parametrize("damage_at", [None, 0.0, 0.3, 0.7, 1.0])
+def test_big_buffer_in_one_feed(end: bytes, damage_at: float | None) -> None:
+    """A buffer of several 64 KiB windows fed at once gives what small chunks
+    give; an error in a later window carries the events of the earlier ones."""
+    items: list[Any] = CATALOG * 40
+    if damage_at is not None:  # a frame whose data is no event
+        items.insert(int(len(items) * damage_at), RawFrame(b"{oops"))
+    data = SSEEncoder().encode_batch(items).replace(b"\n", end)
+    assert len(data) > 3 * 64 * 1024
+    chunked = run(SSEDecoder(), [data[i:i + 4096] for i in range(0, len(data), 4096)])
+    assert (chunked[1] is None) == (damage_at is None)
+    assert run(SSEDecoder(), [data]) == chunked
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r\n"])
 def test_linear_time_with_tiny_chunks(end: bytes) -> None:
     big = wire.DataBlockDeltaEvent(reply_id="r", block_id="b", media_type="x/y", data=b"\1" * 300_000)
     data = SSEEncoder().encode(big).replace(b"\n", end)

@@ -59,6 +59,12 @@ T = TypeVar("T")
 # A decoder's states, compared by identity on every feed.
 OPEN, CLOSED, FAILED = "open", "closed", "failed"
 
+# The most a line decoder splits in one go. Splitting megabytes at once puts
+# every line in new memory: feeding the 7.2 MB benchmark stream whole took
+# 1.5x as long as feeding it in 4 KiB chunks, whose lines reuse the memory the
+# previous chunk's lines freed. Windows of 64 KiB keep that reuse.
+WINDOW = 64 * 1024
+
 
 
 class _NotAnEvent:
@@ -301,6 +307,17 @@ class StreamDecoder(Generic[T]):
         """Each framing defines its own ``feed``, with its common case inline:
         at 64-byte chunks one more Python call per ``feed`` is measurable."""
         raise NotImplementedError
+
+    def _feed_windows(self, data: bytes) -> list[T]:
+        """``feed`` a buffer longer than WINDOW one window at a time."""
+        out: list[T] = []
+        try:
+            for start in range(0, len(data), WINDOW):
+                out += self.feed(data[start:start + WINDOW])
+        except RemoteProtocolError as exc:
+            exc.events = out + exc.events  # the windows before it came first
+            raise
+        return out
 
     def _run(self, step: Callable[[bytes, list[T]], None], data: bytes) -> list[T]:
         """``step(data, out)`` under the contract: an error fails the decoder
