@@ -51,7 +51,7 @@ def _streams(reply: Reply) -> dict[str, tuple[bytes, Callable[[], Any]]]:
         "NDJSON": (NDJSONEncoder().encode_batch(reply.events), NDJSONDecoder),
         "SSE, agentscope format": (agentscope, SSEDecoder),
         "SSE, wire format (ids)": (SSEEncoder().encode_batch(reply.events), SSEDecoder),
-        "SSE, wire format, CRLF (general parser)": (
+        "SSE, wire format, CRLF": (
             SSEEncoder().encode_batch(reply.events).replace(b"\n", b"\r\n"), SSEDecoder),
         "MessagePack frames": (MsgpackFrameEncoder().encode_batch(reply.events), MsgpackFrameDecoder),
     }
@@ -81,7 +81,7 @@ def _ratios(medians: dict[str, float], pairs: dict[str, tuple[str, str]]) -> dic
 
 SIZES = {"64 B": 64, "4 KiB": 4 * KIB, "64 KiB": 64 * KIB, "whole": 0}
 FRAMINGS = ["NDJSON", "SSE, agentscope format", "SSE, wire format (ids)",
-            "SSE, wire format, CRLF (general parser)", "MessagePack frames"]
+            "SSE, wire format, CRLF", "MessagePack frames"]
 
 
 @pytest.mark.benchmark(group="streaming: decode")

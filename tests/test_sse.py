@@ -108,6 +108,13 @@ def decode(data: bytes, **kwargs: Any) -> list[Any]:
     return items
 
 
+def general(decoder: SSEDecoder[Any]) -> SSEDecoder[Any]:
+    """``decoder`` made to read every byte with the general parser, the one
+    that follows the spec line by line: the reference for the fast paths."""
+    decoder._general = True
+    return decoder
+
+
 def test_multi_line_data_is_joined_with_lf() -> None:
     text = json.dumps(msgspec.json.decode(EV[0]), indent=2).encode()
     assert text.count(b"\n") > 3
@@ -171,6 +178,23 @@ def test_cr_at_chunk_end_is_one_line_end_with_the_lf_after_it() -> None:
         assert run(SSEDecoder(), [frame[:i], frame[i:]]) == (CATALOG[:1], None)
     # CR CR is a blank line: the frame ends there.
     assert decode(b"data: " + EV[0] + b"\r\rdata: " + EV[1] + b"\r\r") == CATALOG[:2]
+
+
+@pytest.mark.parametrize("ends", [
+    (b"\r\n", b"\r\n", b"\r\n", b"\r\n"),  # CRLF throughout
+    (b"\r\n", b"\r", b"\r", b"\r"),  # a blank line's CR without its LF, then CR alone
+    (b"\r", b"\r", b"\r\n", b"\r\n"),  # CR alone first, CRLF after
+    (b"\n", b"\r\n", b"\r\n", b"\n"),  # LF and CRLF mixed
+])
+def test_line_ends_mixed(ends: tuple[bytes, ...]) -> None:
+    """Each line end the spec allows, in any mix: both events, under any
+    cut, as the general parser reads them."""
+    stream = b"data: " + EV[0] + ends[0] + ends[1] + b"data: " + EV[1] + ends[2] + ends[3]
+    expected = run(general(SSEDecoder()), [stream])
+    assert expected == (CATALOG[:2], None)
+    assert run(SSEDecoder(), [stream[i:i + 1] for i in range(len(stream))]) == expected
+    for i in range(len(stream) + 1):
+        assert run(SSEDecoder(), [stream[:i], stream[i:]]) == expected
 
 
 def test_eof_rules() -> None:
@@ -238,8 +262,7 @@ damage = st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 3),
 def test_damaged_streams(mutations: list[tuple[int, int, bytes]], cuts: list[int], ids: bool, raw: bool,
                          unknown: str) -> None:
     """Same outcome under any chunking, and (when the damage added no CR)
-    with CRLF line ends, which take the general parser instead of the fast
-    path: the offsets move, the events and the index do not."""
+    with CRLF line ends: the offsets move, the events and the index do not."""
     data = bytearray(SSEEncoder(next_id=0 if ids else None).encode_batch(CATALOG[:8]))
     for pos, delete, insert in mutations:
         pos %= len(data) + 1
@@ -312,6 +335,32 @@ def test_token_streams(data: bytes, cuts: list[int], raw: bool, unknown: str, li
         raw_frames, error = run(SSEDecoder(raw=True), [data])
         assert error is None
         assert ([f.payload for f in raw_frames], first.last_event_id) == reference(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(tokens=sse_tokens, mutations=damage, crlf=st.booleans(), cuts=points, raw=st.booleans(),
+       limit=st.sampled_from([40, 300, 700]))
+def test_fast_paths_read_as_the_general_parser(tokens: bytes, mutations: list[tuple[int, int, bytes]], crlf: bool,
+                                               cuts: list[int], raw: bool, limit: int) -> None:
+    """Whatever path a region takes (LF or CRLF fast paths, or the general
+    parser), the events, the error with its offset and index, the last id and
+    the retry are what the general parser alone gives."""
+    data = bytearray(SSEEncoder(next_id=0).encode_batch(CATALOG[:6]))
+    if crlf:
+        data = bytearray(data.replace(b"\n", b"\r\n"))
+    for pos, delete, insert in mutations:
+        pos %= len(data) + 1
+        data[pos:pos + delete] = insert
+    stream = bytes(data) + tokens
+
+    def new() -> Any:
+        return SSEDecoder(raw=True, max_frame_bytes=limit) if raw else SSEDecoder(max_frame_bytes=limit)
+
+    fast, reference_decoder = new(), general(new())
+    outcome = run(fast, cut(stream, cuts))
+    assert outcome == run(reference_decoder, [stream])
+    if outcome[1] is None:
+        assert (fast.last_event_id, fast.retry) == (reference_decoder.last_event_id, reference_decoder.retry)
 
 
 # -- limits -----------------------------------------------------------------------------------
