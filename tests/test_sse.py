@@ -420,6 +420,21 @@ def test_big_buffer_in_one_feed(end: bytes, damage_at: float | None) -> None:
 
 
 @pytest.mark.parametrize("end", [b"\n", b"\r\n"])
+def test_empty_feeds_change_nothing(end: bytes) -> None:
+    """Empty chunks between the others, next to a frame exactly at the limit
+    that follows an extra blank line (whose line end is not the frame's)."""
+    frame = (b"data: " + EV[1] + b"\n").replace(b"\n", end)
+    stream = frame + end + end + frame + end
+    cuts = [0, len(frame) + len(end), len(frame) + len(end), len(frame) + len(end), len(stream) - 2 * len(end),
+            len(stream) - len(end), len(stream)]
+    chunks = [stream[a:b] for a, b in pairwise(cuts)]
+    assert b"" in chunks
+    expected = run(general(SSEDecoder(max_frame_bytes=len(frame))), [stream])
+    assert expected == (CATALOG[1:2] * 2, None)
+    assert run(SSEDecoder(max_frame_bytes=len(frame)), chunks) == expected
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r\n"])
 def test_linear_time_with_tiny_chunks(end: bytes) -> None:
     big = wire.DataBlockDeltaEvent(reply_id="r", block_id="b", media_type="x/y", data=b"\1" * 300_000)
     data = SSEEncoder().encode(big).replace(b"\n", end)

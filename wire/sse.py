@@ -184,10 +184,10 @@ class SSEDecoder(StreamDecoder[T]):
         # A closed or failed decoder replaces feed, so no state check here.
         if type(data) is not bytes:
             data = bytes(data)
-        if len(data) > WINDOW:
-            return self._feed_windows(data)
         # Membership of an int takes memchr: 9x faster than b"\r" on 64 bytes.
         if self._slow or 13 in data:
+            if len(data) > WINDOW:
+                return self._feed_windows(data)
             return self._run(self._feed_crlf if self._crlf else self._feed_general, data)
         parts = self._parts
         # Search only the new bytes: searching the whole buffer is quadratic
@@ -204,6 +204,8 @@ class SSEDecoder(StreamDecoder[T]):
                 self._room = room
                 parts.append(data)
                 return []
+        if len(data) > WINDOW:
+            return self._feed_windows(data)
         size = end + 2  # the bytes of data up to the last frame end
         if parts:
             parts.append(data[:size])
@@ -345,8 +347,10 @@ class SSEDecoder(StreamDecoder[T]):
         which is not part of it, so the exact size is taken here."""
         parts = self._parts
         size = self._max - self._room + len(data)
-        head = (b"".join(part[:2] for part in parts[:2]) + data[:2])[:2]
-        frame = size - (2 if head == b"\r\n" else head[:1] in (b"\n", b"\r"))
+        first = parts[0] if parts else data
+        if len(first) < 2 and parts:  # a CRLF cut after its CR, or an empty feed
+            first = (b"".join(parts) + data[:2])[:2]  # only when near the limit: once or twice
+        frame = size - (2 if first[:2] == b"\r\n" else first[:1] in (b"\n", b"\r"))
         if frame > self._max:
             raise FrameError(f"frame longer than max_frame_bytes ({self._max})",
                              offset=self._pos + size - frame, index=self._index)
