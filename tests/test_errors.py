@@ -101,14 +101,16 @@ def test_a_bad_event_names_the_path(data: str, path: str) -> None:
     assert isinstance(info.value.__cause__, msgspec.ValidationError)
 
 
-@pytest.mark.parametrize("data", [b"", b"nope", b'{"type":"USER_INTERRUPT","reply_id":"r"} x', b'{"type":',
-                                  b'{"type":"USER_INTERRUPT",,}'],
-                         ids=["empty", "not json", "trailing data", "truncated", "double comma"])
-def test_malformed_json_is_a_decode_error_without_a_path(data: bytes) -> None:
+@pytest.mark.parametrize(("data", "offset"), [
+    (b"", None), (b'{"type":x}', 8), (b'{"type":"USER_INTERRUPT","reply_id":"r"} x', 41),
+    (b'{"type":"USER_INTERRUPT","reply_id":"r"}{}', 40), (b'{"type":', None), (b'{"type":"USER_INTERRUPT",,}', 25)],
+    ids=["empty", "not json", "trailing data", "a second object", "truncated", "double comma"])
+def test_malformed_json_is_a_decode_error_without_a_path(data: bytes, offset: int | None) -> None:
+    """No path; the offset is the first wrong byte (None where the data ended too soon)."""
     with pytest.raises(wire.DecodeError) as info:
         wire.json.decode_event(data)
     assert info.value.path is None
-    assert info.value.offset is None or 0 <= info.value.offset <= len(data)
+    assert info.value.offset == offset
     assert type(info.value.__cause__) is msgspec.DecodeError
 
 
