@@ -208,6 +208,21 @@ def test_ndjson_decode_error_points_at_the_byte() -> None:
     assert info.value.offset == len(GOOD) + 1 + data[len(GOOD) + 1:].index(b"x")
 
 
+@pytest.mark.parametrize("sep", [b" ", b"", b"\n\n", b"\r\n"])
+def test_one_event_per_line_in_a_stream_any_whitespace_in_decode_events(sep: bytes) -> None:
+    """As documented: decode_events reads what decode_lines reads; the stream
+    decoder holds a line to one whole event, however the bytes are cut."""
+    a, b = (wire.json.encode(e) for e in CATALOG[:2])
+    one_line = a + sep + b + b"\n"
+    spread = a[:-1] + b"\n" + a[-1:] + b"\n"  # the closing brace on a line of its own
+    assert wire.json.decode_events(one_line) == CATALOG[:2]
+    assert wire.json.decode_events(spread) == CATALOG[:1]
+    if b"\n" not in sep:
+        assert run(NDJSONDecoder(), [one_line])[1] == ("DecodeError", len(a) + len(sep), 0)
+    for i in range(len(spread) + 1):  # the first line is cut short: its first byte is where
+        assert run(NDJSONDecoder(), [spread[:i], spread[i:]]) == ([], ("DecodeError", 0, 0))
+
+
 def test_ndjson_truncated_last_line() -> None:
     decoder = NDJSONDecoder()
     assert decoder.feed(GOOD + b"\n" + GOOD[:-5]) == [CATALOG[0]]

@@ -59,10 +59,11 @@ T = TypeVar("T")
 # A decoder's states, compared by identity on every feed.
 OPEN, CLOSED, FAILED = "open", "closed", "failed"
 
-# The most a line decoder splits in one go. Splitting megabytes at once puts
-# every line in new memory: feeding the 7.2 MB benchmark stream whole took
-# 1.5x as long as feeding it in 4 KiB chunks, whose lines reuse the memory the
-# previous chunk's lines freed. Windows of 64 KiB keep that reuse.
+# The most a line decoder splits in one go. A buffer of megabytes split at
+# once holds a copy of every line, and a list of them, before the first is
+# decoded; in 64 KiB windows the copies of one window are freed before the
+# next is cut. Fed the 7.5 MB SSE benchmark stream in one call, SSEDecoder
+# took 22 ms in windows against 27 ms without; NDJSON took the same either way.
 WINDOW = 64 * 1024
 
 

@@ -29,8 +29,8 @@ arriving in tiny chunks stays linear); a chunk with newlines is split once and
 every complete line decoded in one C-level ``map`` over msgspec's decoder, with
 no Python code per event. Only a chunk holding something wrong (a blank line,
 a bad or unknown event) is decoded again line by line to say exactly where.
-A buffer longer than 64 KiB is taken in 64 KiB windows, so that the lines of
-each reuse the memory of the last (``wire._streaming.WINDOW``).
+A buffer longer than 64 KiB is taken in 64 KiB windows, so that the copies
+of its lines are not all alive at once (``wire._streaming.WINDOW``).
 
 Why not one ``decode_lines`` over each chunk's complete lines (the batch
 splitter of msgspec-findings §3, about 1.25x faster on the benchmark reply):

@@ -49,6 +49,12 @@ def encode_events(events: Iterable[AgentEvent | UnknownEvent]) -> bytes:
 def decode_events(ndjson: bytes | bytearray | memoryview | str) -> list[AgentEvent]:
     """Every event of an NDJSON buffer (blank lines are skipped).
 
+    One msgspec ``decode_lines`` call, which reads events separated by any
+    JSON whitespace: two events on one line, or one spread over several,
+    are read too. :class:`~wire.framing.NDJSONDecoder` holds a stream to
+    exactly one event per line (a stream must decode the same however it
+    is cut) at about 1.6x the cost.
+
     On bad input raises :class:`~wire.errors.DecodeError` whose ``index`` is
     the bad line, ``offset`` the byte of the buffer where the problem is (the
     line's first byte, or the exact byte of malformed JSON) and ``events`` the
