@@ -20,7 +20,7 @@ work the same on asyncio and trio.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 import anyio
@@ -114,6 +114,18 @@ class EventReceiveStream(ObjectReceiveStream[T], Generic[T]):
         return self.transport.extra_attributes
 
 
+def _items_then_error(step: Callable[..., list[T]], *args: Any) -> Iterator[T]:
+    """The items of one decoder step; if it fails, the items its error
+    carries (taken out of it, so that nobody gets them twice), then the error."""
+    try:
+        items = step(*args)
+    except RemoteProtocolError as exc:
+        items, exc.events = exc.events, []
+        yield from items
+        raise
+    yield from items
+
+
 async def iter_events(chunks: AsyncIterable[bytes], decoder: StreamDecoder[T]) -> AsyncIterator[T]:
     """The items ``decoder`` reads from an async iterable of byte chunks,
     then EOF (``decoder.close()``). For sources that are not anyio streams,
@@ -126,23 +138,9 @@ async def iter_events(chunks: AsyncIterable[bytes], decoder: StreamDecoder[T]) -
     iterator = aiter(chunks)
     try:
         async for chunk in iterator:
-            try:
-                items = decoder.feed(chunk)
-            except RemoteProtocolError as exc:
-                for item in exc.events:
-                    yield item
-                exc.events = []
-                raise
-            for item in items:
+            for item in _items_then_error(decoder.feed, chunk):
                 yield item
-        try:
-            items = decoder.close()
-        except RemoteProtocolError as exc:
-            for item in exc.events:
-                yield item
-            exc.events = []
-            raise
-        for item in items:
+        for item in _items_then_error(decoder.close):
             yield item
     finally:
         aclose = getattr(iterator, "aclose", None)

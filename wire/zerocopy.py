@@ -35,11 +35,12 @@ from __future__ import annotations
 
 import functools
 import operator
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import msgspec
 from msgspec import Struct, field
 
+from wire._codec import DECODE_ERRORS
 from wire.clock import new_id, now
 from wire.errors import decode_error_from_msgspec
 from wire.events import AgentEvent, DataBlockDeltaEvent, EventType, ToolResultDataDeltaEvent, _check_data_or_url
@@ -51,6 +52,14 @@ __all__ = ("DataBlockDeltaView", "DataChunkView", "ToolResultDataDeltaView", "ap
 # These mirror DataBlockDeltaEvent and ToolResultDataDeltaEvent field for field
 # (names, order, defaults: tests/test_zerocopy.py checks it), so that they
 # accept and reject exactly what the events do; only ``data`` differs.
+
+
+_E = TypeVar("_E", DataBlockDeltaEvent, ToolResultDataDeltaEvent)
+
+
+def _with_data(view: Struct, event_cls: type[_E], data: bytes | None) -> _E:
+    """The event ``view`` mirrors, with every field as in ``view`` but ``data``."""
+    return event_cls(**{**msgspec.structs.asdict(view), "data": data})
 
 
 class DataBlockDeltaView(Struct, tag="DATA_BLOCK_DELTA", tag_field="type", kw_only=True,
@@ -77,20 +86,14 @@ class DataBlockDeltaView(Struct, tag="DATA_BLOCK_DELTA", tag_field="type", kw_on
     def to_event(self) -> DataBlockDeltaEvent:
         """The ordinary event, its data copied into ``bytes`` (one copy; the
         frame is no longer pinned by it)."""
-        return DataBlockDeltaEvent(
-            id=self.id, created_at=self.created_at, metadata=self.metadata, reply_id=self.reply_id,
-            block_id=self.block_id, media_type=self.media_type,
-            data=None if self.data is None else bytes(self.data), url=self.url)
+        return _with_data(self, DataBlockDeltaEvent, None if self.data is None else bytes(self.data))
 
     def _reducer_event(self) -> DataBlockDeltaEvent:
         # The reducer only appends a DATA_BLOCK_DELTA's data to the block's
         # pending parts, and ``b"".join`` takes any buffer: the view can go in
         # as it is, and the join on read is its one copy. Typed as bytes for
         # that reason only; this event never leaves append_event.
-        return DataBlockDeltaEvent(
-            id=self.id, created_at=self.created_at, metadata=self.metadata, reply_id=self.reply_id,
-            block_id=self.block_id, media_type=self.media_type,
-            data=cast(bytes | None, self.data), url=self.url)
+        return _with_data(self, DataBlockDeltaEvent, cast(bytes | None, self.data))
 
 
 class ToolResultDataDeltaView(Struct, tag="TOOL_RESULT_DATA_DELTA", tag_field="type", kw_only=True,
@@ -116,18 +119,12 @@ class ToolResultDataDeltaView(Struct, tag="TOOL_RESULT_DATA_DELTA", tag_field="t
 
     def to_event(self) -> ToolResultDataDeltaEvent:
         """The ordinary event, its data copied into ``bytes``."""
-        return ToolResultDataDeltaEvent(
-            id=self.id, created_at=self.created_at, metadata=self.metadata, reply_id=self.reply_id,
-            tool_call_id=self.tool_call_id, block_id=self.block_id, media_type=self.media_type,
-            data=None if self.data is None else bytes(self.data), url=self.url)
+        return _with_data(self, ToolResultDataDeltaEvent, None if self.data is None else bytes(self.data))
 
     def _reducer_event(self) -> ToolResultDataDeltaEvent:
         # As for DataBlockDeltaView: the reducer only appends the chunk to the
         # pending parts of the block's source, so the view goes in as it is.
-        return ToolResultDataDeltaEvent(
-            id=self.id, created_at=self.created_at, metadata=self.metadata, reply_id=self.reply_id,
-            tool_call_id=self.tool_call_id, block_id=self.block_id, media_type=self.media_type,
-            data=cast(bytes | None, self.data), url=self.url)
+        return _with_data(self, ToolResultDataDeltaEvent, cast(bytes | None, self.data))
 
 
 DataChunkView = DataBlockDeltaView | ToolResultDataDeltaView
@@ -147,7 +144,7 @@ def decode_event(frame: bytes | bytearray | memoryview) -> AgentEvent | DataChun
     with the same path and message as ``wire.msgpack.decode_event``."""
     try:
         return _decoder.decode(frame)
-    except (msgspec.DecodeError, UnicodeDecodeError) as exc:  # msgspec's error for bad UTF-8
+    except DECODE_ERRORS as exc:
         raise decode_error_from_msgspec(exc) from exc
 
 
