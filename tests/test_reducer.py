@@ -4,9 +4,11 @@ checkpoint-then-resume at every split point."""
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -357,3 +359,89 @@ def test_two_confirm_results_for_one_call_apply_in_order() -> None:
     msg = initial_msg().extend_events([CALL, ASK_C, wire.UserConfirmResultEvent(confirm_results=results, **S)])
     assert msg.content[0].state == "allowed"  # type: ignore[union-attr]  # the second saw "allowed"
     assert [a.kind for a in msg.anomalies] == ["not_asking"]
+
+
+# -- nothing half-written, nothing shared ------------------------------------------------------
+
+
+def growing_msg() -> wire.Msg:
+    """A Msg mid-reply: a text block, a tool call and a data block, all open."""
+    msg = wire.AssistantMsg(name="a", content=[], id="r", created_at="t")
+    msg.extend_events([
+        wire.TextBlockStartEvent(reply_id="r", block_id="t"),
+        wire.TextBlockDeltaEvent(reply_id="r", block_id="t", delta="Hel"),
+        wire.TextBlockDeltaEvent(reply_id="r", block_id="t", delta="lo"),
+        wire.ToolCallStartEvent(reply_id="r", tool_call_id="c", tool_call_name="f"),
+        wire.ToolCallDeltaEvent(reply_id="r", tool_call_id="c", delta='{"a":'),
+        wire.DataBlockStartEvent(reply_id="r", block_id="d", media_type="image/png"),
+        wire.DataBlockDeltaEvent(reply_id="r", block_id="d", media_type="image/png", data=b"\x89P"),
+    ])
+    msg.append_event(wire.ToolCallDeltaEvent(reply_id="r", tool_call_id="c", delta=" 1}"))
+    msg.append_event(wire.DataBlockDeltaEvent(reply_id="r", block_id="d", media_type="image/png", data=b"NG"))
+    return msg
+
+
+def test_a_msg_mid_stream_is_whole_to_msgspec_and_copies() -> None:
+    msg = growing_msg()
+    text, call, data = msg.content
+    assert copy.copy(text).text == "Hello"  # type: ignore[union-attr]
+    assert msgspec.structs.asdict(call)["input"] == '{"a": 1}'
+    assert copy.deepcopy(data).source.data == b"\x89PNG"  # type: ignore[union-attr]
+    bare = json.loads(msgspec.json.encode(msg))
+    assert bare == json.loads(wire.json.encode(msg))
+    assert [bare["content"][0]["text"], bare["content"][1]["input"]] == ["Hello", '{"a": 1}']
+
+
+def test_what_a_reader_took_never_changes_under_them() -> None:
+    msg = growing_msg()
+    text, call, data = msg.content
+    held_text, held_input, held_data = text.text, call.input, data.source.data  # type: ignore[union-attr]
+    snapshot = copy.copy(data.source)  # type: ignore[union-attr]
+    msg.extend_events([
+        wire.TextBlockDeltaEvent(reply_id="r", block_id="t", delta="!"),
+        wire.ToolCallDeltaEvent(reply_id="r", tool_call_id="c", delta=" "),
+        wire.DataBlockDeltaEvent(reply_id="r", block_id="d", media_type="image/png", data=b"..."),
+    ])
+    assert (held_text, held_input, bytes(held_data)) == ("Hello", '{"a": 1}', b"\x89PNG")
+    assert snapshot.data == b"\x89PNG"
+    assert (text.text, call.input, data.source.data) == ("Hello!", '{"a": 1} ', b"\x89PNG...")  # type: ignore[union-attr]
+
+
+def test_data_is_bytes_once_its_block_ends() -> None:
+    msg = growing_msg()
+    source = msg.content[2].source  # type: ignore[union-attr]
+    msg.append_event(wire.DataBlockEndEvent(reply_id="r", block_id="d"))
+    assert type(source.data) is bytes
+    assert source.data == b"\x89PNG"
+
+
+def test_the_reducer_never_changes_an_event() -> None:
+    """An EXTERNAL_EXECUTION_RESULT's outputs join the Msg as copies down to
+    their sources: later chunks for the same data block grow the Msg's copy."""
+    result = wire.ToolResultBlock(id="c", name="f", output=[
+        wire.DataBlock(id="d", source=wire.Base64Source(data=b"ab", media_type="m"))])
+    events: list[wire.AgentEvent] = [
+        wire.ExternalExecutionResultEvent(reply_id="r", execution_results=[result]),
+        wire.ToolResultDataDeltaEvent(reply_id="r", tool_call_id="c", block_id="d", media_type="m", data=b"cd"),
+    ]
+    before = wire.json.encode(events[0])
+    msgs = [wire.AssistantMsg(name="a", content=[], id="r", created_at="t") for _ in range(2)]
+    for msg in msgs:
+        msg.extend_events(events)
+    assert wire.json.encode(events[0]) == before
+    assert msgs[0] == msgs[1]
+    assert msgs[0].content[0].output[0].source.data == b"abcd"  # type: ignore[union-attr]
+
+
+def test_a_failing_batch_still_joins_the_deltas_before_it() -> None:
+    msg = wire.AssistantMsg(name="a", content=[], id="r", created_at="t")
+    events: list[wire.AgentEvent] = [
+        wire.TextBlockStartEvent(reply_id="r", block_id="t"),
+        wire.TextBlockDeltaEvent(reply_id="r", block_id="t", delta="a"),
+        wire.TextBlockDeltaEvent(reply_id="r", block_id="t", delta="b"),
+        wire.TextBlockDeltaEvent(reply_id="r", block_id="t", delta="c"),
+        wire.TextBlockDeltaEvent(reply_id="r", block_id="nope", delta="x"),
+    ]
+    with pytest.raises(wire.StreamOrderError):
+        msg.extend_events(events, strict=True)
+    assert msg.content[0].text == "abc"  # type: ignore[union-attr]

@@ -1,16 +1,16 @@
 """Zero-copy data chunks (wire.zerocopy): views decode and reduce exactly as
-bytes do, and a 64 KiB chunk is copied once on its way from the MessagePack
-frame to the reducer's buffer, counted here.
+bytes do, and the copies of a 64 KiB chunk on its way from the MessagePack
+frame to the finished block are counted here.
 
 How copies are counted. Every copy of a chunk in this path allocates a new
-buffer of the chunk's size (msgspec's ``bytes`` out of the frame, ``b"".join``
-and ``+`` in the reducer's settle), so each stage (decode, append, first read)
-runs under tracemalloc and its peak of traced memory, divided by the payload's
-size, counts the copies alive at once. Within a stage nothing is freed before
-the stage ends (decoded events are kept, a join's parts are alive while it
-runs), so the peak is the sum; the per-stage overhead (a few Structs) is under
-1 % of a chunk. Identity checks back it: a view's ``.obj`` is the frame, and
-the frame's refcount shows who still holds it.
+buffer of the chunk's size (msgspec's ``bytes`` out of the frame, the block's
+growing bytearray, the ``bytes`` it becomes at the block's END), so each stage
+(decode, append, END, read) runs under tracemalloc and its peak of traced
+memory, divided by the payload's size, counts the copies alive at once.
+Within a stage nothing is freed before the stage ends, so the peak is the sum;
+the per-stage overhead (a few Structs) is under 1 % of a chunk. Identity
+checks back it: a view's ``.obj`` is the frame, and the frame's refcount shows
+who still holds it.
 """
 
 from __future__ import annotations
@@ -228,62 +228,60 @@ def append_all(msg: wire.Msg, decoded: list[Any]) -> None:
         zerocopy.append_event(msg, d)
 
 
-def count_copies(decode: Callable[[bytes], Any], n: int, *, tool: bool = False) -> tuple[float, float, float]:
+def end_event(tool: bool) -> AgentEvent:
+    if tool:
+        return wire.ToolResultEndEvent(reply_id="r", tool_call_id="c", state=wire.ToolResultState.SUCCESS)
+    return wire.DataBlockEndEvent(reply_id="r", block_id="b")
+
+
+def count_copies(decode: Callable[[bytes], Any], n: int, *,
+                 tool: bool = False) -> tuple[float, float, float, float]:
     """Copies of the payload made by each stage: decode the frames, append
-    the events, read the block's data."""
+    the events, end the block, read the block's data."""
     payload, frames = data_frames(n, tool=tool)
     msg = started_msg()
     decoded, at_decode = stage(lambda: [decode(f) for f in frames])
     _, at_append = stage(functools.partial(append_all, msg, decoded))
     del decoded  # the Msg holds what it needs
+    _, at_end = stage(lambda: msg.append_event(end_event(tool)))
     data, at_read = stage(lambda: read_data(msg, tool))
+    assert type(data) is bytes
     assert data == payload
-    return at_decode / len(payload), at_append / len(payload), at_read / len(payload)
+    return tuple(stage / len(payload) for stage in (at_decode, at_append, at_end, at_read))  # type: ignore[return-value]
 
 
 COUNTS = {
-    # (decoder, chunks, tool result?) -> copies per stage (decode, append, read)
-    "views, 4 data chunks": (zerocopy.decode_event, 4, False, (0, 0, 1)),
-    "views, 1 data chunk": (zerocopy.decode_event, 1, False, (0, 0, 1)),
-    # Decoding to bytes copies once more; a lone chunk escapes the second copy
-    # only because b"".join([x]) and b"" + x hand back x itself (CPython).
-    "bytes, 4 data chunks": (wire.msgpack.decode_event, 4, False, (1, 0, 1)),
-    "bytes, 1 data chunk": (wire.msgpack.decode_event, 1, False, (1, 0, 0)),
-    # Tool results take the same path: every chunk is a pending part.
-    "views, 4 tool-result chunks": (zerocopy.decode_event, 4, True, (0, 0, 1)),
-    "bytes, 4 tool-result chunks": (wire.msgpack.decode_event, 4, True, (1, 0, 1)),
+    # (decoder, chunks, tool result?) -> copies per stage (decode, append, END, read):
+    # views are copied into the block's buffer as they are appended, which
+    # becomes bytes once, at END; reading copies nothing.
+    "views, 4 data chunks": (zerocopy.decode_event, 4, False, (0, 1, 1, 0)),
+    "views, 1 data chunk": (zerocopy.decode_event, 1, False, (0, 1, 1, 0)),
+    # Decoding to bytes copies once more.
+    "bytes, 4 data chunks": (wire.msgpack.decode_event, 4, False, (1, 1, 1, 0)),
+    "bytes, 1 data chunk": (wire.msgpack.decode_event, 1, False, (1, 1, 1, 0)),
+    # Tool results take the same path, and end with the result.
+    "views, 4 tool-result chunks": (zerocopy.decode_event, 4, True, (0, 1, 1, 0)),
+    "bytes, 4 tool-result chunks": (wire.msgpack.decode_event, 4, True, (1, 1, 1, 0)),
 }
 
 
 @pytest.mark.parametrize("name", list(COUNTS))
-def test_copies_from_frame_to_the_reducers_buffer(name: str) -> None:
+def test_copies_from_frame_to_the_finished_block(name: str) -> None:
     decode, n, tool, expected = COUNTS[name]
     measured = count_copies(decode, n, tool=tool)
     assert measured == pytest.approx(expected, abs=0.05), measured
 
 
-def test_a_data_chunk_takes_one_copy() -> None:
-    """The target of issue #7: no copy but the one into the reducer's buffer."""
-    assert sum(count_copies(zerocopy.decode_event, 4)) == pytest.approx(1, abs=0.05)
-
-
-def test_tool_result_chunks_take_one_copy() -> None:
-    payload, frames = data_frames(4, tool=True)
-    msg = started_msg()
-    for frame in frames:
-        view: Any = zerocopy.decode_event(frame)
-        msg.append_event(ToolResultDataDeltaEvent(
-            reply_id="r", tool_call_id="c", block_id=view.block_id, media_type=view.media_type, data=view.data))
-    data, at_read = stage(lambda: read_data(msg, tool=True))
-    assert type(data) is bytes
-    assert data == payload
-    assert at_read / len(payload) == pytest.approx(1, abs=0.05)
+def test_views_save_the_decode_copy() -> None:
+    by_view = sum(count_copies(zerocopy.decode_event, 4))
+    by_bytes = sum(count_copies(wire.msgpack.decode_event, 4))
+    assert by_bytes - by_view == pytest.approx(1, abs=0.05)
 
 
 # -- what a view pins --------------------------------------------------------------------------
 
 
-def test_views_pin_their_frames_until_the_data_is_read() -> None:
+def test_views_pin_their_frames_until_appended() -> None:
     payload, frames = data_frames(3)
     held = [sys.getrefcount(f) for f in frames]
     msg = started_msg()
@@ -292,27 +290,23 @@ def test_views_pin_their_frames_until_the_data_is_read() -> None:
     for view in views:
         zerocopy.append_event(msg, view)
     del views, view
-    assert [sys.getrefcount(f) for f in frames] == [h + 1 for h in held]  # now pending in the Msg
-    assert read_data(msg, tool=False) == payload  # the join copies and lets go
-    assert [sys.getrefcount(f) for f in frames] == held
+    assert [sys.getrefcount(f) for f in frames] == held  # the block copied them
+    assert read_data(msg, tool=False) == payload
 
 
-def test_a_pinned_bytearray_cannot_be_resized_and_can_be_overwritten() -> None:
+def test_a_receive_buffer_is_free_again_once_appended() -> None:
     _, (frame_bytes,) = data_frames(1)
     frame = bytearray(frame_bytes)
     msg = started_msg()
-    zerocopy.append_event(msg, zerocopy.decode_event(frame))
+    view: Any = zerocopy.decode_event(frame)
     with pytest.raises(BufferError, match="Existing exports"):
-        frame += b"next frame"
-    with pytest.raises(BufferError):
-        del frame[:4]
-    frame[-1] ^= 0xFF  # same size: allowed, and it changes the pending chunk
+        frame += b"next frame"  # the view pins it
+    zerocopy.append_event(msg, view)
+    del view
+    frame[-1] ^= 0xFF
+    frame += b"next frame"  # released: the block holds its own copy
     data = read_data(msg, tool=False)
-    assert data[-1] == frame[-1]
-    assert data == bytes(frame[-CHUNK:])
-    frame += b"next frame"  # released by the read
-    frame[-11] ^= 0xFF  # the chunk's last byte again
-    assert data[-1] != frame[-11]  # the block's data is its own copy now
+    assert data == bytes(frame_bytes[-CHUNK:])
 
 
 def test_a_detached_view_pins_nothing() -> None:

@@ -15,7 +15,7 @@ from typing import Any, Protocol, TypeVar
 
 import msgspec
 
-from wire.blocks import ThinkingBlock, settle
+from wire.blocks import ThinkingBlock
 from wire.errors import EncodeError, decode_error_from_msgspec
 from wire.events import AgentEvent, UnknownEvent
 from wire.messages import Msg
@@ -27,8 +27,7 @@ T = TypeVar("T", covariant=True)
 DECODE_ERRORS = (msgspec.DecodeError, UnicodeDecodeError, RecursionError)
 
 _THINKING_FIELDS = frozenset(ThinkingBlock.__struct_fields__) | {"type"}
-# Events are frozen and join any growing block they carry when made, so they
-# go to msgspec as they are (settling costs more than encoding a small event).
+# Events go to msgspec as they are (no ThinkingBlock provider keys to restore).
 _EVENT_TYPES = frozenset(AgentEvent.__args__)
 
 
@@ -58,7 +57,7 @@ class Codec:
         """Encode an event, a Msg, a block or any wire object. An UnknownEvent
         is written as the bytes it was read from."""
         try:
-            if type(obj) in _EVENT_TYPES:  # the hot path: events never grow
+            if type(obj) in _EVENT_TYPES:  # the hot path
                 return self._encode(obj)
             return self._encode(self._prepared(obj))
         except ENCODE_ERRORS as exc:
@@ -66,17 +65,16 @@ class Codec:
 
     def encode_many(self, events: list[Any], encode: Callable[[list[Any]], bytes]) -> bytes:
         """``encode`` (a batch method of the encoder) over events, with
-        errors translated; events are frozen and need no settling."""
+        errors translated."""
         try:
             return encode(events)
         except ENCODE_ERRORS as exc:
             raise encode_error(events, exc) from exc
 
     def _prepared(self, obj: Any) -> Any:
-        """What msgspec must see: growing blocks joined, and ThinkingBlocks'
-        provider keys (which no Struct field holds) written after the fields."""
+        """What msgspec must see: ThinkingBlocks' provider keys (which no
+        Struct field holds) written after the fields."""
         if type(obj) is Msg:
-            obj.settle()
             if any(type(b) is ThinkingBlock and vars(b) for b in obj.content):
                 out: dict[str, Any] = msgspec.to_builtins(obj, builtin_types=self._builtin_types)
                 for block, item in zip(obj.content, out["content"], strict=True):
@@ -84,10 +82,7 @@ class Codec:
                         item.update(vars(block))
                 return out
         elif type(obj) is ThinkingBlock and vars(obj):
-            settle(obj)
             return {**msgspec.to_builtins(obj, builtin_types=self._builtin_types), **vars(obj)}
-        else:
-            settle(obj)
         return obj
 
     def decode_event(self, buf: Any) -> AgentEvent:
@@ -113,8 +108,8 @@ class Codec:
             if type(block) is ThinkingBlock:
                 for key, value in self._dict.decode(item).items():
                     if key not in _THINKING_FIELDS:
-                        # Into __dict__, not setattr: a key such as "_pending"
-                        # or "__class__" must stay data, as agentscope keeps it.
+                        # Into __dict__, not setattr: a key such as "__class__"
+                        # must stay data, as agentscope keeps it.
                         vars(block)[key] = value
 
 

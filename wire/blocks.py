@@ -10,19 +10,16 @@ Binary data is ``bytes`` in memory: standard padded base64 in JSON (exactly
 what agentscope writes) and a MessagePack ``bin`` with no base64 at all.
 
 Streamed fields. The reducer grows ``TextBlock.text``, ``ThinkingBlock.thinking``,
-``ToolCallBlock.input`` and ``Base64Source.data`` one delta at a time. Growing
-a str attribute with ``+=`` copies the whole string on every delta, which is
-quadratic (seconds at 30k deltas, see msgspec-findings §2). These fields are
-therefore properties over msgspec's slot: the reducer appends parts to a
-private list, and the first read joins them into the slot, so reading every
-delta or every 100th stays correct and appending stays O(1).
+``ToolCallBlock.input`` and ``Base64Source.data`` one delta at a time; how it
+does so in linear time without ever leaving a block half-written is
+``wire.reducer``'s business. Here they are plain fields: what msgspec encodes,
+copies and compares is always the whole value.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, TypeAlias
 
 from msgspec import Struct, field
 
@@ -71,13 +68,6 @@ class PermissionBehavior(enum.StrEnum):
     PASSTHROUGH = "passthrough"
 
 
-class _Streamed:
-    """Mixin: a slot holding parts appended by the reducer and not yet joined."""
-
-    __slots__ = ("_pending",)
-    _pending: list[Any]
-
-
 class _Tagged(Struct, tag_field="type", kw_only=True, omit_defaults=True):
     """Shared config of blocks and sources. Not frozen: the reducer updates
     blocks in place, as agentscope's ``append_event`` does."""
@@ -89,8 +79,10 @@ class _Tagged(Struct, tag_field="type", kw_only=True, omit_defaults=True):
         return type(self).__struct_config__.tag  # type: ignore[return-value]
 
 
-class Base64Source(_Tagged, _Streamed, tag="base64", kw_only=True):
-    """Inline binary data; ``data`` is the decoded bytes."""
+class Base64Source(_Tagged, tag="base64", kw_only=True):
+    """Inline binary data; ``data`` is the decoded bytes. While the reducer
+    is still growing an open data block, ``data`` is a ``bytearray`` (encoded
+    exactly as bytes); it becomes ``bytes`` at the block's END."""
 
     data: bytes
     media_type: str
@@ -111,14 +103,14 @@ class URLSource(_Tagged, tag="url", kw_only=True):
 DataSource: TypeAlias = Base64Source | URLSource
 
 
-class TextBlock(_Tagged, _Streamed, tag="text", kw_only=True):
+class TextBlock(_Tagged, tag="text", kw_only=True):
     text: str
     id: str = field(default_factory=new_id)
     created_at: str = field(default_factory=now)
     finished_at: str | None = None
 
 
-class ThinkingBlock(_Tagged, _Streamed, tag="thinking", kw_only=True, dict=True):
+class ThinkingBlock(_Tagged, tag="thinking", kw_only=True, dict=True):
     """A model's reasoning. Provider keys that agentscope keeps beside the
     fields (Anthropic's ``signature``, ``redacted_thinking_data``) are kept as
     attributes: ``block.signature``, all of them in ``vars(block)``; they are
@@ -159,7 +151,7 @@ class PermissionRule(Struct, kw_only=True):
     source: str
 
 
-class ToolCallBlock(_Tagged, _Streamed, tag="tool_call", kw_only=True):
+class ToolCallBlock(_Tagged, tag="tool_call", kw_only=True):
     """A tool call; ``id`` comes from the model provider and ``input`` is the
     raw JSON text of the arguments, streamed in fragments."""
 
@@ -188,63 +180,6 @@ ContentBlock: TypeAlias = (
     TextBlock | ThinkingBlock | HintBlock | DataBlock | ToolCallBlock | ToolResultBlock
 )
 
-_S = TypeVar("_S", bound=Struct)
-
-
-def _stream_field(cls: type[_S], name: str, join: Callable[[list[Any]], Any]) -> None:
-    """Turn field ``name`` of ``cls`` into a property over its msgspec slot that
-    first joins the parts the reducer appended (see the module docstring).
-
-    msgspec reads and writes the slot directly when encoding, decoding and
-    comparing, so ``settle`` must run before those see a block that is still
-    growing; wire's encoders and ``==`` do that."""
-    slot = cls.__dict__[name]
-
-    def settle(self: Any) -> None:
-        pending = getattr(self, "_pending", None)
-        if pending:
-            slot.__set__(self, slot.__get__(self, cls) + join(pending))
-            pending.clear()
-
-    def get(self: Any) -> Any:
-        settle(self)
-        return slot.__get__(self, cls)
-
-    def set_(self: Any, value: Any) -> None:
-        pending = getattr(self, "_pending", None)
-        if pending:
-            pending.clear()
-        slot.__set__(self, value)
-
-    struct_eq = cls.__eq__
-    struct_repr = cls.__repr__
-
-    def eq(self: Any, other: object) -> Any:
-        settle(self)
-        if type(other) is cls:
-            settle(other)
-        return struct_eq(self, other)
-
-    def ne(self: Any, other: object) -> Any:
-        result = eq(self, other)
-        return result if result is NotImplemented else not result
-
-    def repr_(self: Any) -> str:
-        settle(self)
-        return struct_repr(self)
-
-    setattr(cls, name, property(get, set_, doc=f"The block's {name}, joined on read."))
-    cls.__eq__ = eq  # type: ignore[method-assign]
-    cls.__ne__ = ne  # type: ignore[method-assign]
-    cls.__repr__ = repr_  # type: ignore[method-assign]
-    cls._settle = settle  # type: ignore[attr-defined]
-
-
-_stream_field(TextBlock, "text", "".join)
-_stream_field(ThinkingBlock, "thinking", "".join)
-_stream_field(ToolCallBlock, "input", "".join)
-_stream_field(Base64Source, "data", b"".join)
-
 # ThinkingBlock's provider keys live in the instance __dict__, which msgspec's
 # __eq__ does not see; compare them too, so a decoded block with a signature
 # differs from one without.
@@ -265,15 +200,3 @@ def _thinking_block_ne(self: object, other: object) -> Any:
 
 ThinkingBlock.__eq__ = _thinking_block_eq  # type: ignore[method-assign]
 ThinkingBlock.__ne__ = _thinking_block_ne  # type: ignore[method-assign]
-
-
-def settle(obj: object) -> None:
-    """Join the pending parts of a growing block so that msgspec (which reads
-    slots directly) sees its whole value. A no-op for anything else."""
-    s = getattr(type(obj), "_settle", None)
-    if s is not None:
-        s(obj)
-    if isinstance(obj, DataBlock):
-        settle(obj.source)
-
-

@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Literal, TypeAlias
 
 from msgspec import Struct, field
 
-from wire.blocks import DataBlock, PermissionRule, TextBlock, ToolCallBlock, ToolResultBlock, ToolResultState, settle
+from wire.blocks import DataBlock, PermissionRule, TextBlock, ToolCallBlock, ToolResultBlock, ToolResultState
 from wire.clock import new_id, now
 
 __all__ = (
@@ -208,14 +208,6 @@ class TextBlockEndEvent(_Event, tag="TEXT_BLOCK_END", kw_only=True, frozen=True)
     text: str | None = None
 
 
-def _settle_all(blocks: list[Any]) -> None:
-    """Join the parts of blocks that a Msg is still growing (an agent emits
-    REQUIRE_USER_CONFIRM with the Msg's own ToolCallBlocks): an event is a
-    snapshot, and msgspec writes the blocks' stored fields as they are."""
-    for block in blocks:
-        settle(block)
-
-
 def _check_data_or_url(data: object, url: str | None) -> None:
     if (data is None) == (url is None):
         raise ValueError("Exactly one of `data` or `url` must be provided.")
@@ -267,10 +259,6 @@ class HintBlockEvent(_Event, tag="HINT_BLOCK", kw_only=True, frozen=True):
     block_id: str
     source: str | None = None
     hint: str | list[TextBlock | DataBlock]
-
-    def __post_init__(self) -> None:
-        if isinstance(self.hint, list):
-            _settle_all(self.hint)
 
 
 class ToolCallStartEvent(_Event, tag="TOOL_CALL_START", kw_only=True, frozen=True):
@@ -339,24 +327,15 @@ class RequireUserConfirmEvent(_Event, tag="REQUIRE_USER_CONFIRM", kw_only=True, 
     reply_id: str
     tool_calls: list[ToolCallBlock]
 
-    def __post_init__(self) -> None:
-        _settle_all(self.tool_calls)
-
 
 class RequireExternalExecutionEvent(_Event, tag="REQUIRE_EXTERNAL_EXECUTION", kw_only=True, frozen=True):
     reply_id: str
     tool_calls: list[ToolCallBlock]
 
-    def __post_init__(self) -> None:
-        _settle_all(self.tool_calls)
-
 
 class UserConfirmResultEvent(_Event, tag="USER_CONFIRM_RESULT", kw_only=True, frozen=True):
     reply_id: str
     confirm_results: list[ConfirmResult]
-
-    def __post_init__(self) -> None:
-        _settle_all([result.tool_call for result in self.confirm_results])
 
 
 class UserInterruptEvent(_Event, tag="USER_INTERRUPT", kw_only=True, frozen=True):
@@ -366,11 +345,6 @@ class UserInterruptEvent(_Event, tag="USER_INTERRUPT", kw_only=True, frozen=True
 class ExternalExecutionResultEvent(_Event, tag="EXTERNAL_EXECUTION_RESULT", kw_only=True, frozen=True):
     reply_id: str
     execution_results: list[ToolResultBlock]
-
-    def __post_init__(self) -> None:
-        for result in self.execution_results:
-            if isinstance(result.output, list):
-                _settle_all(result.output)
 
 
 class CustomEvent(_Event, tag="CUSTOM", kw_only=True, frozen=True):

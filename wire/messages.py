@@ -14,7 +14,7 @@ from typing import Any, overload
 
 from msgspec import Struct, field
 
-from wire.blocks import ContentBlock, DataBlock, TextBlock, ToolResultBlock, settle
+from wire.blocks import ContentBlock, DataBlock, TextBlock
 from wire.clock import new_id, now
 from wire.errors import RoleError
 from wire.events import AgentEvent, ErrorInfo, ReplyFinishedReason, Role, UnknownEvent, Usage
@@ -124,15 +124,8 @@ class Msg(Struct, _ReducerSlot, kw_only=True, omit_defaults=True):
         return reducer
 
     def settle(self) -> None:
-        """Join every growing text and data buffer into its field.
-
-        wire's encoders, ``==`` and ``repr`` do this themselves; call it before
-        handing a Msg that is still being built to msgspec directly."""
-        for block in self.content:
-            settle(block)
-            if type(block) is ToolResultBlock and isinstance(block.output, list):
-                for part in block.output:
-                    settle(part)
+        """Nothing to do: kept so that code written for wire 0.1 still runs.
+        Blocks no longer hold unjoined parts (see ``wire.reducer``)."""
 
 
 def _blocks(content: str | list[ContentBlock]) -> list[ContentBlock]:

@@ -6,8 +6,8 @@ well-formed stream. What differs, on purpose:
 
 * Cost. agentscope scans every block per event, copies the whole text per
   delta and re-encodes the whole base64 payload per data chunk. Here blocks are
-  found through dicts, text grows as a list of parts (see ``wire.blocks``), and
-  bytes are appended, never re-decoded: O(1) amortized per event.
+  found through dicts and text and bytes grow in place (below): O(1) amortized
+  per event.
 * Determinism. Blocks take ``created_at`` from the event that made them, and a
   TextBlock made inside a tool result takes the id of the delta that made it,
   so replaying the same events gives byte-identical JSON at any time.
@@ -20,13 +20,34 @@ well-formed stream. What differs, on purpose:
   the role forbids): those events are skipped. With ``strict=True`` the first
   anomaly raises :class:`~wire.errors.StreamOrderError` before anything changes.
 
+Growing in place. A block's fields always hold its whole value between two
+calls (a copy, ``msgspec.structs.asdict`` or a bare msgspec encode of a Msg
+still being built sees all of it), yet appending costs no copy of what is
+there:
+
+* Text (``text``, ``thinking``, ``input``, a tool result's text) grows by
+  str concatenation after the block has let go of its reference, so that the
+  string has one owner and CPython resizes it in place instead of copying it
+  (``_grow_text``). A string somebody else holds (a reader kept ``block.text``)
+  is copied once, so what they hold never changes. Runs of deltas to one block
+  in ``extend_events`` are joined first and concatenated once.
+* Bytes of an open data block grow in a ``bytearray`` held by the source,
+  which becomes ``bytes`` at the block's END (``_append_data``, ``_seal``).
+  A bytearray somebody else holds is copied before it grows, for the same
+  reason. msgspec writes a bytearray exactly as bytes (base64 in JSON, bin in
+  MessagePack), so an open block encodes as a finished one would.
+* Nothing the reducer keeps is shared with an event: blocks carried by an
+  event (an EXTERNAL_EXECUTION_RESULT's outputs) are copied down to their
+  sources before they join the Msg, so later chunks never change the event.
+
 No bytes and no IO here: events are already decoded.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from msgspec import Struct, structs
 
@@ -155,16 +176,6 @@ class Reducer:
         table = self._table(type(block))
         if table is not None:
             table.setdefault(block.id, block)
-        if isinstance(block, (TextBlock, ThinkingBlock, ToolCallBlock)):
-            _adopt(block)
-        elif isinstance(block, DataBlock) and isinstance(block.source, Base64Source):
-            _adopt(block.source)
-        elif isinstance(block, ToolResultBlock) and isinstance(block.output, list):
-            for part in block.output:
-                if isinstance(part, TextBlock):
-                    _adopt(part)
-                elif isinstance(part.source, Base64Source):
-                    _adopt(part.source)
 
     def _table(self, cls: type) -> dict[str, Any] | None:
         if cls is TextBlock:
@@ -235,36 +246,96 @@ class Reducer:
 
         Nearly every event of a reply is a delta to the block the previous
         event touched. Once a delta has gone through ``apply`` cleanly, the
-        next deltas of the same type to the same open block append to its
-        parts directly. Any other event goes through ``apply`` and ends the
-        run, so an END, a duplicate START or an anomaly is never skipped.
+        next deltas of the same type to the same open block are collected and
+        joined onto the block once, when the run ends (before any other event
+        is applied, and before this call returns, even by an exception). Any
+        other event goes through ``apply`` and ends the run, so an END, a
+        duplicate START or an anomaly is never skipped.
         """
         msg_id = self.msg.id
-        run_type: type | None = None  # the delta type and block of the current run
+        run_type: type | None = None  # the delta type, block and field of the current run
         run_id = ""
-        append: Callable[[Any], None] = [].append  # replaced by the run's parts below
-        for event in events:
-            cls = type(event)
-            if cls is run_type and event.reply_id == msg_id and (  # type: ignore[union-attr]
-                    event.tool_call_id if cls is ToolCallDeltaEvent else event.block_id) == run_id:  # type: ignore[union-attr]
-                append(event.delta)  # type: ignore[union-attr]
-                self.index += 1
-                continue
-            anomalies = len(self.anomalies)
-            self.apply(event)
-            run_type = None
-            table = _RUN_TABLES.get(cls)
-            if table is not None and len(self.anomalies) == anomalies:
-                run_id = event.tool_call_id if cls is ToolCallDeltaEvent else event.block_id  # type: ignore[union-attr]
-                block = getattr(self, table)[run_id]
-                if block.finished_at is None:
-                    run_type, append = cls, block._pending.append
+        run_block: Any = None
+        run_grow: Callable[[Any, str], None] = _grow_text
+        parts: list[str] = []
+        append = parts.append
+        try:
+            for event in events:
+                cls = type(event)
+                if cls is run_type and event.reply_id == msg_id and (  # type: ignore[union-attr]
+                        event.tool_call_id if cls is ToolCallDeltaEvent else event.block_id) == run_id:  # type: ignore[union-attr]
+                    append(event.delta)  # type: ignore[union-attr]
+                    self.index += 1
+                    continue
+                if parts:
+                    run_grow(run_block, "".join(parts))
+                    parts.clear()
+                anomalies = len(self.anomalies)
+                self.apply(event)
+                run_type = None
+                run = _RUNS.get(cls)
+                if run is not None and len(self.anomalies) == anomalies:
+                    table, run_grow = run
+                    run_id = event.tool_call_id if cls is ToolCallDeltaEvent else event.block_id  # type: ignore[union-attr]
+                    run_block = getattr(self, table)[run_id]
+                    if run_block.finished_at is None:
+                        run_type = cls
+        finally:
+            if parts:
+                run_grow(run_block, "".join(parts))
 
 
-def _adopt(streamed: Any) -> None:
-    """Give a block (or source) of the Msg its list of pending parts."""
-    if getattr(streamed, "_pending", None) is None:
-        streamed._pending = []
+# Text grows in place: each grower makes the block let go of its string
+# first, so that the local name holds the only reference and CPython's
+# in-place str concatenation resizes the string instead of copying it
+# (measured linear up to 640k deltas, with glibc's mmap threshold high or
+# low). A string held elsewhere as well is copied, as ``+`` always does. One
+# function per field: attribute access by name is 2.7x cheaper than through
+# the field's descriptor, and this is the reducer's hottest line.
+
+
+def _grow_text(block: TextBlock, part: str) -> None:
+    text = block.text
+    block.text = ""
+    text += part
+    block.text = text
+
+
+def _grow_thinking(block: ThinkingBlock, part: str) -> None:
+    thinking = block.thinking
+    block.thinking = ""
+    thinking += part
+    block.thinking = thinking
+
+
+def _grow_input(block: ToolCallBlock, part: str) -> None:
+    input = block.input
+    block.input = ""
+    input += part
+    block.input = input
+
+
+def _append_data(source: Base64Source, chunk: bytes | memoryview) -> None:
+    """Append ``chunk`` to an open source's data, a bytearray from the first
+    chunk on. One held by anyone but the source (``getrefcount`` counts its
+    argument, this local and the source's slot) is copied first, so that
+    what a reader took never changes under them."""
+    data: Any = source.data
+    if type(data) is bytearray and sys.getrefcount(data) <= 3:
+        data += chunk
+        return
+    grown = bytearray(data)
+    grown += chunk
+    # A bytearray stands in for bytes until the block ends (see the module docstring).
+    source.data = cast(bytes, grown)
+
+
+def _seal(source: object) -> None:
+    """An ended data block's bytes become ``bytes``."""
+    if type(source) is Base64Source:
+        data: Any = source.data
+        if type(data) is bytearray:
+            source.data = bytes(data)
 
 
 def _finish(r: Reducer, table: dict[str, Any], event: Any, id: str) -> Any:
@@ -276,13 +347,14 @@ def _finish(r: Reducer, table: dict[str, Any], event: Any, id: str) -> Any:
     return block
 
 
-def _grow(r: Reducer, table: dict[str, Any], event: Any, id: str, part: Any) -> None:
+def _grow(r: Reducer, table: dict[str, Any], grow: Callable[[Any, str], None], event: Any, id: str,
+          part: str) -> None:
     block = r.find(table, event, id)
     if block is None:
         return
     if block.finished_at is not None:
         r.anomaly(AnomalyKind.AFTER_END, event, id, "a delta after the block's END is still appended")
-    block._pending.append(part)
+    grow(block, part)
 
 
 # -- handlers, one per event type ------------------------------------------------
@@ -319,7 +391,7 @@ def _text_start(r: Reducer, e: TextBlockStartEvent) -> None:
 
 
 def _text_delta(r: Reducer, e: TextBlockDeltaEvent) -> None:
-    _grow(r, r.text, e, e.block_id, e.delta)
+    _grow(r, r.text, _grow_text, e, e.block_id, e.delta)
 
 
 def _text_end(r: Reducer, e: TextBlockEndEvent) -> None:
@@ -333,7 +405,7 @@ def _thinking_start(r: Reducer, e: ThinkingBlockStartEvent) -> None:
 
 
 def _thinking_delta(r: Reducer, e: ThinkingBlockDeltaEvent) -> None:
-    _grow(r, r.thinking, e, e.block_id, e.delta)
+    _grow(r, r.thinking, _grow_thinking, e, e.block_id, e.delta)
 
 
 def _thinking_end(r: Reducer, e: ThinkingBlockEndEvent) -> None:
@@ -371,11 +443,13 @@ def _data_delta(r: Reducer, e: DataBlockDeltaEvent) -> None:
         if block.finished_at is not None:
             r.anomaly(AnomalyKind.AFTER_END, e, e.block_id, "a chunk after the block's END is still appended")
         # The delta's media_type is ignored: the START's stays (as in agentscope).
-        source._pending.append(e.data)
+        _append_data(source, e.data)
 
 
 def _data_end(r: Reducer, e: DataBlockEndEvent) -> None:
-    _finish(r, r.data, e, e.block_id)
+    block = _finish(r, r.data, e, e.block_id)
+    if block is not None:
+        _seal(block.source)
 
 
 def _hint(r: Reducer, e: HintBlockEvent) -> None:
@@ -391,7 +465,7 @@ def _call_start(r: Reducer, e: ToolCallStartEvent) -> None:
 
 
 def _call_delta(r: Reducer, e: ToolCallDeltaEvent) -> None:
-    _grow(r, r.calls, e, e.tool_call_id, e.delta)
+    _grow(r, r.calls, _grow_input, e, e.tool_call_id, e.delta)
 
 
 def _call_end(r: Reducer, e: ToolCallEndEvent) -> None:
@@ -408,9 +482,7 @@ def _output_list(block: ToolResultBlock, e: Any) -> list[TextBlock | DataBlock]:
     id of the event that forced the change, so replays agree."""
     output = block.output
     if isinstance(output, str):
-        first = TextBlock(text=output, id=e.id, created_at=e.created_at)
-        first._pending = []
-        output = block.output = [first]
+        output = block.output = [TextBlock(text=output, id=e.id, created_at=e.created_at)]
     return output
 
 
@@ -422,11 +494,9 @@ def _result_text(r: Reducer, e: ToolResultTextDeltaEvent) -> None:
         r.anomaly(AnomalyKind.AFTER_END, e, e.tool_call_id, "a delta after the result's END is still appended")
     output = _output_list(block, e)
     if output and type(last := output[-1]) is TextBlock:
-        last._pending.append(e.delta)
+        _grow_text(last, e.delta)
     else:
-        text = TextBlock(text=e.delta, id=e.id, created_at=e.created_at)
-        text._pending = []
-        output.append(text)
+        output.append(TextBlock(text=e.delta, id=e.id, created_at=e.created_at))
 
 
 def _result_data(r: Reducer, e: ToolResultDataDeltaEvent) -> None:
@@ -435,9 +505,6 @@ def _result_data(r: Reducer, e: ToolResultDataDeltaEvent) -> None:
         return
     source: Base64Source | URLSource
     if e.data is not None:
-        # Every chunk, the first included, goes to the pending parts: a chunk
-        # that is a view into a received frame stays one until the first read
-        # joins them (wire.zerocopy), and a merge never meets memoryview + bytes.
         source = Base64Source(data=b"", media_type=e.media_type)
     else:
         try:
@@ -451,14 +518,14 @@ def _result_data(r: Reducer, e: ToolResultDataDeltaEvent) -> None:
     chunks = r.result_data.get(block.id)
     if chunks is None:
         chunks = r.result_data[block.id] = _data_index(output)
-    if isinstance(source, Base64Source):
+    if isinstance(source, Base64Source) and e.data is not None:
         target = chunks.get(e.block_id)
         if target is not None:
-            target._pending.append(e.data)
+            _append_data(target, e.data)
             if source.media_type:  # an empty media_type keeps the old one, as in agentscope
                 target.media_type = source.media_type
             return
-        source._pending = [e.data]
+        _append_data(source, e.data)
         chunks[e.block_id] = source
     output.append(DataBlock(id=e.block_id, source=source, created_at=e.created_at))
 
@@ -470,7 +537,6 @@ def _data_index(output: list[Any]) -> dict[str, Base64Source]:
     for part in output:
         if type(part) is DataBlock and type(part.source) is Base64Source:
             index.setdefault(part.id, part.source)
-            _adopt(part.source)
     return index
 
 
@@ -480,6 +546,10 @@ def _result_end(r: Reducer, e: ToolResultEndEvent) -> None:
         return
     block.state = e.state
     block.metadata = dict(e.metadata)  # replaced, not merged, as in agentscope
+    if isinstance(block.output, list):
+        for part in block.output:
+            if type(part) is DataBlock:
+                _seal(part.source)
     call = r.calls.get(e.tool_call_id)
     if call is not None:
         call.state = ToolCallState.FINISHED
@@ -535,11 +605,18 @@ def _external_result(r: Reducer, e: ExternalExecutionResultEvent) -> None:
     for result in e.execution_results:
         if result.id in existing:
             continue  # normal: the agent already streamed this result
-        output = [structs.replace(part) for part in result.output] \
-            if isinstance(result.output, list) else result.output
+        output = [_own(part) for part in result.output] if isinstance(result.output, list) else result.output
         copy = structs.replace(result, output=output, metadata=dict(result.metadata),
                                finished_at=e.created_at if result.finished_at is None else result.finished_at)
         r._add(copy, e, None)
+
+
+def _own(part: TextBlock | DataBlock) -> TextBlock | DataBlock:
+    """A copy of an event's output part for the Msg, down to its source,
+    so that chunks the Msg takes later never reach the event."""
+    if type(part) is DataBlock:
+        return structs.replace(part, source=structs.replace(part.source))
+    return structs.replace(part)
 
 
 _HANDLERS: dict[type, Callable[[Reducer, Any], None]] = {
@@ -573,12 +650,12 @@ _HANDLERS: dict[type, Callable[[Reducer, Any], None]] = {
     CustomEvent: _ignore,
 }
 
-# Delta types that ``apply_all`` runs straight into a block's parts, and the
-# Reducer table that holds their blocks.
-_RUN_TABLES: dict[type, str] = {
-    TextBlockDeltaEvent: "text",
-    ThinkingBlockDeltaEvent: "thinking",
-    ToolCallDeltaEvent: "calls",
+# Delta types that ``apply_all`` collects in runs: the Reducer table that
+# holds their blocks, and the field they grow.
+_RUNS: dict[type, tuple[str, Callable[[Any, str], None]]] = {
+    TextBlockDeltaEvent: ("text", _grow_text),
+    ThinkingBlockDeltaEvent: ("thinking", _grow_thinking),
+    ToolCallDeltaEvent: ("calls", _grow_input),
 }
 
 # Which block types each role's Msg may hold (None: any), as agentscope's

@@ -1,32 +1,26 @@
 """Binary payloads that stay binary: MessagePack data chunks as views of the frame.
 
 Over MessagePack a data chunk travels as ``bin``, with no base64. Decoding it
-into ``bytes`` still copies it out of the frame, and the reducer then copies it
-again when it joins a block's chunks on the first read: two copies of every
-byte. :func:`decode_event` decodes DATA_BLOCK_DELTA and TOOL_RESULT_DATA_DELTA
-frames into :class:`DataBlockDeltaView` and :class:`ToolResultDataDeltaView`,
-whose ``data`` is a ``memoryview`` into the frame (msgspec hands out the view
-with no copy: ``view.data.obj is frame``), and every other event as usual.
-:func:`append_event` feeds either into a Msg; a DATA_BLOCK_DELTA's view goes to
-the reducer's list of pending chunks as it is, so the join on read is the only
-copy (counted in tests/test_zerocopy.py: 1.0 copy per byte, against 2.0 when
-decoding to bytes). Measured (benchmarks/bench_peek.py, 16 frames of 64 KiB):
-decoding takes 0.36 us per chunk as a view against 3.2 us as bytes, and frames
-to Msg to the block's data read takes 72 us per MiB against 116 us.
+into ``bytes`` copies it out of the frame, the reducer copies it again into
+the block's growing buffer, and once more when the block ends and its buffer
+becomes ``bytes``: three copies of every byte. :func:`decode_event` decodes
+DATA_BLOCK_DELTA and TOOL_RESULT_DATA_DELTA frames into
+:class:`DataBlockDeltaView` and :class:`ToolResultDataDeltaView`, whose
+``data`` is a ``memoryview`` into the frame (msgspec hands out the view with
+no copy: ``view.data.obj is frame``), and every other event as usual.
+:func:`append_event` feeds either into a Msg; a view's bytes go straight into
+the block's buffer, which saves the first copy (counted in
+tests/test_zerocopy.py; timings in benchmarks/bench_peek.py).
 
-The caveat: a view pins its frame. While a view is alive (in your hands, in
-a decoded view event, or pending in a Msg until that data block is read), the
-whole frame buffer stays in memory, even if the chunk is a small part of it;
-and if the frame is a ``bytearray`` (a receive buffer), resizing it (``+=``,
-``del buf[:n]``) raises ``BufferError: Existing exports of data: object cannot
-be re-sized``, while writing into it in place silently changes the chunk. So
-decode views only from frames nobody will reuse: ``bytes``, or a bytearray
-handed over for good. Reading the block's ``source.data`` (or ``msg.settle()``,
-``==``, encoding) joins the chunks and releases every view; ``bytes(view.data)``
-detaches a view by hand.
-
-TOOL_RESULT_DATA_DELTA chunks take the same path: the reducer keeps every chunk of
-a tool-result data block as a pending part, so the join on read is their one copy too.
+The caveat: a view pins its frame until it is appended. While a view is alive
+(in your hands, or in a decoded view event), the whole frame buffer stays in
+memory, even if the chunk is a small part of it; and if the frame is a
+``bytearray`` (a receive buffer), resizing it (``+=``, ``del buf[:n]``) raises
+``BufferError: Existing exports of data: object cannot be re-sized``, while
+writing into it in place silently changes the chunk. So append a view before
+the buffer is reused, or decode views only from frames nobody will reuse:
+``bytes``, or a bytearray handed over for good. ``bytes(view.data)`` detaches
+a view by hand.
 
 JSON has no zero-copy path: base64 must be decoded into a new buffer.
 """
@@ -90,9 +84,9 @@ class DataBlockDeltaView(Struct, tag="DATA_BLOCK_DELTA", tag_field="type", kw_on
 
     def _reducer_event(self) -> DataBlockDeltaEvent:
         # The reducer only appends a DATA_BLOCK_DELTA's data to the block's
-        # pending parts, and ``b"".join`` takes any buffer: the view can go in
-        # as it is, and the join on read is its one copy. Typed as bytes for
-        # that reason only; this event never leaves append_event.
+        # bytearray, which takes any buffer: the view can go in as it is.
+        # Typed as bytes for that reason only; this event never leaves
+        # append_event.
         return _with_data(self, DataBlockDeltaEvent, cast(bytes | None, self.data))
 
 
@@ -123,7 +117,7 @@ class ToolResultDataDeltaView(Struct, tag="TOOL_RESULT_DATA_DELTA", tag_field="t
 
     def _reducer_event(self) -> ToolResultDataDeltaEvent:
         # As for DataBlockDeltaView: the reducer only appends the chunk to the
-        # pending parts of the block's source, so the view goes in as it is.
+        # bytearray of the block's source, so the view goes in as it is.
         return _with_data(self, ToolResultDataDeltaEvent, cast(bytes | None, self.data))
 
 
@@ -151,9 +145,8 @@ def decode_event(frame: bytes | bytearray | memoryview) -> AgentEvent | DataChun
 def append_event(msg: Msg, event: AgentEvent | DataChunkView, *, strict: bool = False) -> Msg:
     """``msg.append_event(event)`` for the results of :func:`decode_event`.
 
-    A DataBlockDeltaView's bytes stay a view, pending in the Msg (and pinning
-    its frame) until the block's data is first read, which copies them once
-    into the block's buffer. Anomalies and ``strict`` behave as in
+    A view's bytes are copied straight into the block's buffer, after which
+    the frame is no longer pinned by it. Anomalies and ``strict`` behave as in
     ``Msg.append_event``."""
     cls = type(event)
     if cls is DataBlockDeltaView or cls is ToolResultDataDeltaView:
