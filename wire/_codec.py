@@ -1,6 +1,14 @@
-"""What the JSON and MessagePack codecs share: one set of verbs over a msgspec
-encoder/decoder pair, error translation at the boundary, and the ThinkingBlock
+"""What the JSON and MessagePack codecs share: every msgspec decoder of the
+model, built once per format; the one place where msgspec's errors become
+wire's; one set of verbs over an encoder/decoder pair; and the ThinkingBlock
 provider keys that msgspec's Structs cannot hold as fields.
+
+Every module that decodes the model (``wire.json``, ``wire.msgpack``, the
+framings, ``wire.peek``, ``wire.zerocopy``) takes its decoders from
+:data:`JSON` and :data:`MSGPACK` and turns failures into
+:class:`~wire.errors.DecodeError` with :func:`decode_error`, catching
+:data:`DECODE_ERRORS`; encoders catch :data:`ENCODE_ERRORS` and raise
+:func:`encode_error`. Nothing else in wire names a msgspec exception.
 
 The hot paths (events) are one msgspec call each. Messages take a second,
 cheap pass only when they hold a ThinkingBlock: msgspec drops unknown keys, so
@@ -10,47 +18,144 @@ back when encoding.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
+from functools import cache
+from typing import Any, Literal, Protocol, TypeVar
 
 import msgspec
 
 from wire.blocks import ThinkingBlock
-from wire.errors import EncodeError, decode_error_from_msgspec
+from wire.errors import DecodeError, EncodeError
 from wire.events import AgentEvent, UnknownEvent
 from wire.messages import Msg
 
-T = TypeVar("T", covariant=True)
+Format = Literal["json", "msgpack"]
 
 # What msgspec raises on bad input: its own errors, UnicodeDecodeError for
 # invalid UTF-8 inside a string, and RecursionError for very deep nesting.
 DECODE_ERRORS = (msgspec.DecodeError, UnicodeDecodeError, RecursionError)
+ENCODE_ERRORS = (TypeError, ValueError, OverflowError, UnicodeEncodeError, EncodeError)
 
 _THINKING_FIELDS = frozenset(ThinkingBlock.__struct_fields__) | {"type"}
-# Events go to msgspec as they are (no ThinkingBlock provider keys to restore).
 _EVENT_TYPES = frozenset(AgentEvent.__args__)
-
-
-class _Decoder(Protocol[T]):  # msgspec.json.Decoder and msgspec.msgpack.Decoder
-    def decode(self, buf: Any, /) -> T: ...
+KNOWN_TAGS = frozenset(cls.__struct_config__.tag for cls in AgentEvent.__args__)
 
 
 class _RawContent(msgspec.Struct):
     content: list[msgspec.Raw] = []
 
 
+class Head(msgspec.Struct):
+    """Just the tag, to tell an event of an unknown type from a broken one."""
+
+    type: str
+
+
+T = TypeVar("T", covariant=True)
+
+
+class Decoder(Protocol[T]):  # msgspec.json.Decoder and msgspec.msgpack.Decoder
+    def decode(self, buf: Any, /) -> T: ...
+
+
+class Decoders:
+    """Every decoder of the model for one format, built once at import."""
+
+    def __init__(self, format: Format) -> None:
+        module: Any = msgspec.json if format == "json" else msgspec.msgpack
+        self.format = format
+        self.event: Decoder[AgentEvent] = module.Decoder(AgentEvent)
+        self.event_list: Decoder[list[AgentEvent]] = module.Decoder(list[AgentEvent])
+        self.raw_list: Decoder[list[msgspec.Raw]] = module.Decoder(list[msgspec.Raw])
+        self.msg: Decoder[Msg] = module.Decoder(Msg)
+        self.raw_content: Decoder[_RawContent] = module.Decoder(_RawContent)
+        self.dict: Decoder[dict[str, Any]] = module.Decoder(dict[str, Any])
+        self.head: Decoder[Head] = module.Decoder(Head)
+
+
+JSON = Decoders("json")
+MSGPACK = Decoders("msgpack")
+
+
+# -- errors ----------------------------------------------------------------------------
+
+_AT_PATH = re.compile(r" - at `(\$[^`]*)`$")
+_AT_BYTE = re.compile(r" \(byte (\d+)\)$")
+_JSON_TRAILING = "JSON is malformed: trailing characters"
+# A RoleError names its block first (messages.py); msgspec reports it at the
+# Msg, so the block's own path is the Msg's path plus that name.
+_ROLE_BLOCK = re.compile(r"^(content\[\d+\]) is a ")
+
+
+@cache
+def _json_trailing_shift() -> int:
+    """How far past the first trailing byte msgspec's JSON decoder names it
+    (one byte in msgspec 0.22): measured once, so that a msgspec that names
+    the byte itself needs no change here."""
+    try:
+        msgspec.json.decode(b"0x")
+    except msgspec.DecodeError as exc:
+        if match := _AT_BYTE.search(str(exc)):
+            return int(match.group(1)) - 1  # "x" is byte 1
+    return 0
+
+
+def decode_error(exc: BaseException, *, index: int | None = None, offset: int | None = None,
+                 events: list[Any] | None = None, exact: bool = True) -> DecodeError:
+    """One of :data:`DECODE_ERRORS` as a DecodeError, with the original as
+    ``__cause__``. msgspec's ``- at `$...``` suffix becomes ``path`` (``$``
+    when a validation error names none) and its ``(byte N)`` suffix is added
+    to ``offset`` when ``exact`` (the decoded bytes are contiguous in the
+    stream from ``offset``); invalid UTF-8 and too deep nesting get a reason
+    of their own."""
+    if isinstance(exc, UnicodeDecodeError):
+        err = DecodeError(f"invalid UTF-8 ({exc.reason})", index=index, offset=offset, events=events)
+    elif isinstance(exc, RecursionError):
+        err = DecodeError("nesting too deep", index=index, offset=offset, events=events)
+    else:
+        text = str(exc)
+        path = None
+        if match := _AT_PATH.search(text):
+            path, text = match.group(1), text[: match.start()]
+        elif isinstance(exc, msgspec.ValidationError):
+            path = "$"
+        if path is not None and (match := _ROLE_BLOCK.match(text)):
+            path = f"{path}.{match.group(1)}"
+        if match := _AT_BYTE.search(text):
+            at = int(match.group(1))
+            if text.startswith(_JSON_TRAILING):
+                at -= _json_trailing_shift()
+            if exact:
+                offset = (offset or 0) + at
+            text = text[: match.start()]
+        err = DecodeError(text, path=path, index=index, offset=offset, events=events)
+    err.__cause__ = exc
+    return err
+
+
+def encode_error(obj: Any, exc: BaseException) -> EncodeError:
+    """msgspec's encode errors as EncodeError (an EncodeError from a hook as is)."""
+    if isinstance(exc, EncodeError):
+        return exc
+    err = EncodeError(f"cannot encode {type(obj).__name__}: {exc}")
+    err.__cause__ = exc
+    return err
+
+
+# -- the verbs ---------------------------------------------------------------------------
+
+
 class Codec:
     """One wire format: encoder, typed decoders and the verbs built on them."""
 
-    def __init__(self, *, encoder: Any, event_decoder: _Decoder[AgentEvent],
-                 msg_decoder: _Decoder[Msg], raw_content_decoder: _Decoder[_RawContent],
-                 dict_decoder: _Decoder[dict[str, Any]], builtin_types: tuple[type, ...] = ()) -> None:
+    def __init__(self, *, encoder: Any, decoders: Decoders, builtin_types: tuple[type, ...] = ()) -> None:
         self._encode: Callable[[Any], bytes] = encoder.encode
         self.encoder = encoder
-        self._event = event_decoder
-        self._msg = msg_decoder
-        self._raw_content = raw_content_decoder
-        self._dict = dict_decoder
+        self._event = decoders.event
+        self._msg = decoders.msg
+        self._raw_content = decoders.raw_content
+        self._dict = decoders.dict
         self._builtin_types = builtin_types
 
     def encode(self, obj: Any) -> bytes:
@@ -90,14 +195,14 @@ class Codec:
         try:
             return self._event.decode(buf)
         except DECODE_ERRORS as exc:
-            raise decode_error_from_msgspec(exc) from exc
+            raise decode_error(exc) from exc
 
     def decode_msg(self, buf: Any) -> Msg:
         """One Msg, role rules checked; bad input raises DecodeError."""
         try:
             msg = self._msg.decode(buf)
         except DECODE_ERRORS as exc:
-            raise decode_error_from_msgspec(exc) from exc
+            raise decode_error(exc) from exc
         if any(type(b) is ThinkingBlock for b in msg.content):
             self._restore_provider_keys(msg, buf)
         return msg
@@ -125,17 +230,3 @@ def unknown_event_hook(format: str) -> Callable[[Any], Any]:
         raise TypeError(f"cannot encode {type(obj).__name__}")
 
     return hook
-
-
-def encode_error(obj: Any, exc: BaseException) -> EncodeError:
-    """msgspec's encode errors as EncodeError (an EncodeError from a hook as is)."""
-    if isinstance(exc, EncodeError):
-        return exc
-    err = EncodeError(f"cannot encode {type(obj).__name__}: {exc}")
-    err.__cause__ = exc
-    return err
-
-
-ENCODE_ERRORS = (TypeError, ValueError, OverflowError, UnicodeEncodeError, EncodeError)
-
-

@@ -28,9 +28,9 @@ from typing import Any, Generic, Literal, NoReturn, TypeAlias, TypeVar
 
 import msgspec
 
-from wire._codec import DECODE_ERRORS
-from wire.errors import DecodeError, EncodeError, LocalProtocolError, RemoteProtocolError, decode_error_from_msgspec
-from wire.events import AgentEvent, UnknownEvent
+from wire._codec import DECODE_ERRORS, JSON, KNOWN_TAGS, MSGPACK, Head, decode_error
+from wire.errors import EncodeError, LocalProtocolError, RemoteProtocolError
+from wire.events import UnknownEvent
 from wire.peek import Envelope, UnknownEnvelope, _json_unknown, _msgpack_unknown
 from wire.peek import _json_decoder as _json_peek
 from wire.peek import _msgpack_decoder as _msgpack_peek
@@ -132,17 +132,6 @@ class RawFrame(_Unencodable, gc=False):
 # -- payloads -> items ------------------------------------------------------------
 
 
-class _Head(msgspec.Struct):
-    """Just the tag, to tell an event of an unknown type from a broken one."""
-
-    type: str
-
-
-_KNOWN_TAGS = frozenset(cls.__struct_config__.tag for cls in AgentEvent.__args__)
-_JSON_EVENT = msgspec.json.Decoder(AgentEvent)
-_JSON_HEAD = msgspec.json.Decoder(_Head)
-_MSGPACK_EVENT = msgspec.msgpack.Decoder(AgentEvent)
-_MSGPACK_HEAD = msgspec.msgpack.Decoder(_Head)
 _PEEK: dict[str, Callable[[bytes], Envelope]] = {"json": _json_peek.decode, "msgpack": _msgpack_peek.decode}
 _PEEK_UNKNOWN: dict[str, Callable[[bytes], UnknownEnvelope]] = {
     "json": _json_unknown.decode, "msgpack": _msgpack_unknown.decode}
@@ -165,9 +154,9 @@ class Payloads:
         self.format = format
         self.raw = raw
         self.unknown = unknown
-        decoder, head = (_JSON_EVENT, _JSON_HEAD) if format == "json" else (_MSGPACK_EVENT, _MSGPACK_HEAD)
-        self._decode: Callable[[bytes], Any] = decoder.decode
-        self._head: Callable[[bytes], _Head] = head.decode
+        decoders = JSON if format == "json" else MSGPACK
+        self._decode: Callable[[bytes], Any] = decoders.event.decode
+        self._head: Callable[[bytes], Head] = decoders.head.decode
         # wire.peek's decoders: the envelope union, and UnknownEnvelope for
         # the unknown types that are kept. None: frames without envelopes.
         self._peek: Callable[[bytes], Envelope] | None = None
@@ -225,7 +214,7 @@ class Payloads:
                         error = exc
                 else:
                     return
-        raise payload_error(error, offset=offset, index=index, exact=exact)
+        raise decode_error(error, offset=offset, index=index, exact=exact)
 
     def check_object(self, payload: bytes) -> None:
         """Raise DecodeError unless ``payload`` is a whole object with a str
@@ -233,7 +222,7 @@ class Payloads:
         try:
             self._head(payload)
         except DECODE_ERRORS as exc:
-            raise payload_error(exc, offset=0, index=0) from exc
+            raise decode_error(exc, offset=0, index=0) from exc
 
     def unknown_type(self, payload: bytes) -> str | None:
         """The tag of an event whose type wire does not know; None when the
@@ -242,20 +231,7 @@ class Payloads:
             tag = self._head(payload).type
         except DECODE_ERRORS:
             return None
-        return None if tag in _KNOWN_TAGS else tag
-
-
-def payload_error(exc: BaseException, *, offset: int, index: int, exact: bool = True) -> DecodeError:
-    """A DecodeError for one bad payload, with ``exc`` as its cause."""
-    if isinstance(exc, msgspec.DecodeError):
-        err = decode_error_from_msgspec(exc, index=index, offset=offset)
-        if not exact:
-            err.offset = offset
-        return err
-    reason = f"invalid UTF-8 ({exc.reason})" if isinstance(exc, UnicodeDecodeError) else "nesting too deep"
-    err = DecodeError(reason, index=index, offset=offset)
-    err.__cause__ = exc
-    return err
+        return None if tag in KNOWN_TAGS else tag
 
 
 # -- the decoder contract ------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Every exception wire raises on purpose.
 
 Callers catch wire's types only: errors from msgspec, binascii or the standard
-library are translated at the boundary and kept as ``__cause__``.
+library are translated at the boundary (for decoding, ``wire._codec``) and
+kept as ``__cause__``.
 
 ::
 
@@ -30,8 +31,6 @@ the same check then guards construction and decoding.
 
 from __future__ import annotations
 
-import re
-from functools import cache
 from typing import Any
 
 __all__ = (
@@ -125,53 +124,3 @@ class EncodeError(WireError):
 
 class RoleError(WireError, ValueError):
     """A content block that the Msg's role does not allow."""
-
-
-_AT_PATH = re.compile(r" - at `(\$[^`]*)`$")
-_AT_BYTE = re.compile(r" \(byte (\d+)\)$")
-_JSON_TRAILING = "JSON is malformed: trailing characters"
-# A RoleError names its block first (messages.py); msgspec reports it at the
-# Msg, so the block's own path is the Msg's path plus that name.
-_ROLE_BLOCK = re.compile(r"^(content\[\d+\]) is a ")
-
-
-@cache
-def _json_trailing_shift() -> int:
-    """How far past the first trailing byte msgspec's JSON decoder names it
-    (one byte in msgspec 0.22): measured once, so that a msgspec that names
-    the byte itself needs no change here."""
-    import msgspec
-
-    try:
-        msgspec.json.decode(b"0x")
-    except msgspec.DecodeError as exc:
-        if match := _AT_BYTE.search(str(exc)):
-            return int(match.group(1)) - 1  # "x" is byte 1
-    return 0
-
-
-def decode_error_from_msgspec(exc: Exception, *, index: int | None = None,
-                              offset: int | None = None,
-                              events: list[Any] | None = None) -> DecodeError:
-    """Translate a msgspec error into a DecodeError with the original as
-    ``__cause__``: a ``- at `$...``` suffix becomes ``path`` (``$`` when a
-    validation error names none), a ``(byte N)`` suffix is added to ``offset``."""
-    import msgspec
-
-    text = str(exc)
-    path = None
-    if match := _AT_PATH.search(text):
-        path, text = match.group(1), text[: match.start()]
-    elif isinstance(exc, msgspec.ValidationError):
-        path = "$"
-    if path is not None and (match := _ROLE_BLOCK.match(text)):
-        path = f"{path}.{match.group(1)}"
-    if match := _AT_BYTE.search(text):
-        at = int(match.group(1))
-        if text.startswith(_JSON_TRAILING):
-            at -= _json_trailing_shift()
-        offset = (offset or 0) + at
-        text = text[: match.start()]
-    err = DecodeError(text, path=path, index=index, offset=offset, events=events)
-    err.__cause__ = exc
-    return err

@@ -14,27 +14,19 @@ b'{"type":"TEXT_BLOCK_DELTA","id":"e1","created_at":"2026-01-01T00:00:00","reply
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import cast
 
 import msgspec
 
-from wire._codec import DECODE_ERRORS, Codec, _RawContent, unknown_event_hook
-from wire.errors import decode_error_from_msgspec
+from wire._codec import DECODE_ERRORS, JSON, Codec, decode_error, unknown_event_hook
 from wire.events import AgentEvent, UnknownEvent
-from wire.messages import Msg
 from wire.peek import peek_json as peek
 
 __all__ = ("decode_event", "decode_events", "decode_msg", "encode", "encode_events", "peek")
 
 _encoder = msgspec.json.Encoder(enc_hook=unknown_event_hook("json"))
-_events_decoder = msgspec.json.Decoder(AgentEvent)
-_codec = Codec(
-    encoder=_encoder,
-    event_decoder=_events_decoder,
-    msg_decoder=msgspec.json.Decoder(Msg),
-    raw_content_decoder=msgspec.json.Decoder(_RawContent),
-    dict_decoder=msgspec.json.Decoder(dict[str, Any]),
-)
+_events_decoder = cast("msgspec.json.Decoder[AgentEvent]", JSON.event)  # decode_lines is JSON's alone
+_codec = Codec(encoder=_encoder, decoders=JSON)
 
 encode = _codec.encode
 decode_event = _codec.decode_event
@@ -72,7 +64,6 @@ def decode_events(ndjson: bytes | bytearray | memoryview | str) -> list[AgentEve
             try:
                 events.append(_events_decoder.decode(line))
             except DECODE_ERRORS as exc:
-                raise decode_error_from_msgspec(exc, index=len(events), offset=offset,
-                                                events=events) from exc
+                raise decode_error(exc, index=len(events), offset=offset, events=events) from exc
         offset += len(line) + 1
     raise AssertionError("decode_lines failed but every line decodes")  # pragma: no cover

@@ -8,28 +8,17 @@ of events (``encode_events``/``decode_events``) is one MessagePack array;
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 import msgspec
 
-from wire._codec import DECODE_ERRORS, Codec, _RawContent, unknown_event_hook
-from wire.errors import decode_error_from_msgspec
+from wire._codec import DECODE_ERRORS, MSGPACK, Codec, decode_error, unknown_event_hook
 from wire.events import AgentEvent, UnknownEvent
-from wire.messages import Msg
 from wire.peek import peek_msgpack as peek
 
 __all__ = ("decode_event", "decode_events", "decode_msg", "encode", "encode_events", "peek")
 
 _encoder = msgspec.msgpack.Encoder(enc_hook=unknown_event_hook("msgpack"))
-_list_decoder = msgspec.msgpack.Decoder(list[AgentEvent])
-_codec = Codec(
-    encoder=_encoder,
-    event_decoder=msgspec.msgpack.Decoder(AgentEvent),
-    msg_decoder=msgspec.msgpack.Decoder(Msg),
-    raw_content_decoder=msgspec.msgpack.Decoder(_RawContent),
-    dict_decoder=msgspec.msgpack.Decoder(dict[str, Any]),
-    builtin_types=(bytes, bytearray, memoryview),
-)
+_codec = Codec(encoder=_encoder, decoders=MSGPACK, builtin_types=(bytes, bytearray, memoryview))
 
 encode = _codec.encode
 decode_event = _codec.decode_event
@@ -41,10 +30,6 @@ def encode_events(events: Iterable[AgentEvent | UnknownEvent]) -> bytes:
     return _codec.encode_many(events if isinstance(events, list) else list(events), _encoder.encode)
 
 
-_raw_list_decoder = msgspec.msgpack.Decoder(list[msgspec.Raw])
-_event_decoder = msgspec.msgpack.Decoder(AgentEvent)
-
-
 def decode_events(buf: bytes | bytearray | memoryview) -> list[AgentEvent]:
     """Every event of a MessagePack array.
 
@@ -52,17 +37,17 @@ def decode_events(buf: bytes | bytearray | memoryview) -> list[AgentEvent]:
     and the ``events`` before it; a buffer that is no array of MessagePack
     values raises it with neither."""
     try:
-        return _list_decoder.decode(buf)
+        return MSGPACK.event_list.decode(buf)
     except DECODE_ERRORS:
         pass
     try:
-        items = _raw_list_decoder.decode(buf)
+        items = MSGPACK.raw_list.decode(buf)
     except DECODE_ERRORS as exc:
-        raise decode_error_from_msgspec(exc) from exc
+        raise decode_error(exc) from exc
     events: list[AgentEvent] = []
     for item in items:
         try:
-            events.append(_event_decoder.decode(item))
+            events.append(MSGPACK.event.decode(item))
         except DECODE_ERRORS as exc:
-            raise decode_error_from_msgspec(exc, index=len(events), events=events) from exc
+            raise decode_error(exc, index=len(events), events=events) from exc
     raise AssertionError("the array failed to decode but every item decodes")  # pragma: no cover

@@ -58,7 +58,7 @@ from typing import Any, ClassVar, Literal, Protocol, TypeAlias, cast, overload
 import msgspec
 from msgspec import Struct
 
-from wire.errors import decode_error_from_msgspec
+from wire._codec import DECODE_ERRORS, decode_error
 from wire.events import AgentEvent, EventType
 
 __all__ = ("Envelope", "Unknown", "UnknownEnvelope", "envelope_of", "peek_json", "peek_json_lines", "peek_msgpack")
@@ -156,9 +156,6 @@ class UnknownEnvelope(Struct, kw_only=True, frozen=True, gc=False, repr_omit_def
 Unknown: TypeAlias = Literal["raise", "keep"]
 _JSONInput: TypeAlias = bytes | bytearray | memoryview | str
 
-# msgspec raises UnicodeDecodeError, not its DecodeError, for a string that is
-# not UTF-8 (found by the fuzz tests, msgspec 0.22.0); it is bad input all the same.
-_ERRORS = (msgspec.DecodeError, UnicodeDecodeError)
 
 _json_decoder: msgspec.json.Decoder[Envelope] = msgspec.json.Decoder(_ENVELOPE_UNION)
 _msgpack_decoder: msgspec.msgpack.Decoder[Envelope] = msgspec.msgpack.Decoder(_ENVELOPE_UNION)
@@ -172,7 +169,7 @@ def _not_an_event(exc: Exception, buf: Any, unknown: Unknown, decoder: _Decoder,
     """The error for ``buf``, raised; or, with ``unknown="keep"`` and an
     unknown tag as the only problem, its UnknownEnvelope. Only failures get
     here, so keeping unknown events costs known ones nothing."""
-    err = decode_error_from_msgspec(exc, index=index, offset=offset, events=events)
+    err = decode_error(exc, index=index, offset=offset, events=events)
     if unknown != "raise":
         if unknown != "keep":
             raise ValueError(f"unknown must be 'raise' or 'keep', not {unknown!r}")
@@ -181,8 +178,8 @@ def _not_an_event(exc: Exception, buf: Any, unknown: Unknown, decoder: _Decoder,
         if err.path == "$.type" and err.reason.startswith("Invalid value"):
             try:
                 return decoder.decode(buf)
-            except _ERRORS as again:
-                raise decode_error_from_msgspec(again, index=index, offset=offset, events=events) from again
+            except DECODE_ERRORS as again:
+                raise decode_error(again, index=index, offset=offset, events=events) from again
     raise err from exc
 
 
@@ -203,7 +200,7 @@ def peek_json(buf: _JSONInput, *, unknown: Unknown = "raise") -> Envelope | Unkn
     :class:`UnknownEnvelope`."""
     try:
         return _json_decoder.decode(buf)
-    except _ERRORS as exc:
+    except DECODE_ERRORS as exc:
         return _not_an_event(exc, buf, unknown, _json_unknown)
 
 
@@ -223,7 +220,7 @@ def peek_msgpack(buf: bytes | bytearray | memoryview, *, unknown: Unknown = "rai
     same whatever its size."""
     try:
         return _msgpack_decoder.decode(buf)
-    except _ERRORS as exc:
+    except DECODE_ERRORS as exc:
         return _not_an_event(exc, buf, unknown, _msgpack_unknown)
 
 
@@ -245,7 +242,7 @@ def peek_json_lines(ndjson: _JSONInput, *,
     makes the whole buffer go line by line (msgspec-findings P9)."""
     try:
         return _json_decoder.decode_lines(ndjson)
-    except _ERRORS:
+    except DECODE_ERRORS:
         pass
     # One msgspec call failed for the whole buffer: go again one line at a
     # time, to keep unknown events or to say where the first bad line is.
@@ -259,7 +256,7 @@ def peek_json_lines(ndjson: _JSONInput, *,
         if line.strip(b" \t\r"):
             try:
                 envelopes.append(_json_decoder.decode(line))
-            except _ERRORS as exc:
+            except DECODE_ERRORS as exc:
                 envelopes.append(_not_an_event(exc, line, unknown, _json_unknown, index=len(envelopes),
                                                offset=offset, events=envelopes))
         offset += len(line) + 1

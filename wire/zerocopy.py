@@ -34,9 +34,8 @@ from typing import Any, TypeVar, cast
 import msgspec
 from msgspec import Struct, field
 
-from wire._codec import DECODE_ERRORS
+from wire._codec import DECODE_ERRORS, decode_error
 from wire.clock import new_id, now
-from wire.errors import decode_error_from_msgspec
 from wire.events import AgentEvent, DataBlockDeltaEvent, EventType, ToolResultDataDeltaEvent, _check_data_or_url
 from wire.messages import Msg
 
@@ -139,7 +138,7 @@ def decode_event(frame: bytes | bytearray | memoryview) -> AgentEvent | DataChun
     try:
         return _decoder.decode(frame)
     except DECODE_ERRORS as exc:
-        raise decode_error_from_msgspec(exc) from exc
+        raise decode_error(exc) from exc
 
 
 def append_event(msg: Msg, event: AgentEvent | DataChunkView, *, strict: bool = False) -> Msg:
