@@ -254,7 +254,7 @@ export interface DataBlock {
   finished_at?: string | null;
 }
 /**
- * Inline binary data; `data` is the decoded bytes.
+ * Inline binary data; `data` is the decoded bytes. While the reducer is still growing an open data block, `data` is a `bytearray` (encoded exactly as bytes); it becomes `bytes` at the block's END.
  */
 export interface Base64Source {
   type: "base64";

@@ -2,11 +2,13 @@
 
 Messages, content blocks and the 28 agent events as msgspec Structs; JSON and
 MessagePack codecs that speak agentscope's JSON exactly; a linear-time
-``Msg.append_event`` reducer. Imported on demand: the streaming framings
-(``wire.framing``, ``wire.sse``), envelope peeking (``wire.peek``), zero-copy
-MessagePack data (``wire.zerocopy``), anyio adapters (``wire.aio``), the SSE
-server helper (``wire.http``), schema export (``wire.schema``) and the
-command line (``wire.cli``, ``python -m wire``).
+``Msg.append_event`` reducer. Imported on demand: the framings NDJSON, SSE
+and length-prefixed MessagePack (``wire.framing``), checkpoints
+(``wire.resume``), envelope peeking (``wire.peek``), zero-copy MessagePack
+data (``wire.zerocopy``), event logs (``wire.stores``), anyio and HTTP
+transports (``wire.transports``), schema export (``wire.schema``) and the
+command line (``wire.cli``, ``python -m wire``). ``wire.aio``, ``wire.http``
+and ``wire.sse`` are the 0.1 names of parts of these, kept for one release.
 """
 
 from wire import json, msgpack

@@ -133,7 +133,7 @@ def _types(out: Path, *, check: bool) -> int:
 
 # -- reading captures: inspect, convert ------------------------------------------------
 
-_FORMATS = ("ndjson", "sse", "msgpack")
+_FORMATS = ("ndjson", "sse", "msgpack")  # wire.framing.FRAMINGS' names; the CLI must not import it at startup
 _SSE_STARTS = (b"data:", b":", b"id:", b"event:", b"retry:")
 
 
@@ -164,17 +164,15 @@ def _detect(data: bytes) -> str | None:
 
 
 def _decoder(format: str, **options: Any) -> Any:
-    from wire.framing import MsgpackFrameDecoder, NDJSONDecoder
-    from wire.sse import SSEDecoder
+    from wire.framing import FRAMINGS
 
-    return {"ndjson": NDJSONDecoder, "sse": SSEDecoder, "msgpack": MsgpackFrameDecoder}[format](**options)
+    return FRAMINGS[format].decoder(**options)
 
 
 def _encoder(format: str) -> Any:
-    from wire.framing import MsgpackFrameEncoder, NDJSONEncoder
-    from wire.sse import SSEEncoder
+    from wire.framing import FRAMINGS
 
-    return {"ndjson": NDJSONEncoder, "sse": SSEEncoder, "msgpack": MsgpackFrameEncoder}[format]()
+    return FRAMINGS[format].encoder()
 
 
 def _decode_capture(data: bytes, format: str, **options: Any) -> tuple[list[Any], Exception | None]:

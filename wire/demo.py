@@ -18,22 +18,14 @@ import socket
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TextIO
 
 import anyio
 
 import wire
-from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder
-from wire.sse import SSEDecoder, SSEEncoder
+from wire.framing import FRAMINGS
 
-__all__ = ("FORMATS", "Summary", "run")
-
-# framing -> (media type, encoder factory, decoder factory)
-FORMATS: dict[str, tuple[str, Any, Any]] = {
-    "sse": ("text/event-stream", SSEEncoder, SSEDecoder),
-    "ndjson": ("application/x-ndjson", NDJSONEncoder, NDJSONDecoder),
-    "msgpack": ("application/vnd.msgpack", MsgpackFrameEncoder, MsgpackFrameDecoder),
-}
+__all__ = ("Summary", "run")
 
 
 @dataclass
@@ -66,16 +58,16 @@ async def _run(events: list[wire.AgentEvent], format: str, pace: float, screen: 
     from starlette.responses import StreamingResponse
     from starlette.routing import Route
 
-    media_type, encoder_type, decoder_type = FORMATS[format]
+    framing = FRAMINGS[format]
 
     async def body() -> AsyncIterator[bytes]:
-        encoder = encoder_type()
+        encoder = framing.encoder()
         for event in events:
             yield encoder.encode(event)
             await anyio.sleep(pace)
 
     async def reply(request: Request) -> StreamingResponse:
-        return StreamingResponse(body(), media_type=media_type, headers={"Cache-Control": "no-cache"})
+        return StreamingResponse(body(), media_type=framing.media_type, headers={"Cache-Control": "no-cache"})
 
     app = Starlette(routes=[Route("/reply", reply)])
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -92,7 +84,7 @@ async def _run(events: list[wire.AgentEvent], format: str, pace: float, screen: 
             await anyio.sleep(0.01)
         screen.header(f"http://{host}:{port}/reply", format)
         began = time.perf_counter()
-        decoder = decoder_type()
+        decoder = framing.decoder()
         async with httpx.AsyncClient() as client, client.stream("GET", f"http://{host}:{port}/reply") as response:
             response.raise_for_status()
             async for chunk in response.aiter_raw():

@@ -239,7 +239,8 @@ def peek_json_lines(ndjson: _JSONInput, *,
     is the bad line's event index, ``offset`` the byte where that line starts,
     ``path`` the place inside it and ``events`` the envelopes of the lines
     before it. ``unknown="keep"`` as in :func:`peek_json`; one unknown event
-    makes the whole buffer go line by line (msgspec-findings P9)."""
+    makes the whole buffer go line by line (an unknown tag fails msgspec's
+    whole ``decode_lines`` call)."""
     try:
         return _json_decoder.decode_lines(ndjson)
     except DECODE_ERRORS:

@@ -1,6 +1,6 @@
 """The reducer behind ``Msg.append_event``: events in, one Msg out.
 
-Semantics are agentscope 2.0.11's ``Msg.append_event`` (reference §6): the same
+Semantics are agentscope 2.0.11's ``Msg.append_event`` (``agentscope.message``): the same
 blocks, text, inputs, outputs, states, rules, usage and finish fields for every
 well-formed stream. What differs, on purpose:
 

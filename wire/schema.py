@@ -3,7 +3,7 @@
 The msgspec model is the source of truth; ``msgspec.json.schema_components``
 describes it exactly, but in the dialect of OpenAPI tools. A browser toolchain
 (strict ``Ajv2020`` to validate, json-schema-to-typescript for the types) needs
-a few changes, made here on the generated data (msgspec-findings §4, §7.11):
+a few changes, made here on the generated data (schemas/README.md shows the result):
 
 1. **Tagged unions.** msgspec writes ``anyOf`` plus an OpenAPI
    ``discriminator`` with a ``mapping``. ajv's ``discriminator`` keyword rejects

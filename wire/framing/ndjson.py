@@ -1,49 +1,32 @@
-"""Sans-IO framings for event streams: NDJSON lines and length-prefixed
-MessagePack frames, each as a decoder (bytes in, events out) and an encoder.
+"""Sans-IO NDJSON: one compact JSON event per line, a decoder (bytes in,
+events out) and an encoder.
 
-Nothing here reads or writes a socket: feed a decoder whatever bytes arrive,
-in chunks of any size, and send what an encoder returns. ``wire.aio`` runs
-these over anyio streams; ``wire.sse`` is the third framing.
+``\\n`` ends each line (``\\r\\n`` accepted). Blank lines are ignored. A
+last line without its newline is accepted at ``close()`` if it holds a whole
+event. The decoder contract (what ``feed`` and ``close`` return, EOF, errors,
+the state after an error), raw frames, peeking and the unknown-event policy
+are :class:`~wire.framing.StreamDecoder`'s, shared by every framing.
 
-NDJSON: one compact JSON event per line, ``\\n`` after each (``\\r\\n``
-accepted). Blank lines are ignored. A last line without its newline is
-accepted at ``close()`` if it holds a whole event.
+Speed. The cost of streaming in Python is per-frame Python work, not parsing.
+The decoder looks only at the bytes each chunk adds: a chunk without a newline
+is just kept (a list append, so a long line arriving in tiny chunks stays
+linear); a chunk with newlines is split once and every complete line decoded
+in one C-level ``map`` over msgspec's decoder, with no Python code per event.
+Only a chunk holding something wrong (a blank line, a bad or unknown event) is
+decoded again line by line to say exactly where. A buffer longer than 64 KiB
+is taken in 64 KiB windows, so that the copies of its lines are not all alive
+at once (``wire.framing._base.WINDOW``).
 
-MessagePack frames: a 4-byte big-endian payload length, then one MessagePack
-event of exactly that length. Binary data travels as ``bin``, without base64.
-
-The decoder contract (what ``feed`` and ``close`` return, EOF, errors, the
-state after an error) is :class:`~wire._streaming.StreamDecoder`'s, shared by
-every framing. Each decoder can return raw frames instead of events
-(``raw=True``) for relays, with each frame's envelope peeked
-(``raw=True, peek=True``) so that a relay can route it without decoding it,
-and a policy decides what an event of an unknown type does (``unknown=``:
-``"raise"``, ``"skip"``, or ``"keep"`` it as an
-:class:`~wire.events.UnknownEvent`, or a raw frame with an UnknownEnvelope,
-that the encoders write back unchanged).
-
-Speed. The cost of streaming in Python is per-frame Python work, not parsing
-(msgspec-findings §3). The NDJSON decoder looks only at the bytes each chunk
-adds: a chunk without a newline is just kept (a list append, so a long line
-arriving in tiny chunks stays linear); a chunk with newlines is split once and
-every complete line decoded in one C-level ``map`` over msgspec's decoder, with
-no Python code per event. Only a chunk holding something wrong (a blank line,
-a bad or unknown event) is decoded again line by line to say exactly where.
-A buffer longer than 64 KiB is taken in 64 KiB windows, so that the copies
-of its lines are not all alive at once (``wire._streaming.WINDOW``).
-
-Why not one ``decode_lines`` over each chunk's complete lines (the batch
-splitter of msgspec-findings §3, about 1.25x faster on the benchmark reply):
-it reads whitespace-separated values, so an event spread over two lines, or
-two events on one line, would decode or fail depending on where a chunk ended,
-and a peer's bad framing would pass some runs and fail others. Proving that
-each line held exactly one event needs the newlines counted and their
-neighbours checked, at least one more pass over every byte (``bytes.count``
-has no ``memchr`` path): as dear as the split it would save. The split makes
-each line exactly one event, and the decoder runs within a few percent of a
-bare split-and-decode loop (``benchmarks/bench_streaming.py``).
-
-MessagePack frames need one Python step per frame to read the length prefix.
+Why not one ``decode_lines`` over each chunk's complete lines (about 1.25x
+faster on the benchmark reply): it reads whitespace-separated values, so an
+event spread over two lines, or two events on one line, would decode or fail
+depending on where a chunk ended, and a peer's bad framing would pass some
+runs and fail others. Proving that each line held exactly one event needs the
+newlines counted and their neighbours checked, at least one more pass over
+every byte (``bytes.count`` has no ``memchr`` path): as dear as the split it
+would save. The split makes each line exactly one event, and the decoder runs
+within a few percent of a bare split-and-decode loop
+(``benchmarks/bench_streaming.py``).
 
 >>> from wire.framing import NDJSONDecoder, NDJSONEncoder
 >>> import wire
@@ -58,55 +41,39 @@ MessagePack frames need one Python step per frame to read the length prefix.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable, Iterable
-from itertools import chain
 from typing import Any, Literal, TypeVar, overload
 
 import msgspec
 
 from wire._codec import DECODE_ERRORS, ENCODE_ERRORS, encode_error
-from wire._streaming import (
+from wire.errors import DecodeError, EncodeError, FrameError
+from wire.events import AgentEvent, UnknownEvent
+from wire.framing._base import (
     DEFAULT_MAX_FRAME_BYTES,
     WINDOW,
+    Item,
     Payloads,
     RawFrame,
     RawFrameInside,
     StreamDecoder,
     UnknownPolicy,
-    frame_payloads,
     line_payloads,
     raw_payload,
     splice_frames,
 )
-from wire.errors import DecodeError, EncodeError, FrameError
-from wire.events import AgentEvent, UnknownEvent
 from wire.peek import Envelope
 
-__all__ = (
-    "DEFAULT_MAX_FRAME_BYTES",
-    "MsgpackFrameDecoder",
-    "MsgpackFrameEncoder",
-    "NDJSONDecoder",
-    "NDJSONEncoder",
-    "RawFrame",
-    "UnknownPolicy",
-)
+__all__ = ("NDJSONDecoder", "NDJSONEncoder")
 
 T = TypeVar("T")
 
-# What an encoder takes: events, events of unknown type kept by a decoder, and
-# raw frames (written unchanged).
-Item = AgentEvent | UnknownEvent | RawFrame
-
-
-# -- NDJSON -------------------------------------------------------------------------
 
 
 class NDJSONDecoder(StreamDecoder[T]):
     """Events from NDJSON bytes, one JSON event per line.
 
-    Follows the :class:`~wire._streaming.StreamDecoder` contract. A line
+    Follows the :class:`~wire.framing.StreamDecoder` contract. A line
     longer than ``max_frame_bytes`` (not counting its ``\\n``) raises
     FrameError as soon as the buffered part passes the limit. With
     ``raw=True`` each item is a :class:`RawFrame` holding the line without its
@@ -335,183 +302,3 @@ class NDJSONEncoder:
                 return self._encoder.encode_lines(splice_frames(items, _line))
         except ENCODE_ERRORS as exc:
             raise encode_error(items, exc) from exc
-
-
-# -- length-prefixed MessagePack -------------------------------------------------------
-
-_PREFIX = struct.Struct(">I")
-_MAX_PREFIXED = 2**32 - 1
-
-
-class MsgpackFrameDecoder(StreamDecoder[T]):
-    """Events from frames of a 4-byte big-endian length and one MessagePack event.
-
-    Follows the :class:`~wire._streaming.StreamDecoder` contract. A length
-    above ``max_frame_bytes`` raises FrameError as soon as its 4 bytes are
-    in, before any of the payload is buffered. With ``raw=True`` each item is
-    a :class:`RawFrame` holding the payload (without the prefix), and with
-    ``peek=True`` too its envelope, as :class:`NDJSONDecoder` does.
-    """
-
-    @overload
-    def __init__(self: MsgpackFrameDecoder[AgentEvent], *, raw: Literal[False] = False,
-                 unknown: Literal["raise", "skip"] = "raise",
-                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None: ...
-    @overload
-    def __init__(self: MsgpackFrameDecoder[AgentEvent | UnknownEvent], *, raw: Literal[False] = False,
-                 unknown: Literal["keep"], max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None: ...
-    @overload
-    def __init__(self: MsgpackFrameDecoder[RawFrame], *, raw: Literal[True], peek: bool = False,
-                 unknown: UnknownPolicy = "raise", max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None: ...
-
-    def __init__(self, *, raw: bool = False, peek: bool = False, unknown: UnknownPolicy = "raise",
-                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
-        super().__init__(Payloads("msgpack", raw=raw, unknown=unknown, peek=peek), max_frame_bytes)
-        self._buf = bytearray()  # the start of an incomplete frame
-        self._offset = 0  # stream offset of self._buf[0]
-        self._need = 4  # len(self._buf) at which a frame may be complete
-
-    def feed(self, data: bytes | bytearray | memoryview) -> list[T]:
-        # Inline like NDJSONDecoder.feed; see StreamDecoder for the contract.
-        if type(data) is not bytes:
-            data = bytes(data)
-        buf = self._buf
-        view: Any
-        if buf:
-            need = self._need
-            buf += data
-            if len(buf) < need:  # the frame (or prefix) in progress is still short
-                return []
-            view = buf
-        else:
-            view = data  # nothing buffered: cut frames straight from the chunk
-        out: list[T] = []
-        n = len(view)
-        pos = 0
-        try:
-            payloads = self._payloads
-            raw = payloads.raw
-            decode = payloads._decode
-            peek = payloads.peek
-            unpack = _PREFIX.unpack_from
-            limit = self._max
-            while n - pos >= 4:
-                (size,) = unpack(view, pos)
-                if size > limit:
-                    raise FrameError(f"frame length {size} exceeds max_frame_bytes ({limit})",
-                                     offset=self._offset + pos, index=self._index)
-                end = pos + 4 + size
-                if end > n:
-                    break
-                # Decode from a copy: a memoryview would pin the buffer (findings P8).
-                payload = view[pos + 4:end]
-                if raw:
-                    payload = bytes(payload)
-                    if peek is None:
-                        out.append(RawFrame(payload))  # type: ignore[arg-type]
-                    else:
-                        try:
-                            out.append(RawFrame(payload, peek(payload)))  # type: ignore[arg-type]
-                        except DECODE_ERRORS:
-                            payloads.one(payload, out, offset=self._offset + pos + 4, index=self._index)
-                else:
-                    try:
-                        out.append(decode(payload))
-                    except DECODE_ERRORS:
-                        payloads.one(bytes(payload), out, offset=self._offset + pos + 4, index=self._index)
-                self._index += 1
-                pos = end
-        except BaseException as exc:
-            self._fail(exc, out)
-            raise
-        if view is buf:
-            del buf[:pos]  # O(1): CPython moves the start of a bytearray
-        else:
-            buf += view[pos:]
-        self._offset += pos
-        # Bytes needed before another frame can complete: a whole prefix, or
-        # the frame the prefix announces (its length is within the limit here).
-        self._need = 4 if len(buf) < 4 else 4 + _PREFIX.unpack_from(buf)[0]
-        return out
-
-    def _close(self, out: list[T]) -> None:
-        if not self._buf:
-            return
-        have = len(self._buf)
-        if have < 4:
-            what = f"inside a length prefix ({have} of 4 bytes)"
-        else:
-            what = f"inside a frame ({have - 4} of {_PREFIX.unpack_from(self._buf)[0]} payload bytes)"
-        raise FrameError(f"the stream ended {what}", offset=self._offset, index=self._index)
-
-
-def _msgpack_hook(obj: Any) -> Any:
-    return msgspec.Raw(raw_payload(obj, "msgpack"))
-
-
-def _fits(payload: bytes) -> bytes:
-    if len(payload) > _MAX_PREFIXED:
-        raise EncodeError(f"a {len(payload)}-byte payload does not fit a 4-byte length")
-    return payload
-
-
-class MsgpackFrameEncoder:
-    """Frames of a 4-byte big-endian length and one MessagePack event.
-
-    Takes AgentEvents, UnknownEvents read from MessagePack, and RawFrames
-    (payload written unchanged). ``encode``, ``encode_into`` and
-    ``encode_batch`` are used as :class:`NDJSONEncoder`'s are; here the batch
-    path writes every frame into one bytearray (a batch of RawFrames: their
-    prefixes and payloads joined, without msgspec).
-    """
-
-    def __init__(self) -> None:
-        self._encoder = msgspec.msgpack.Encoder(enc_hook=_msgpack_hook)
-        self._buf = bytearray(4)
-
-    def encode(self, item: Item) -> bytes:
-        if type(item) is RawFrame:  # a Struct: msgspec would write it as a map
-            payload = _fits(bytes(item.payload))
-            return _PREFIX.pack(len(payload)) + payload
-        buf = self._buf
-        try:
-            self._encoder.encode_into(item, buf, 4)  # after the prefix; keeps the capacity
-        except ENCODE_ERRORS as exc:
-            raise encode_error(item, exc) from exc
-        size = len(buf) - 4
-        if size > _MAX_PREFIXED:
-            raise EncodeError(f"a {size}-byte payload does not fit a 4-byte length")
-        _PREFIX.pack_into(buf, 0, size)
-        return bytes(buf)
-
-    def encode_into(self, item: Item, buf: bytearray) -> None:
-        if type(item) is RawFrame:
-            payload = _fits(bytes(item.payload))
-            buf += _PREFIX.pack(len(payload))
-            buf += payload
-            return
-        start = len(buf)
-        buf += b"\0\0\0\0"
-        try:
-            self._encoder.encode_into(item, buf, -1)
-        except ENCODE_ERRORS as exc:
-            del buf[start:]
-            raise encode_error(item, exc) from exc
-        size = len(buf) - start - 4
-        if size > _MAX_PREFIXED:
-            del buf[start:]
-            raise EncodeError(f"a {size}-byte payload does not fit a 4-byte length")
-        # pack_into, not slice assignment: 2.7x cheaper per frame (findings §1).
-        _PREFIX.pack_into(buf, start, size)
-
-    def encode_batch(self, items: Iterable[Item]) -> bytes:
-        items = items if isinstance(items, list) else list(items)
-        payloads = frame_payloads(items) if items and type(items[0]) is RawFrame else None
-        if payloads is not None and max(map(len, payloads)) <= _MAX_PREFIXED:
-            prefixes = map(_PREFIX.pack, map(len, payloads))
-            return b"".join(chain.from_iterable(zip(prefixes, payloads, strict=True)))
-        buf = bytearray()
-        encode_into = self.encode_into
-        for item in items:
-            encode_into(item, buf)
-        return bytes(buf)

@@ -1,9 +1,9 @@
-"""What the streaming framings share: the decoder contract, payload decoding,
-raw frames, the unknown-event policy and the encoders' hooks.
+"""What the framings share: the decoder contract, payload decoding, raw
+frames, the unknown-event policy and the encoders' hooks.
 
-``wire.framing`` (NDJSON, length-prefixed MessagePack) and ``wire.sse`` are
-siblings; they share through this module, which sits on the codecs. It does no
-IO and cuts no frames: a framing hands it payload bytes and their positions.
+NDJSON, length-prefixed MessagePack and SSE are siblings; they share through
+this module, which sits on the codecs. It does no IO and cuts no frames: a
+framing hands it payload bytes and their positions.
 
 Decoding is all-or-nothing per batch. A framing first decodes every payload of
 a chunk with one C-level ``map`` over msgspec's decoder (no Python work per
@@ -30,13 +30,14 @@ import msgspec
 
 from wire._codec import DECODE_ERRORS, JSON, KNOWN_TAGS, MSGPACK, Head, decode_error
 from wire.errors import EncodeError, LocalProtocolError, RemoteProtocolError
-from wire.events import UnknownEvent
+from wire.events import AgentEvent, UnknownEvent
 from wire.peek import Envelope, UnknownEnvelope, _json_unknown, _msgpack_unknown
 from wire.peek import _json_decoder as _json_peek
 from wire.peek import _msgpack_decoder as _msgpack_peek
 
 __all__ = (
     "DEFAULT_MAX_FRAME_BYTES",
+    "Item",
     "RawFrame",
     "StreamDecoder",
     "UnknownPolicy",
@@ -127,6 +128,11 @@ class RawFrame(_Unencodable, gc=False):
         yield self.payload
         if self.envelope is not None:
             yield "envelope", self.envelope
+
+
+# What an encoder takes: events, events of unknown type kept by a decoder, and
+# raw frames (written unchanged).
+Item: TypeAlias = AgentEvent | UnknownEvent | RawFrame
 
 
 # -- payloads -> items ------------------------------------------------------------
