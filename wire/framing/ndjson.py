@@ -103,7 +103,10 @@ class NDJSONDecoder(StreamDecoder[T]):
         # peek=True (looked up once, not per feed)
         self._decode: Callable[[bytes], Any] | None = None if raw else self._payloads._decode
         self._peek: Callable[[bytes], Envelope] | None = self._payloads.peek
-        self._parts: list[bytes] = []  # the incomplete last line, as it came
+        # The incomplete last line. A bytearray, so that it costs its length
+        # however small the chunks it came in (a list of 2-byte chunks costs
+        # 20 times their bytes): within max_frame_bytes, whatever the peer does.
+        self._pending = bytearray()
         self._room = max_frame_bytes  # bytes the incomplete line may still grow by
         self._offset = 0  # stream offset of the incomplete line
 
@@ -113,14 +116,14 @@ class NDJSONDecoder(StreamDecoder[T]):
         # Python step per call shows. See StreamDecoder for the contract.
         if type(data) is not bytes:
             data = bytes(data)
-        # Only the new bytes are searched: the parts hold no newline. (An int
+        # Only the new bytes are searched: the pending bytes hold no newline. (An int
         # operand takes memchr: 9x faster than b"\n" on a 64-byte chunk.)
         if 10 not in data:
             room = self._room - len(data)
             if room < 0:
                 return self._run(self._too_long, data)
             self._room = room
-            self._parts.append(data)
+            self._pending += data
             return []
         if len(data) > WINDOW:
             return self._feed_windows(data)
@@ -128,15 +131,15 @@ class NDJSONDecoder(StreamDecoder[T]):
         try:
             lines = data.split(b"\n")
             tail = lines.pop()
-            parts = self._parts
+            pending = self._pending
             limit = self._max
             base = self._offset
             # the complete lines and their newlines
             size = limit - self._room + len(data) - len(tail)
-            if parts:
-                parts.append(lines[0])
-                lines[0] = b"".join(parts)  # each buffered byte is joined once: linear
-                parts.clear()
+            if pending:
+                pending += lines[0]
+                lines[0] = bytes(pending)  # each buffered byte is copied out once: linear
+                pending.clear()
             self._offset = base + size
             if size - len(lines) <= limit or max(map(len, lines)) <= limit:
                 decode = self._decode
@@ -183,7 +186,7 @@ class NDJSONDecoder(StreamDecoder[T]):
                 self._too_long(tail)
             self._room = room
             if tail:
-                parts.append(tail)
+                pending += tail
         except BaseException as exc:
             self._fail(exc, out)
             raise
@@ -213,10 +216,10 @@ class NDJSONDecoder(StreamDecoder[T]):
             self._index += 1
 
     def _close(self, out: list[T]) -> None:
-        if not self._parts:
+        if not self._pending:
             return
-        line = b"".join(self._parts)
-        self._parts.clear()
+        line = bytes(self._pending)
+        self._pending.clear()
         if line[-1:] == b"\r":
             line = line[:-1]
         if not line.strip(b" \t\r"):

@@ -11,14 +11,20 @@ SSE is its own small spec (https://html.spec.whatwg.org/multipage/server-sent-ev
   without a colon is a field with an empty value). ``data`` lines add to the
   frame's data, joined with LF; ``id`` sets the last event id unless the
   value holds NUL; ``retry`` sets the reconnection time if it is all ASCII
-  digits; ``event`` names the frame's type; other fields are ignored.
+  digits (and fits 64 bits: a longer one is ignored); ``event`` names the
+  frame's type; other fields are ignored.
 * A blank line ends the frame. A frame with data is one message.
 
 Each message's data is one JSON event. That covers agentscope's service
 format (``data: `` + ``json.dumps(..., ensure_ascii=False)``, spaces after
 the separators, ``:`` heartbeats, no ids) and wire's own (compact JSON, an
 ``id:`` sequence number on every frame, so a client can resume with
-``Last-Event-ID``). The ``event`` field is ignored: the JSON says its type.
+``Last-Event-ID``). The JSON says an event's type, so the ``event`` field is
+not needed; a frame named other than ``message`` is skipped by default
+(``named="skip"``), as a browser's ``onmessage`` never sees it: such frames
+are other listeners' (a server's ``event: ping`` keep-alive with ``data: {}``
+is the common one). ``named="decode"`` reads them as events too, for a server
+that names each frame after its event's type.
 
 Where wire is stricter than a browser, on purpose, because it must not drop
 or alter an event silently: bytes that are not UTF-8 fail (in the JSON, or an
@@ -48,7 +54,7 @@ import re
 from collections.abc import Iterable
 from itertools import chain, repeat
 from operator import itemgetter, methodcaller
-from typing import Any, Literal, TypeVar, overload
+from typing import Any, Literal, TypeAlias, TypeVar, overload
 
 import msgspec
 
@@ -67,7 +73,7 @@ from wire.framing._base import (
     raw_payload,
 )
 
-__all__ = ("SSEDecoder", "SSEEncoder")
+__all__ = ("NamedPolicy", "SSEDecoder", "SSEEncoder")
 
 T = TypeVar("T")
 
@@ -81,6 +87,16 @@ _is_id_line = methodcaller("startswith", b"id: ")
 _after_data = itemgetter(slice(6, None))
 _strip_ws = methodcaller("strip", b" \t")
 _JSON_WS = b" \t\r\n"
+_MAX_RETRY = 2**63 - 1
+# The largest region the fast path splits in one go: at most 32k lines (about
+# 1.4 MB of line objects) whatever the frames hold. Bigger regions come from
+# a large frame trickling in (the one-frame fast path reads it in place) or
+# from pending bytes before a 64 KiB window.
+_FAST_REGION = 4 * WINDOW
+
+# What a frame with an ``event:`` name other than "message" does: skipped, as
+# a browser's ``onmessage`` never sees it, or decoded like any other frame.
+NamedPolicy: TypeAlias = Literal["skip", "decode"]
 
 # A dispatched frame: payload, stream offset of the payload, whether the
 # payload is contiguous in the stream (one data line), and the event id then.
@@ -97,6 +113,10 @@ class SSEDecoder(StreamDecoder[T]):
     data (lines joined with LF), not decoded; ``peek=True`` as well gives each
     frame its envelope, as :class:`~wire.framing.NDJSONDecoder` does.
 
+    ``named`` says what a frame with an ``event:`` name other than
+    ``message`` does: ``"skip"`` (the default) or ``"decode"`` (see the
+    module docstring).
+
     ``last_event_id`` is the id to send as ``Last-Event-ID`` when
     reconnecting: the id in force when the last event returned was dispatched
     (start it from a previous connection's value). ``retry`` is the
@@ -106,18 +126,22 @@ class SSEDecoder(StreamDecoder[T]):
     @overload
     def __init__(self: SSEDecoder[AgentEvent], *, raw: Literal[False] = False,
                  unknown: Literal["raise", "skip"] = "raise",
-                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, last_event_id: str = "") -> None: ...
+                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, last_event_id: str = "",
+                 named: NamedPolicy = "skip") -> None: ...
     @overload
     def __init__(self: SSEDecoder[AgentEvent | UnknownEvent], *, raw: Literal[False] = False,
                  unknown: Literal["keep"], max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
-                 last_event_id: str = "") -> None: ...
+                 last_event_id: str = "", named: NamedPolicy = "skip") -> None: ...
     @overload
     def __init__(self: SSEDecoder[RawFrame], *, raw: Literal[True], peek: bool = False,
                  unknown: UnknownPolicy = "raise", max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
-                 last_event_id: str = "") -> None: ...
+                 last_event_id: str = "", named: NamedPolicy = "skip") -> None: ...
 
     def __init__(self, *, raw: bool = False, peek: bool = False, unknown: UnknownPolicy = "raise",
-                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, last_event_id: str = "") -> None:
+                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, last_event_id: str = "",
+                 named: NamedPolicy = "skip") -> None:
+        if named not in ("skip", "decode"):
+            raise ValueError(f"named must be 'skip' or 'decode', not {named!r}")
         super().__init__(Payloads("json", raw=raw, unknown=unknown, peek=peek), max_frame_bytes)
         self._last_id = last_event_id
         # An id the fast paths read, kept as bytes (ASCII, or checked UTF-8)
@@ -127,7 +151,10 @@ class SSEDecoder(StreamDecoder[T]):
         self._head: bytes | None = b""  # the stream's first bytes until the BOM is ruled in or out
         # Fast mode: bytes after the last blank line seen, not parsed yet; the
         # parser state is clean at their start.
-        self._parts: list[bytes] = []  # the pending bytes, as they came
+        # The pending bytes, in one bytearray: they cost their length however
+        # small the chunks they came in, so a frame stays within a small
+        # multiple of max_frame_bytes whatever the peer does.
+        self._pending = bytearray()
         self._room = max_frame_bytes  # max_frame_bytes minus the pending bytes' length
         self._pos = 0  # stream offset of the first pending byte
         self._crlf = False  # CRLF mode: lines end in CRLF (or LF), no CR alone so far
@@ -142,8 +169,13 @@ class SSEDecoder(StreamDecoder[T]):
         self._cr = False  # the last byte read was a CR: skip an LF that follows
         self._frame_start: int | None = None
         self._fields = False  # the frame has a field line (not only comments)
-        self._data: list[bytes] = []
+        # The frame's data lines joined with LF as they come: one buffer, so a
+        # frame of many short lines costs its size, not an object per line.
+        self._data = bytearray()
+        self._data_lines = 0
         self._data_offset = 0
+        self._named = False  # the frame has an event name other than "message"
+        self._decode_named = named == "decode"
         self._id_buffer = last_event_id  # the spec's "last event ID buffer"
         self._dispatched = last_event_id  # ...and the id it had at the last dispatch
 
@@ -170,28 +202,28 @@ class SSEDecoder(StreamDecoder[T]):
             if len(data) > WINDOW:
                 return self._feed_windows(data)
             return self._run(self._feed_crlf if self._crlf else self._feed_general, data)
-        parts = self._parts
+        pending = self._pending
         # Search only the new bytes: searching the whole buffer is quadratic
         # when a big frame trickles in. A "\n\n" across the boundary needs a
         # look at the last byte only when the chunk starts with LF.
         end = data.rfind(b"\n\n") if 10 in data else -1
         if end < 0:
-            if data[:1] == b"\n" and parts and parts[-1][-1:] == b"\n":
+            if data[:1] == b"\n" and pending[-1:] == b"\n":
                 end = -1  # the frame ends at data[0]
             else:
                 room = self._room - len(data)
                 if room < 0:
                     return self._run(self._near_limit, data)
                 self._room = room
-                parts.append(data)
+                pending += data
                 return []
         if len(data) > WINDOW:
             return self._feed_windows(data)
         size = end + 2  # the bytes of data up to the last frame end
-        if parts:
-            parts.append(data[:size])
-            region = b"".join(parts)  # each pending byte is joined once: linear
-            parts.clear()
+        if pending:
+            pending += data[:size]
+            region = bytes(pending)  # each pending byte is copied out once: linear
+            pending.clear()
         else:
             region = data if size == len(data) else data[:size]
         out: list[T] = []
@@ -234,7 +266,7 @@ class SSEDecoder(StreamDecoder[T]):
         search: a server that sends one is read by the general parser from
         there on. Limits and errors are the general parser's, on the bytes as
         they came."""
-        parts = self._parts
+        pending = self._pending
         if self._skip_lf:  # the last region ended in the CR of a CRLF: its LF
             self._skip_lf = False
             if data[:1] == b"\n":
@@ -242,7 +274,7 @@ class SSEDecoder(StreamDecoder[T]):
                 self._pos += 1
             if not data:
                 return
-        if 10 not in data and (data != b"\r" or not parts):
+        if 10 not in data and (data != b"\r" or not pending):
             # No frame ends here (only a CR after an LF could end one), and a
             # CR before the last byte stands alone. Small chunks mostly: short.
             if not self._cut_cr and 13 not in data[:-1]:
@@ -255,16 +287,16 @@ class SSEDecoder(StreamDecoder[T]):
             return
         self._general, self._crlf = True, False
         self._gpos = self._pos
-        data = b"".join(parts) + data
-        parts.clear()
+        data = bytes(pending) + data
+        pending.clear()
         self._parse(data, out)
 
     def _take_crlf(self, data: bytes, out: list[T]) -> None:
         """CRLF mode: take ``data``, which has line ends and no CR alone."""
-        parts = self._parts
+        pending = self._pending
         # The end of the last blank line in the new bytes, and in the two
         # pending bytes before them (a blank line cut between chunks).
-        before = (b"".join(part[-2:] for part in parts[-2:]))[-2:]
+        before = bytes(pending[-2:])
         joint = before + data if before else data
         if joint[-2:] == b"\n\r":
             size = len(joint)
@@ -279,10 +311,10 @@ class SSEDecoder(StreamDecoder[T]):
         if size <= 0:
             self._keep(data)
             return
-        if parts:
-            parts.append(data[:size])
-            region = b"".join(parts)
-            parts.clear()
+        if pending:
+            pending += data[:size]
+            region = bytes(pending)
+            pending.clear()
         else:
             region = data[:size]
         base = self._pos
@@ -319,24 +351,21 @@ class SSEDecoder(StreamDecoder[T]):
             self._near_limit(data)
         else:
             self._room = room
-            self._parts.append(data)
+            self._pending += data
 
     def _near_limit(self, data: bytes, out: list[T] | None = None) -> None:
         """Keep ``data`` pending, unless the frame it belongs to is now too
         long. The room count includes the line end of a blank line before
         the frame (LF, CRLF, or the CR of one whose LF is still to come),
         which is not part of it, so the exact size is taken here."""
-        parts = self._parts
         size = self._max - self._room + len(data)
-        first = parts[0] if parts else data
-        if len(first) < 2 and parts:  # a CRLF cut after its CR, or an empty feed
-            first = (b"".join(parts) + data[:2])[:2]  # only when near the limit: once or twice
-        frame = size - (2 if first[:2] == b"\r\n" else first[:1] in (b"\n", b"\r"))
+        first = (bytes(self._pending[:2]) + data[:2])[:2]
+        frame = size - (2 if first == b"\r\n" else first[:1] in (b"\n", b"\r"))
         if frame > self._max:
             raise FrameError(f"frame longer than max_frame_bytes ({self._max})",
                              offset=self._pos + size - frame, index=self._index)
         self._room = self._max - size
-        parts.append(data)
+        self._pending += data
 
     def _fast_frame(self, buf: Any, end: int, out: list[T]) -> bool:
         """The region ``buf[:end + 2]`` if it is one ``data: `` frame, or one
@@ -386,8 +415,11 @@ class SSEDecoder(StreamDecoder[T]):
     def _fast_region(self, region: bytes, out: list[T]) -> bool:
         """Decode ``region`` (whole frames, no CR) if it is a plain run of
         ``data: `` frames, each with or without one ``id: `` line before its
-        data; False, with nothing changed, for anything else."""
-        if len(region) > self._max:
+        data; False, with nothing changed, for anything else. A region past
+        ``_FAST_REGION`` goes to the general parser, which reads it in
+        windows: split at once, a frame of a million short lines would cost
+        a million line objects."""
+        if len(region) > self._max or len(region) > _FAST_REGION:
             return False
         lines = region.split(b"\n")
         new_id: bytes | None = None
@@ -435,11 +467,17 @@ class SSEDecoder(StreamDecoder[T]):
     # -- the general parser ------------------------------------------------------------
 
     def _parse(self, data: bytes, out: list[T]) -> None:
-        """Parse ``data`` (any bytes, read from ``self._gpos`` on) line by line."""
+        """Parse ``data`` (any bytes, read from ``self._gpos`` on) line by line,
+        in windows: a frame of a million short lines must not become a million
+        line objects at once."""
         self._sync_id()
         frames: list[_Frame] = []
         try:
-            self._parse_lines(data, frames)
+            if len(data) <= WINDOW:
+                self._parse_lines(data, frames)
+            else:
+                for start in range(0, len(data), WINDOW):
+                    self._parse_lines(data[start:start + WINDOW], frames)
         except FrameError as exc:
             # The frames dispatched before it come first in the stream, and
             # count in its index.
@@ -506,29 +544,41 @@ class SSEDecoder(StreamDecoder[T]):
             value = value[1:]
             skip += 1
         if field == b"data":
-            if not self._data:
+            if self._data_lines:
+                self._data.append(10)
+            else:
                 self._data_offset = start + skip
-            self._data.append(value)
+            self._data += value
+            self._data_lines += 1
         elif field == b"id":
             if b"\0" not in value:
                 try:
                     self._id_buffer = value.decode()
                 except UnicodeDecodeError as exc:
                     raise FrameError("an id that is not UTF-8", offset=start, index=self._index) from exc
-        elif field == b"retry" and value.isdigit():  # ASCII digits only, as the spec asks
-            self.retry = int(value)
-        # "event" and unknown fields: ignored (the JSON names the event's type)
+        elif field == b"retry":
+            # ASCII digits only, as the spec asks; a value past 64 bits asks
+            # for no usable delay (and int() refuses over 4,300 digits): ignored.
+            if value.isdigit() and len(value) <= 19 and (retry := int(value)) <= _MAX_RETRY:
+                self.retry = retry
+        elif field == b"event":
+            # A browser's onmessage sees only frames named "message" (or not
+            # named); the others are for other listeners, such as a server's
+            # "ping" keep-alive. The JSON names an event's type.
+            self._named = value != b"message" and not self._decode_named
+        # Other fields: ignored, as the spec asks.
 
     def _dispatch(self, frames: list[_Frame]) -> None:
         self._dispatched = self._id_buffer
-        data = self._data
-        if data:
-            payload = data[0] if len(data) == 1 else b"\n".join(data)
-            if payload.strip(_JSON_WS):
-                frames.append((payload, self._data_offset, len(data) == 1, self._dispatched))
-            self._data = []
+        if self._data_lines:
+            payload = bytes(self._data)
+            if payload.strip(_JSON_WS) and not self._named:
+                frames.append((payload, self._data_offset, self._data_lines == 1, self._dispatched))
+            self._data.clear()
+            self._data_lines = 0
         self._frame_start = None
         self._fields = False
+        self._named = False
 
     def _decode_frames(self, frames: list[_Frame], out: list[T]) -> None:
         if not frames:
@@ -556,11 +606,11 @@ class SSEDecoder(StreamDecoder[T]):
         if not self._general:
             self._general = self._slow = True
             self._gpos = self._pos
-            pending = b"".join(self._parts)
-            self._parts.clear()
+            pending = bytes(self._pending)
+            self._pending.clear()
             self._parse(pending, out)
         line = bytes(self._line)
-        if self._data or self._fields or (line and line[:1] != b":"):
+        if self._data_lines or self._fields or (line and line[:1] != b":"):
             start = self._frame_start if self._frame_start is not None else self._line_start
             raise FrameError("the stream ended inside a frame (no blank line after it)",
                              offset=start, index=self._index)
