@@ -13,7 +13,8 @@ siblings and must not import each other):
 * the codecs: ``_codec`` (every msgspec decoder, the one error translation),
   ``peek``, then ``json``, ``msgpack`` and ``zerocopy``
 * the package (``__init__``): the leaves, the model and the codecs only
-* ``resume`` (checkpoints), then the framings: ``framing._base``, the three
+* ``resume`` (checkpoints), then the framings: ``framing._base`` (the
+  decoder contract) and ``framing._sse_spec`` (the SSE spec parser), the three
   framings, the ``framing`` registry
 * ``schema``; the stores (``stores`` protocols, ``stores.memory``); the
   transports (``transports.streams``, ``transports.http``)
@@ -47,7 +48,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("codecs", {"json", "msgpack", "zerocopy"}),
     ("package", {"__init__"}),
     ("checkpoints", {"resume"}),
-    ("framing: shared", {"framing._base"}),
+    ("framing: shared", {"framing._base", "framing._sse_spec"}),
     ("framings", {"framing.ndjson", "framing.lengthprefix", "framing.sse"}),
     ("framing: registry", {"framing"}),
     ("schema", {"schema"}),

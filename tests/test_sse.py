@@ -109,10 +109,19 @@ def decode(data: bytes, **kwargs: Any) -> list[Any]:
 
 
 def general(decoder: SSEDecoder[Any]) -> SSEDecoder[Any]:
-    """``decoder`` made to read every byte with the general parser, the one
-    that follows the spec line by line: the reference for the fast paths."""
-    decoder._general = True
+    """``decoder`` made to read every byte with the spec parser, the one that
+    follows the spec line by line (wire.framing._sse_spec): the reference for
+    the fast paths."""
+    assert decoder._mode == "bom"  # nothing read yet
+    decoder._after_bom = "spec"
     return decoder
+
+
+def test_the_reference_decoder_takes_no_fast_path() -> None:
+    decoder = general(SSEDecoder())
+    assert decoder.feed(b"data: " + EV[0] + b"\n\n") == CATALOG[:1]
+    assert decoder._mode == "spec"
+    assert decoder._pending == b""
 
 
 def test_multi_line_data_is_joined_with_lf() -> None:

@@ -40,12 +40,14 @@ adds for the last ``\n\n``; a chunk that completes no frame is just kept. A
 region that is one frame (the usual case when chunks are smaller than frames)
 is checked and cut in place; a longer run is cut with a few C-level passes
 (``split``, slices, ``map``) and decoded in one ``map`` over msgspec's decoder.
-Both check the shape exactly, so nothing is accepted that the general parser
+Both check the shape exactly, so nothing is accepted that the spec parser
 would read differently. Lines that end in CRLF (sse-starlette's default) take
 the same paths once their CRs are deleted, about 1.3x the cost of LF; a CR
-alone, a heartbeat, multi-line data or other fields go through the general
-parser, which follows every rule above one line at a time and is about half
-as fast.
+alone, a heartbeat, multi-line data or other fields go through the spec
+parser (``wire.framing._sse_spec``), which follows every rule above one line
+at a time and is about half as fast. How the decoder reads the stream is one
+mode, settled by what it has seen so far (``_BOM_MODE``, ``_LF``, ``_CRLF``,
+``_SPEC``).
 """
 
 from __future__ import annotations
@@ -72,22 +74,19 @@ from wire.framing._base import (
     line_payloads,
     raw_payload,
 )
+from wire.framing._sse_spec import JSON_WS, Frame, SpecParser
 
 __all__ = ("NamedPolicy", "SSEDecoder", "SSEEncoder")
 
 T = TypeVar("T")
 
 _BOM = b"\xef\xbb\xbf"
-# A line end, kept by split() so that offsets stay exact: CRLF, CR or LF.
-_LINE_END = re.compile(rb"(\r\n|\r|\n)")
 # A CR that is not the first half of a CRLF: a line end of its own.
 _LONE_CR = re.compile(rb"\r(?!\n)")
 _is_data_line = methodcaller("startswith", b"data: ")
 _is_id_line = methodcaller("startswith", b"id: ")
 _after_data = itemgetter(slice(6, None))
 _strip_ws = methodcaller("strip", b" \t")
-_JSON_WS = b" \t\r\n"
-_MAX_RETRY = 2**63 - 1
 # The largest region the fast path splits in one go: at most 32k lines (about
 # 1.4 MB of line objects) whatever the frames hold. Bigger regions come from
 # a large frame trickling in (the one-frame fast path reads it in place) or
@@ -98,9 +97,12 @@ _FAST_REGION = 4 * WINDOW
 # a browser's ``onmessage`` never sees it, or decoded like any other frame.
 NamedPolicy: TypeAlias = Literal["skip", "decode"]
 
-# A dispatched frame: payload, stream offset of the payload, whether the
-# payload is contiguous in the stream (one data line), and the event id then.
-_Frame = tuple[bytes, int, bool, str]
+# How the decoder reads the stream, settled by what it has seen so far:
+# the first bytes, until a BOM is ruled in or out; then LF line ends, read by
+# the fast paths; CRLF line ends (every CR half of a CRLF so far), read by the
+# fast paths once the CRs are deleted; and, once a CR stands alone, the spec
+# parser for every byte from there on.
+_BOM_MODE, _LF, _CRLF, _SPEC = "bom", "lf", "crlf", "spec"
 
 
 class SSEDecoder(StreamDecoder[T]):
@@ -143,41 +145,30 @@ class SSEDecoder(StreamDecoder[T]):
         if named not in ("skip", "decode"):
             raise ValueError(f"named must be 'skip' or 'decode', not {named!r}")
         super().__init__(Payloads("json", raw=raw, unknown=unknown, peek=peek), max_frame_bytes)
+        self._spec = SpecParser(max_frame_bytes, last_event_id, named_frames=named == "decode")
         self._last_id = last_event_id
         # An id the fast paths read, kept as bytes (ASCII, or checked UTF-8)
         # until someone asks: decoding it per frame costs more than it buys.
         self._fast_id: bytes | None = None
-        self.retry: int | None = None
-        self._head: bytes | None = b""  # the stream's first bytes until the BOM is ruled in or out
-        # Fast mode: bytes after the last blank line seen, not parsed yet; the
-        # parser state is clean at their start.
-        # The pending bytes, in one bytearray: they cost their length however
-        # small the chunks they came in, so a frame stays within a small
-        # multiple of max_frame_bytes whatever the peer does.
+        self._mode = _BOM_MODE
+        self._head = b""  # the stream's first bytes, while the BOM is not ruled in or out
+        self._after_bom = _LF  # the mode once it is (the tests' reference decoder: _SPEC)
+        # The fast paths' pending bytes: after the last blank line seen, not
+        # read yet (the spec parser's state is clean at their start). One
+        # bytearray: they cost their length however small the chunks they
+        # came in, so a frame stays within a small multiple of
+        # max_frame_bytes whatever the peer does.
         self._pending = bytearray()
         self._room = max_frame_bytes  # max_frame_bytes minus the pending bytes' length
         self._pos = 0  # stream offset of the first pending byte
-        self._crlf = False  # CRLF mode: lines end in CRLF (or LF), no CR alone so far
-        self._cut_cr = False  # CRLF mode: the pending bytes end in a CR, whose LF must come next
-        self._skip_lf = False  # CRLF mode: the last region ended in a CR; an LF next belongs to it
-        self._general = False  # once a CR alone is seen, every byte goes through the parser
-        self._slow = True  # CRLF, general, or the BOM not ruled out yet: feed takes the long way
-        # The general parser's state.
-        self._gpos = 0  # stream offset of the next byte it reads
-        self._line = bytearray()  # an incomplete line
-        self._line_start = 0
-        self._cr = False  # the last byte read was a CR: skip an LF that follows
-        self._frame_start: int | None = None
-        self._fields = False  # the frame has a field line (not only comments)
-        # The frame's data lines joined with LF as they come: one buffer, so a
-        # frame of many short lines costs its size, not an object per line.
-        self._data = bytearray()
-        self._data_lines = 0
-        self._data_offset = 0
-        self._named = False  # the frame has an event name other than "message"
-        self._decode_named = named == "decode"
-        self._id_buffer = last_event_id  # the spec's "last event ID buffer"
-        self._dispatched = last_event_id  # ...and the id it had at the last dispatch
+        # CRLF mode only: a CR cut off from its LF by a chunk's end.
+        self._cut_cr = False  # the pending bytes end in a CR, whose LF must come next
+        self._skip_lf = False  # the last region ended in a CR; an LF next belongs to it
+
+    @property
+    def retry(self) -> int | None:
+        """The reconnection time in milliseconds the server asked for, or None."""
+        return self._spec.retry
 
     @property
     def last_event_id(self) -> str:
@@ -186,7 +177,7 @@ class SSEDecoder(StreamDecoder[T]):
 
     def _sync_id(self) -> None:
         if self._fast_id is not None:
-            self._last_id = self._id_buffer = self._dispatched = self._fast_id.decode()
+            self._last_id = self._spec.id_buffer = self._spec.dispatched = self._fast_id.decode()
             self._fast_id = None
 
     # -- feeding ------------------------------------------------------------------
@@ -198,10 +189,10 @@ class SSEDecoder(StreamDecoder[T]):
         if type(data) is not bytes:
             data = bytes(data)
         # Membership of an int takes memchr: 9x faster than b"\r" on 64 bytes.
-        if self._slow or 13 in data:
+        if self._mode is not _LF or 13 in data:
             if len(data) > WINDOW:
                 return self._feed_windows(data)
-            return self._run(self._feed_crlf if self._crlf else self._feed_general, data)
+            return self._run(self._feed_crlf if self._mode is _CRLF else self._feed_slow, data)
         pending = self._pending
         # Search only the new bytes: searching the whole buffer is quadratic
         # when a big frame trickles in. A "\n\n" across the boundary needs a
@@ -231,7 +222,7 @@ class SSEDecoder(StreamDecoder[T]):
             base = self._pos
             self._pos = base + len(region)
             if not self._fast_frame(region, len(region) - 2, out) and not self._fast_region(region, out):
-                self._gpos = base
+                self._spec.pos = base
                 self._parse(region, out)
             self._room = self._max
             if size < len(data):
@@ -241,17 +232,16 @@ class SSEDecoder(StreamDecoder[T]):
             raise
         return out
 
-    def _feed_general(self, data: bytes, out: list[T]) -> None:
-        if self._head is not None:
+    def _feed_slow(self, data: bytes, out: list[T]) -> None:
+        """Every feed that the LF fast path in ``feed`` does not take."""
+        if self._mode is _BOM_MODE:
             data = self._drop_bom(data)
             if not data:
                 return
-        if self._general:
+        if self._mode is _SPEC:
             self._parse(data, out)
-        elif self._crlf:
-            self._feed_crlf(data, out)
         elif 13 in data:
-            self._crlf = self._slow = True
+            self._mode = _CRLF
             self._feed_crlf(data, out)
         else:  # the BOM is settled: back to the fast path
             out += self.feed(data)
@@ -263,8 +253,8 @@ class SSEDecoder(StreamDecoder[T]):
         (a CR ends its line at once), and deleting the CRs of a region of
         whole frames changes nothing: the fast paths read it so. A CR alone
         can end a line anywhere, so blank lines can no longer be found with a
-        search: a server that sends one is read by the general parser from
-        there on. Limits and errors are the general parser's, on the bytes as
+        search: a server that sends one is read by the spec parser from
+        there on. Limits and errors are the spec parser's, on the bytes as
         they came."""
         pending = self._pending
         if self._skip_lf:  # the last region ended in the CR of a CRLF: its LF
@@ -285,8 +275,8 @@ class SSEDecoder(StreamDecoder[T]):
                 data, 0, len(data) - (data[-1:] == b"\r")):
             self._take_crlf(data, out)
             return
-        self._general, self._crlf = True, False
-        self._gpos = self._pos
+        self._mode = _SPEC
+        self._spec.pos = self._pos
         data = bytes(pending) + data
         pending.clear()
         self._parse(data, out)
@@ -324,23 +314,22 @@ class SSEDecoder(StreamDecoder[T]):
             lf += b"\n"
             self._skip_lf = True
         if len(region) > self._max or not (self._fast_frame(lf, len(lf) - 2, out) or self._fast_region(lf, out)):
-            self._gpos = base
+            self._spec.pos = base
             self._parse(region, out)
-            self._cr = False  # the general parser's note of a CR just read: _skip_lf has it
+            self._spec.cr = False  # the spec parser's note of a CR just read: _skip_lf has it
         self._room = self._max
         if size < len(data):
             self._near_limit(data[size:])
 
     def _drop_bom(self, data: bytes) -> bytes:
-        assert self._head is not None
         head = self._head + data
         if len(head) < len(_BOM) and _BOM.startswith(head):
             self._head = head
             return b""
-        self._head = None
-        self._slow = self._general or self._crlf
+        self._head = b""
+        self._mode = self._after_bom
         if head.startswith(_BOM):
-            self._pos = self._gpos = len(_BOM)
+            self._pos = self._spec.pos = len(_BOM)
             return head[len(_BOM):]
         return head
 
@@ -371,7 +360,7 @@ class SSEDecoder(StreamDecoder[T]):
         """The region ``buf[:end + 2]`` if it is one ``data: `` frame, or one
         with an ``id: `` line first (the usual region when chunks are smaller
         than frames), read in place: no copy of the region, no split."""
-        if end >= self._max:  # the frame is end + 1 bytes: the general parser decides
+        if end >= self._max:  # the frame is end + 1 bytes: the spec parser decides
             return False
         eol = buf.find(b"\n")
         if buf.startswith(b"data: "):
@@ -383,7 +372,7 @@ class SSEDecoder(StreamDecoder[T]):
             if not buf.startswith(b"data: ", eol + 1) or buf.find(b"\n", eol + 1) != end:
                 return False
             raw_id = bytes(buf[4:eol])
-            # Non-ASCII or NUL: the general parser decides (UTF-8 check, or ignore).
+            # Non-ASCII or NUL: the spec parser decides (UTF-8 check, or ignore).
             if not raw_id.isascii() or 0 in raw_id:
                 return False
             payload = buf[eol + 7:end]
@@ -416,7 +405,7 @@ class SSEDecoder(StreamDecoder[T]):
         """Decode ``region`` (whole frames, no CR) if it is a plain run of
         ``data: `` frames, each with or without one ``id: `` line before its
         data; False, with nothing changed, for anything else. A region past
-        ``_FAST_REGION`` goes to the general parser, which reads it in
+        ``_FAST_REGION`` goes to the spec parser, which reads it in
         windows: split at once, a frame of a million short lines would cost
         a million line objects."""
         if len(region) > self._max or len(region) > _FAST_REGION:
@@ -436,7 +425,7 @@ class SSEDecoder(StreamDecoder[T]):
             if not all(map(_is_id_line, ids)):
                 return False
             joined = b"".join(ids)
-            if 0 in joined:  # an id with NUL is ignored: the general parser's job
+            if 0 in joined:  # an id with NUL is ignored: the spec parser's job
                 return False
             try:
                 joined.decode()
@@ -449,7 +438,7 @@ class SSEDecoder(StreamDecoder[T]):
         if not all(map(_is_data_line, datas)):
             return False
         payloads = list(map(_after_data, datas))
-        # A blank payload is skipped, which the general parser does. Only one
+        # A blank payload is skipped, which the spec parser does. Only one
         # that starts with a space, a tab or nothing can be blank, and the least
         # payload starts with the least byte; with peek=True, a blank one fails it.
         if self._payloads.raw and self._payloads.peek is None and min(payloads)[:1] <= b" " \
@@ -464,20 +453,15 @@ class SSEDecoder(StreamDecoder[T]):
             self._fast_id = new_id
         return True
 
-    # -- the general parser ------------------------------------------------------------
+    # -- the spec parser ------------------------------------------------------------
 
     def _parse(self, data: bytes, out: list[T]) -> None:
-        """Parse ``data`` (any bytes, read from ``self._gpos`` on) line by line,
-        in windows: a frame of a million short lines must not become a million
-        line objects at once."""
+        """Read ``data`` (any bytes, from ``self._spec.pos`` on) with the spec
+        parser, and decode the frames it dispatches."""
         self._sync_id()
-        frames: list[_Frame] = []
+        frames: list[Frame] = []
         try:
-            if len(data) <= WINDOW:
-                self._parse_lines(data, frames)
-            else:
-                for start in range(0, len(data), WINDOW):
-                    self._parse_lines(data[start:start + WINDOW], frames)
+            self._spec.feed(data, frames)
         except FrameError as exc:
             # The frames dispatched before it come first in the stream, and
             # count in its index.
@@ -486,139 +470,44 @@ class SSEDecoder(StreamDecoder[T]):
             raise
         self._decode_frames(frames, out)
 
-    def _parse_lines(self, data: bytes, frames: list[_Frame]) -> None:
-        pos = self._gpos
-        if self._cr:
-            self._cr = False
-            if data[:1] == b"\n":  # the LF of a CRLF cut between two chunks
-                data = data[1:]
-                pos += 1
-                self._check_size(pos)
-        if b"\r" in data:
-            parts = _LINE_END.split(data)
-            segments, ends, tail = parts[0:-1:2], list(map(len, parts[1::2])), parts[-1]
-            self._cr = parts[-2:] == [b"\r", b""] if len(parts) > 1 else False
-        else:
-            parts = data.split(b"\n")
-            segments, tail = parts[:-1], parts[-1]
-            ends = None
-        for i, segment in enumerate(segments):
-            start = pos
-            pos += len(segment) + (1 if ends is None else ends[i])
-            if self._line:
-                segment = bytes(self._line) + segment
-                start = self._line_start
-                self._line.clear()
-            self._parse_line(segment, start, pos, frames)
-        if tail:
-            if not self._line:
-                self._line_start = pos
-            self._line += tail
-            pos += len(tail)
-            if self._frame_start is None:
-                self._frame_start = self._line_start
-            self._check_size(pos)
-        self._gpos = pos
-
-    def _check_size(self, end: int) -> None:
-        """Raise if the open frame, read up to stream offset ``end``, is too long."""
-        if self._frame_start is not None and end - self._frame_start > self._max:
-            raise FrameError(f"frame longer than max_frame_bytes ({self._max})",
-                             offset=self._frame_start, index=self._index)
-
-    def _parse_line(self, line: bytes, start: int, end: int, frames: list[_Frame]) -> None:
-        """One complete line starting at stream offset ``start``; ``end`` is
-        the offset after its line end."""
-        if not line:
-            self._dispatch(frames)
-            return
-        if self._frame_start is None:
-            self._frame_start = start
-        self._check_size(end)
-        if line[0] == 0x3A:  # ":" a comment
-            return
-        self._fields = True
-        field, colon, value = line.partition(b":")
-        skip = len(field) + len(colon)
-        if value[:1] == b" ":
-            value = value[1:]
-            skip += 1
-        if field == b"data":
-            if self._data_lines:
-                self._data.append(10)
-            else:
-                self._data_offset = start + skip
-            self._data += value
-            self._data_lines += 1
-        elif field == b"id":
-            if b"\0" not in value:
-                try:
-                    self._id_buffer = value.decode()
-                except UnicodeDecodeError as exc:
-                    raise FrameError("an id that is not UTF-8", offset=start, index=self._index) from exc
-        elif field == b"retry":
-            # ASCII digits only, as the spec asks; a value past 64 bits asks
-            # for no usable delay (and int() refuses over 4,300 digits): ignored.
-            if value.isdigit() and len(value) <= 19 and (retry := int(value)) <= _MAX_RETRY:
-                self.retry = retry
-        elif field == b"event":
-            # A browser's onmessage sees only frames named "message" (or not
-            # named); the others are for other listeners, such as a server's
-            # "ping" keep-alive. The JSON names an event's type.
-            self._named = value != b"message" and not self._decode_named
-        # Other fields: ignored, as the spec asks.
-
-    def _dispatch(self, frames: list[_Frame]) -> None:
-        self._dispatched = self._id_buffer
-        if self._data_lines:
-            payload = bytes(self._data)
-            if payload.strip(_JSON_WS) and not self._named:
-                frames.append((payload, self._data_offset, self._data_lines == 1, self._dispatched))
-            self._data.clear()
-            self._data_lines = 0
-        self._frame_start = None
-        self._fields = False
-        self._named = False
-
-    def _decode_frames(self, frames: list[_Frame], out: list[T]) -> None:
+    def _decode_frames(self, frames: list[Frame], out: list[T]) -> None:
         if not frames:
-            self._last_id = self._dispatched
+            self._last_id = self._spec.dispatched
             return
         items = self._payloads.batch([frame[0] for frame in frames])
         if items is not None:
             out += items
             self._index += len(items)
-            self._last_id = self._dispatched
+            self._last_id = self._spec.dispatched
             return
         for payload, offset, contiguous, event_id in frames:
             self._payloads.one(payload, out, offset=offset, index=self._index, exact=contiguous)
             self._index += 1
             self._last_id = event_id
-        self._last_id = self._dispatched
+        self._last_id = self._spec.dispatched
 
     # -- EOF ---------------------------------------------------------------------------
 
     def _close(self, out: list[T]) -> None:
-        if self._head:  # fewer bytes than a BOM: they were data after all
-            head, self._head = self._head, None
-            self._slow = self._general or self._crlf
+        if self._mode is _BOM_MODE:  # fewer bytes than a BOM, or none: they were data after all
+            head, self._head = self._head, b""
+            self._mode = self._after_bom
             out += self.feed(head)
-        if not self._general:
-            self._general = self._slow = True
-            self._gpos = self._pos
+        if self._mode is not _SPEC:
+            self._mode = _SPEC
+            self._spec.pos = self._pos
             pending = bytes(self._pending)
             self._pending.clear()
             self._parse(pending, out)
-        line = bytes(self._line)
-        if self._data_lines or self._fields or (line and line[:1] != b":"):
-            start = self._frame_start if self._frame_start is not None else self._line_start
+        start = self._spec.in_frame()
+        if start is not None:
             raise FrameError("the stream ended inside a frame (no blank line after it)",
                              offset=start, index=self._index)
 
 
 def _data(payload: bytes) -> bytes:
     """A raw payload as the value of SSE ``data`` lines, or EncodeError."""
-    if 13 in payload or not payload.strip(_JSON_WS):
+    if 13 in payload or not payload.strip(JSON_WS):
         raise EncodeError("a raw payload holding a CR, or a blank one, cannot be SSE data")
     if 10 in payload:  # one data line per payload line: the decoder joins them back
         payload = payload.replace(b"\n", b"\ndata: ")
