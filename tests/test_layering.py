@@ -41,6 +41,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("package", {"__init__"}),
     ("tools: shared", {"_streaming"}),
     ("tools", {"framing", "sse", "schema", "zerocopy"}),
+    ("bridges", {"bridges"}),
     ("edges", {"aio", "http", "demo"}),
     ("edges: cli", {"cli"}),
     ("edges: entry point", {"__main__"}),

@@ -118,12 +118,15 @@ class _Phase(enum.Enum):
 class _Call:
     """What the client's tool part looks like, for one tool_call_id."""
 
-    __slots__ = ("approval", "block", "name", "phase")
+    __slots__ = ("approval", "block", "name", "phase", "step")
 
-    def __init__(self, block: ToolCallBlock | None, name: str, phase: _Phase) -> None:
+    def __init__(self, block: ToolCallBlock | None, name: str, phase: _Phase, step: int) -> None:
         self.block = block
         self.name = name
         self.phase = phase
+        # The client updates a tool part in place only within the step that made it
+        # (process-ui-message-stream.ts, updateToolPart): later it would push a copy.
+        self.step = step
         # None, "requested", or the answer sent: "approved" / "denied"
         self.approval: str | None = None
 
@@ -182,6 +185,7 @@ class VercelBridge:
         self._open_text: set[str] = set()  # ids of text parts the client has open
         self._open_reasoning: set[str] = set()
         self._step_open = False
+        self._steps = 0  # start-step chunks sent
         self._started = False
         self._ended = False  # REPLY_END seen, or a park (REQUIRE_*) ended the response
         self._streamed = ""  # a text block's streamed text, read before its END replaces it
@@ -281,10 +285,10 @@ class VercelBridge:
         if call is None:
             # A result whose call the stream never showed: the client throws on
             # an output for a part it does not have, so the part is made first.
-            call = self._calls[call_id] = _Call(None, result.name, _Phase.STREAMING)
+            call = self._calls[call_id] = _Call(None, result.name, _Phase.STREAMING, self._steps)
         if call.phase is _Phase.STREAMING:
             out.append(self._input_available(call_id, call))
-        state = result.state
+        state = ToolResultState(result.state)  # a Struct built in code may hold the plain str
         if state is ToolResultState.RUNNING:
             return out  # not an end: the part stays input-available
         text, output, has_data = _output(result.output)
@@ -297,7 +301,7 @@ class VercelBridge:
             if call.approval is None:
                 out.append({"type": "tool-approval-request", "approvalId": approval_id, "toolCallId": call_id,
                             "isAutomatic": True})
-            if call.approval != "denied":
+            if call.approval != "denied" or text:  # (again, to carry the result's text as the reason)
                 refusal: Chunk = {"type": "tool-approval-response", "approvalId": approval_id, "approved": False}
                 if text:
                     refusal["reason"] = text
@@ -336,11 +340,12 @@ class VercelBridge:
     def _ReplyEndEvent(self, e: ReplyEndEvent) -> list[Chunk]:
         self._ended = True
         out = self._close_open()
-        meta: dict[str, Any] = {"finished_reason": e.finished_reason.value}
+        reason = ReplyFinishedReason(e.finished_reason)
+        meta: dict[str, Any] = {"finished_reason": reason.value}
         usage = self._usage()
         if usage is not None:
             meta["usage"] = usage
-        if e.finished_reason is ReplyFinishedReason.ERROR:
+        if reason is ReplyFinishedReason.ERROR:
             # useChat stops applying chunks at an error chunk: the metadata goes first.
             error = e.error
             if error is not None:
@@ -350,13 +355,14 @@ class VercelBridge:
             out.append({"type": "error", "errorText": text})
             out.append({"type": "finish", "finishReason": "error"})
             return out
-        out.append({"type": "finish", "finishReason": _FINISH_REASONS[e.finished_reason],
+        out.append({"type": "finish", "finishReason": _FINISH_REASONS[reason],
                     "messageMetadata": {"agentscope": meta}})
         return out
 
     def _ModelCallStartEvent(self, e: ModelCallStartEvent) -> list[Chunk]:
         out: list[Chunk] = [{"type": "finish-step"}] if self._step_open else []
         self._step_open = True
+        self._steps += 1
         out.append({"type": "start-step"})
         return out
 
@@ -472,7 +478,7 @@ class VercelBridge:
         block = self._new_block(ToolCallBlock, id)
         if block is None:
             return []
-        self._calls[id] = _Call(block, e.tool_call_name, _Phase.STREAMING)
+        self._calls[id] = _Call(block, e.tool_call_name, _Phase.STREAMING, self._steps)
         return [{"type": "tool-input-start", **self._tool_fields(id, e.tool_call_name),
                  "providerExecuted": e.tool_call_name not in self._external}]
 
@@ -507,7 +513,7 @@ class VercelBridge:
         result = self._results.get(e.tool_call_id)
         if result is None:
             return []
-        if e.state is not ToolResultState.RUNNING:
+        if e.state != ToolResultState.RUNNING:
             self._results[e.tool_call_id] = None
         return self._deliver(result)
 
@@ -540,10 +546,14 @@ class VercelBridge:
         return out
 
     def _RequireExternalExecutionEvent(self, e: RequireExternalExecutionEvent) -> list[Chunk]:
-        out: list[Chunk] = []
+        # Every call, for onData (lossless, and the only notice for calls of an
+        # earlier model call), then the native hand-over where the client allows it.
+        calls = [{"id": c.id, "name": c.name, "input": c.input} for c in e.tool_calls]
+        out: list[Chunk] = [{"type": "data-agentscope-require-external-execution", "id": e.id,
+                             "data": {"tool_calls": calls}, "transient": True}]
         for asked in e.tool_calls:
             call = self._calls.get(asked.id)
-            if call is None or call.phase is _Phase.DONE:
+            if call is None or call.phase is _Phase.DONE or call.step != self._steps:
                 continue
             call.phase = _Phase.AVAILABLE
             _, value = _parse_input(asked.input)
