@@ -647,3 +647,152 @@ def test_the_bridge_imports_only_the_model_and_msgspec() -> None:
     modules |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert modules <= {"__future__", "base64", "enum", "collections.abc", "typing", "msgspec", "wire.blocks",
                        "wire.errors", "wire.events", "wire.messages"}
+
+
+# -- serving: a real server, the real client's requests ---------------------------------------
+
+
+class ChatServer:
+    """useChat's backend: POST {api} starts a reply (a vector replayed with
+    pauses, one of them long, as when an agent waits) and streams it;
+    GET {api}/{id}/stream resumes the running one."""
+
+    def __init__(self, case: Case) -> None:
+        self.events = wire.json.decode_events(case.events_jsonl)
+        self.running: dict[str, Any] = {}
+        self.task_group: Any = None
+
+    async def produce(self, chat_id: str, log: Any) -> None:
+        import anyio
+
+        for i, event in enumerate(self.events):
+            log.append(event)
+            await anyio.sleep(0.3 if i == len(self.events) // 2 else 0.004)
+        log.close()
+        del self.running[chat_id]
+
+    async def post(self, request: Any) -> Any:
+        from wire.aio import EventLog
+        from wire.bridges.vercel_http import ui_message_stream_response
+
+        body = await request.json()
+        assert body["messages"][-1]["role"] == "user"
+        log = self.running[body["id"]] = EventLog(wire.AssistantMsg("Friday", [], id=self.events[0].reply_id))
+        self.task_group.start_soon(self.produce, body["id"], log)
+        return ui_message_stream_response(log, heartbeat=0.05)
+
+    def app(self) -> Any:
+        import contextlib
+
+        import anyio
+        from starlette.applications import Starlette
+        from starlette.routing import Route
+
+        from wire.bridges.vercel_http import resume_endpoint
+
+        @contextlib.asynccontextmanager
+        async def lifespan(app: Starlette) -> Any:
+            async with anyio.create_task_group() as tg:
+                self.task_group = tg
+                yield
+                tg.cancel_scope.cancel()
+
+        return Starlette(routes=[
+            Route("/api/chat", self.post, methods=["POST"]),
+            Route("/api/chat/{id}/stream", resume_endpoint(
+                lambda request: self.running.get(request.path_params["id"]), heartbeat=0.05)),
+        ], lifespan=lifespan)
+
+
+def serve(app: Any) -> Any:
+    import contextlib
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    @contextlib.contextmanager
+    def running() -> Any:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.bind(("127.0.0.1", 0))
+        config = uvicorn.Config(app, log_level="warning", lifespan="on", ws="none", http="h11")
+        server = uvicorn.Server(config)
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 10
+        while not server.started:
+            assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+            time.sleep(0.01)
+        try:
+            yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+        finally:
+            server.should_exit = True
+            thread.join(10)
+            sock.close()
+
+    return running()
+
+
+@needs_client
+def test_use_chat_against_a_real_server_live_and_resumed(tmp_path: Path) -> None:
+    case = next(c for c in CASES if c.name == "full_reply_all_events")
+    chat_server = ChatServer(case)
+    with serve(chat_server.app()) as base:
+        result = json.loads(run_client("live", {"api": f"{base}/api/chat", "chatId": "chat-7",
+                                                "resumeAfterMs": 150}, tmp_path))
+    assert result["errors"] == []
+    expected = json.loads(case.expected_msg)
+    late = late_inputs(chat_server.events)
+    # A: the sender, live. B: a reload mid-reply, rebuilt by the resume request. C: after the end, 204.
+    for name in ("a", "b"):
+        chat = result[name]
+        assert chat["status"] == "ready"
+        assert [m["role"] for m in chat["messages"]] == (["user", "assistant"] if name == "a" else ["assistant"])
+        compare(chat["messages"][-1], expected, f"chat {name}", late)
+    assert result["c"] == {"messages": [], "status": "ready"}
+
+
+def test_the_response_headers_and_keep_alive() -> None:
+    import anyio
+    import httpx
+
+    from wire.aio import EventLog
+    from wire.bridges.vercel_http import KEEP_ALIVE, resume_endpoint, ui_message_stream_response
+
+    events = wire.json.decode_events(CASES[0].events_jsonl)
+    log = EventLog(wire.AssistantMsg("Friday", [], id=events[0].reply_id))
+    gone = EventLog(wire.AssistantMsg("Friday", [], id="done"))
+    gone.close()
+
+    async def main() -> None:
+        from starlette.applications import Starlette
+        from starlette.routing import Route
+
+        logs = {"live": log, "gone": gone}
+        app = Starlette(routes=[
+            Route("/chat", lambda request: ui_message_stream_response(log, heartbeat=0.02)),
+            Route("/chat/{id}/stream", resume_endpoint(lambda request: logs.get(request.path_params["id"]))),
+            Route("/all/{id}/stream", resume_endpoint(lambda request: logs.get(request.path_params["id"]),
+                                                      finished=True)),
+        ])
+
+        async def feed() -> None:
+            await anyio.sleep(0.1)  # idle: keep-alive comments go out
+            log.extend(events)
+            log.close()
+
+        async with anyio.create_task_group() as tg, httpx.AsyncClient(
+                transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
+            tg.start_soon(feed)
+            response = await client.get("/chat")
+            assert response.headers["x-vercel-ai-ui-message-stream"] == "v1"
+            assert response.headers["content-type"] == "text/event-stream"
+            assert response.content.startswith(KEEP_ALIVE)
+            assert response.content.removeprefix(KEEP_ALIVE * response.content.count(KEEP_ALIVE)) == to_sse(events)
+            assert (await client.get("/chat/nobody/stream")).status_code == 204
+            assert (await client.get("/chat/gone/stream")).status_code == 204
+            replay = await client.get("/all/live/stream")
+            assert replay.status_code == 200 and replay.content == to_sse(events)
+
+    anyio.run(main)

@@ -5,6 +5,7 @@
 //                                    wire's bytes), what the client builds
 //   node run.mjs encode CHUNKS.json  the bytes ai's own JsonToSseTransformStream
 //                                    writes for a list of chunks (stdout)
+//   node run.mjs live SERVER.json    useChat's requests to a real server (below)
 //
 // `read` runs each stream three ways, all unmodified SDK code:
 // 1. readUIMessageStream over parseJsonEventStream + uiMessageChunkSchema (the
@@ -12,8 +13,7 @@
 // 2. an AbstractChat subclass (the class useChat wraps) with a
 //    DefaultChatTransport whose injected fetch answers with the bytes, after
 //    chat.sendMessage(); the same chat then calls resumeStream(), which makes
-//    the GET request useChat({resume: true}) makes (when `resume` is given,
-//    that request goes to a real server at that URL instead);
+//    the GET request useChat({resume: true}) makes;
 // 3. validateUIMessages over both results, as a server route does with what
 //    useChat posts back.
 import { readFile } from 'node:fs/promises';
@@ -94,7 +94,7 @@ class TestChat extends AbstractChat {
   }
 }
 
-async function readWithChat(bytes, resumeUrl) {
+async function readWithChat(bytes) {
   const requests = [];
   const toolCalls = [];
   const data = [];
@@ -118,17 +118,8 @@ async function readWithChat(bytes, resumeUrl) {
 
   // useChat({resume: true}) on page load: GET {api}/{chatId}/stream. The
   // replayed stream rebuilds the same message (resumeStreamIsReplay).
-  let resumed = null;
-  if (resumeUrl !== undefined) {
-    const realTransport = new DefaultChatTransport({ api: resumeUrl });
-    const fresh = new TestChat({ id: 'chat-1', transport: realTransport,
-      onError: error => errors.push(`resume: ${error?.message ?? error}`) });
-    await fresh.resumeStream();
-    resumed = { messages: fresh.chatState.messages, status: fresh.chatState.status };
-  } else {
-    await chat.resumeStream();
-    resumed = { messages: chat.chatState.messages, status: chat.chatState.status };
-  }
+  await chat.resumeStream();
+  const resumed = { messages: chat.chatState.messages, status: chat.chatState.status };
   return { ...sent, resumed, requests, toolCalls, data, errors };
 }
 
@@ -141,10 +132,10 @@ async function validate(messages) {
   }
 }
 
-async function readCase({ name, sse, resume }) {
+async function readCase({ name, sse }) {
   const bytes = new Uint8Array(await readFile(sse));
   const read = await readWithReadUIMessageStream(bytes);
-  const chat = await readWithChat(bytes, resume);
+  const chat = await readWithChat(bytes);
   return {
     name,
     read,
@@ -169,10 +160,33 @@ async function encode(chunks) {
   process.stdout.write(text);
 }
 
+// `live`: against a real server at {api}. Chat A sends a message (POST {api})
+// and reads the reply as it is written; while it does, chat B (a reloaded
+// page: same chat id, no messages) calls resumeStream() (GET
+// {api}/{id}/stream). When both are done, chat C resumes too: nothing runs
+// any more, so the server answers 204 and C stays empty.
+async function live({ api, chatId, resumeAfterMs }) {
+  const errors = [];
+  const make = () =>
+    new TestChat({ id: chatId, transport: new DefaultChatTransport({ api }),
+      onError: error => errors.push(String(error?.message ?? error)) });
+  const a = make();
+  const b = make();
+  const sending = a.sendMessage({ text: 'hello' });
+  await new Promise(resolve => setTimeout(resolve, resumeAfterMs));
+  await Promise.all([sending, b.resumeStream()]);
+  const c = make();
+  await c.resumeStream();
+  const view = chat => ({ messages: chat.chatState.messages, status: chat.chatState.status });
+  return { a: view(a), b: view(b), c: view(c), errors };
+}
+
 const [mode, path] = process.argv.slice(2);
 const input = JSON.parse(await readFile(path, 'utf8'));
 if (mode === 'encode') {
   await encode(input);
+} else if (mode === 'live') {
+  process.stdout.write(JSON.stringify(await live(input)));
 } else {
   const results = [];
   for (const item of input) results.push(await readCase(item));
