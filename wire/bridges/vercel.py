@@ -106,6 +106,10 @@ _FINISH_REASONS: Final = {
 }
 
 
+# Events whose handler needs nothing of the Msg: applied to it in runs, later.
+_DELTAS: Final = frozenset({TextBlockDeltaEvent, ThinkingBlockDeltaEvent, ToolCallDeltaEvent, DataBlockDeltaEvent,
+                            ToolResultTextDeltaEvent, ToolResultDataDeltaEvent})
+
 _B = TypeVar("_B", TextBlock, ThinkingBlock, DataBlock, ToolCallBlock, ToolResultBlock)
 
 
@@ -173,8 +177,10 @@ class VercelBridge:
 
     def __init__(self, reply_id: str | None = None, *, dynamic_tools: bool = False,
                  external_tools: Iterable[str] = ()) -> None:
-        self.msg: Msg | None = Msg(name="", content=[], role="assistant", id=reply_id) if reply_id else None
-        """The reply as agentscope would build it from the events so far."""
+        self._msg: Msg | None = Msg(name="", content=[], role="assistant", id=reply_id) if reply_id else None
+        # Deltas not yet applied to the Msg: no handler needs them there, and
+        # Msg.extend_events applies a run of them faster than one at a time.
+        self._deltas: list[AgentEvent] = []
         self._dynamic = dynamic_tools
         self._external = frozenset(external_tools)
         self._text: dict[str, TextBlock] = {}
@@ -194,25 +200,44 @@ class VercelBridge:
 
     # -- entry points ---------------------------------------------------------------
 
+    @property
+    def msg(self) -> Msg | None:
+        """The reply as agentscope would build it from the events so far."""
+        if self._deltas:
+            self._apply_deltas()
+        return self._msg
+
+    def _apply_deltas(self) -> None:
+        assert self._msg is not None
+        self._msg.extend_events(self._deltas)
+        self._deltas.clear()
+
     def feed(self, event: AgentEvent | UnknownEvent) -> list[Chunk]:
         """The chunks one event produces, in order."""
-        handler = self._handlers.get(type(event))
+        cls = type(event)
+        handler = self._handlers.get(cls)
         if handler is None:
             # A newer peer's event type: the UI stream has nothing to carry it
             # in (an unknown chunk type is fatal to the client), so it is dropped.
             return []
-        if type(event) is not CustomEvent:
+        if cls is not CustomEvent:
             reply_id: str = event.reply_id  # type: ignore[union-attr]
-            msg = self.msg
+            msg = self._msg
             if msg is None:
-                name = event.name if type(event) is ReplyStartEvent else ""
-                role = event.role if type(event) is ReplyStartEvent else "assistant"
-                msg = self.msg = Msg(name=name, content=[], role=role, id=reply_id)
+                start = event if isinstance(event, ReplyStartEvent) else None
+                msg = self._msg = Msg(name=start.name if start else "", content=[],
+                                      role=start.role if start else "assistant", id=reply_id)
             elif reply_id != msg.id:
                 return []
-            if type(event) is TextBlockEndEvent and event.text is not None and event.block_id in self._open_text:
-                self._streamed = self._text[event.block_id].text
-            msg.append_event(event)
+            if cls in _DELTAS:
+                self._deltas.append(event)  # type: ignore[arg-type]
+            else:
+                if self._deltas:
+                    self._apply_deltas()
+                if isinstance(event, TextBlockEndEvent) and event.text is not None and \
+                        event.block_id in self._open_text:
+                    self._streamed = self._text[event.block_id].text
+                msg.append_event(event)
         chunks: list[Chunk] = handler(event)
         return chunks
 
@@ -248,13 +273,13 @@ class VercelBridge:
     def _new_block(self, cls: type[_B], id: str) -> _B | None:
         """The block a START just added to the Msg (None if the reducer
         refused it, e.g. a block the Msg's role does not allow)."""
-        content = self.msg.content if self.msg is not None else []
+        content = self._msg.content if self._msg is not None else []
         if content and type(last := content[-1]) is cls and last.id == id:
             return last
         return None
 
     def _usage(self) -> dict[str, int] | None:
-        usage = self.msg.usage if self.msg is not None else None
+        usage = self._msg.usage if self._msg is not None else None
         return msgspec.structs.asdict(usage) if usage is not None else None
 
     def _tool_fields(self, call_id: str, name: str) -> Chunk:
