@@ -196,6 +196,35 @@ EDGES: dict[str, list[AgentEvent]] = {
             ToolResultBlock(id="e2", name="browser_type", output=[TextBlock(text="typed")],
                             state=ToolResultState.SUCCESS)]),
         end=None),
+    # states the vectors never reach: a result still running at its END, a denial nobody asked
+    # about, a success while approval is pending, a call confirmed before its END, duplicates
+    "edge_states": _reply(
+        ModelCallStartEvent(reply_id=R, model_name="m"),
+        ThinkingBlockStartEvent(reply_id=R, block_id="k1"),
+        ThinkingBlockStartEvent(reply_id=R, block_id="k1"),
+        ThinkingBlockDeltaEvent(reply_id=R, block_id="k1", delta="a"),
+        ThinkingBlockEndEvent(reply_id=R, block_id="k1"),
+        ThinkingBlockDeltaEvent(reply_id=R, block_id="k1", delta="b"),
+        ThinkingBlockEndEvent(reply_id=R, block_id="k1"),
+        DataBlockStartEvent(reply_id=R, block_id="d1", media_type="text/plain"),
+        DataBlockStartEvent(reply_id=R, block_id="d1", media_type="text/plain"),
+        DataBlockDeltaEvent(reply_id=R, block_id="d1", media_type="text/plain", data=b"abc"),
+        DataBlockEndEvent(reply_id=R, block_id="d1"),
+        DataBlockEndEvent(reply_id=R, block_id="d1"),
+        ToolCallStartEvent(reply_id=R, tool_call_id="s1", tool_call_name="slow"),
+        ToolCallDeltaEvent(reply_id=R, tool_call_id="s1", delta='{"n": 1}'),
+        *_call("r1", "run", "{}"), *_call("d", "drop", "{}"),
+        ModelCallEndEvent(reply_id=R, input_tokens=1, output_tokens=1),
+        RequireUserConfirmEvent(reply_id=R, tool_calls=[ToolCallBlock(id="s1", name="slow", input='{"n": 1}')]),
+        UserConfirmResultEvent(reply_id=R, confirm_results=[
+            ConfirmResult(confirmed=True, tool_call=ToolCallBlock(id="d", name="drop", input="{}"))]),
+        ReplyStartEvent(session_id="s", reply_id=R, name="Friday"),
+        ToolResultStartEvent(reply_id=R, tool_call_id="r1", tool_call_name="run"),
+        ToolResultStartEvent(reply_id=R, tool_call_id="r1", tool_call_name="run"),
+        ToolResultTextDeltaEvent(reply_id=R, tool_call_id="r1", delta="half"),
+        ToolResultEndEvent(reply_id=R, tool_call_id="r1", state=ToolResultState.RUNNING),
+        *_result("d", "drop", "denied", "no"),
+        *_result("s1", "slow", "success", "ok")),
 }
 
 
@@ -362,6 +391,10 @@ def compare(message: dict[str, Any], expected: dict[str, Any], where: str, late_
         if block["type"] == "tool_call" and block["state"] == "submitted":
             # Lossy spot: agentscope leaves an externally run call "submitted" after its result.
             block["state"] = "finished" if block["id"] in want_results else "pending"
+    for block in want:
+        if block["type"] == "tool_call" and want_results.get(block["id"], {}).get("state") == "running":
+            # Lossy spot: a result that ENDs "running" has no output state; the part stays input-available.
+            block["state"] = "pending"
     for block in got:
         if block["type"] == "tool_call" and block["id"] in late_inputs:
             # Lossy spot: input deltas after the call's END are not sent (they would regress the part).
@@ -777,19 +810,19 @@ def test_the_response_headers_and_keep_alive() -> None:
                                                       finished=True)),
         ])
 
-        async def feed() -> None:
-            await anyio.sleep(0.1)  # idle: keep-alive comments go out
-            log.extend(events)
-            log.close()
+        # An idle log: the body's first piece is a keep-alive comment, then the reply comes.
+        body = ui_message_stream_response(log, heartbeat=0.01).body_iterator
+        assert await anext(body) == KEEP_ALIVE
+        log.extend(events)
+        log.close()
+        rest = b"".join([piece async for piece in body])
+        assert rest.replace(KEEP_ALIVE, b"") == to_sse(events)
 
-        async with anyio.create_task_group() as tg, httpx.AsyncClient(
-                transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
-            tg.start_soon(feed)
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
             response = await client.get("/chat")
             assert response.headers["x-vercel-ai-ui-message-stream"] == "v1"
             assert response.headers["content-type"] == "text/event-stream"
-            assert response.content.startswith(KEEP_ALIVE)
-            assert response.content.removeprefix(KEEP_ALIVE * response.content.count(KEEP_ALIVE)) == to_sse(events)
+            assert response.content == to_sse(events)
             assert (await client.get("/chat/nobody/stream")).status_code == 204
             assert (await client.get("/chat/gone/stream")).status_code == 204
             replay = await client.get("/all/live/stream")
