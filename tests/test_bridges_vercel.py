@@ -686,33 +686,59 @@ def test_the_bridge_imports_only_the_model_and_msgspec() -> None:
 
 
 class ChatServer:
-    """useChat's backend: POST {api} starts a reply (a vector replayed with
-    pauses, one of them long, as when an agent waits) and streams it;
-    GET {api}/{id}/stream resumes the running one."""
+    """useChat's backend over a recorded reply that parks for a confirmation.
+
+    POST {api} with a new chat starts the reply (the vector's events, paced)
+    and streams it; the response ends at the park. The POST that brings the
+    user's answer appends the USER_CONFIRM_RESULT and streams the rest from
+    there (with a long pause, as a model thinking). GET {api}/{id}/stream
+    resumes the running reply."""
 
     def __init__(self, case: Case) -> None:
         self.events = wire.json.decode_events(case.events_jsonl)
+        self.park = next(i for i, e in enumerate(self.events) if isinstance(e, RequireUserConfirmEvent))
+        self.answer = self.events[self.park + 1]
+        assert isinstance(self.answer, UserConfirmResultEvent)
         self.running: dict[str, Any] = {}
+        self.answered: dict[str, Any] = {}
         self.task_group: Any = None
 
     async def produce(self, chat_id: str, log: Any) -> None:
         import anyio
 
-        for i, event in enumerate(self.events):
+        for event in self.events[:self.park + 1]:
             log.append(event)
-            await anyio.sleep(0.3 if i == len(self.events) // 2 else 0.004)
+            await anyio.sleep(0.002)
+        await self.answered[chat_id].wait()  # the agent waits for the user
+        for i, event in enumerate(self.events[self.park + 2:]):
+            log.append(event)
+            await anyio.sleep(0.3 if i == 3 else 0.002)
         log.close()
         del self.running[chat_id]
 
     async def post(self, request: Any) -> Any:
+        import anyio
+
         from wire.aio import EventLog
+        from wire.bridges.vercel import approval_answers
         from wire.bridges.vercel_http import ui_message_stream_response
 
         body = await request.json()
-        assert body["messages"][-1]["role"] == "user"
-        log = self.running[body["id"]] = EventLog(wire.AssistantMsg("Friday", [], id=self.events[0].reply_id))
-        self.task_group.start_soon(self.produce, body["id"], log)
-        return ui_message_stream_response(log, heartbeat=0.05)
+        chat_id = body["id"]
+        log = self.running.get(chat_id)
+        if log is None:
+            assert body["messages"][-1]["role"] == "user"
+            log = self.running[chat_id] = EventLog(wire.AssistantMsg("Friday", [], id=self.events[0].reply_id))
+            self.answered[chat_id] = anyio.Event()
+            self.task_group.start_soon(self.produce, chat_id, log)
+            return ui_message_stream_response(log, heartbeat=0.05)
+        # The user's answer, read from the message useChat posts back.
+        assert approval_answers(body["messages"][-1]) == {
+            r.tool_call.id: r.confirmed for r in self.answer.confirm_results}
+        start = len(log.events)
+        log.append(self.answer)
+        self.answered[chat_id].set()
+        return ui_message_stream_response(log, start=start, heartbeat=0.05)
 
     def app(self) -> Any:
         import contextlib
@@ -775,9 +801,14 @@ def test_use_chat_against_a_real_server_live_and_resumed(tmp_path: Path) -> None
         result = json.loads(run_client("live", {"api": f"{base}/api/chat", "chatId": "chat-7",
                                                 "resumeAfterMs": 150}, tmp_path))
     assert result["errors"] == []
+    # The first response ended at the park: the call awaits approval, the chat is ready for the answer.
+    parked = result["parked"]
+    assert parked["status"] == "ready"
+    asking = [p for p in parked["messages"][-1]["parts"] if p.get("state") == "approval-requested"]
+    assert [p["toolCallId"] for p in asking] == [c.id for c in chat_server.events[chat_server.park].tool_calls]
     expected = json.loads(case.expected_msg)
     late = late_inputs(chat_server.events)
-    # A: the sender, live. B: a reload mid-reply, rebuilt by the resume request. C: after the end, 204.
+    # A: the sender, approved and continued. B: a reload after the park, rebuilt by the resume request.
     for name in ("a", "b"):
         chat = result[name]
         assert chat["status"] == "ready"

@@ -160,25 +160,31 @@ async function encode(chunks) {
   process.stdout.write(text);
 }
 
-// `live`: against a real server at {api}. Chat A sends a message (POST {api})
-// and reads the reply as it is written; while it does, chat B (a reloaded
-// page: same chat id, no messages) calls resumeStream() (GET
-// {api}/{id}/stream). When both are done, chat C resumes too: nothing runs
-// any more, so the server answers 204 and C stays empty.
+// `live`: useChat's requests to a real server at {api}. Chat A sends a
+// message (POST {api}); the reply parks for a confirmation, which ends the
+// response with the tool part awaiting approval. A approves
+// (addToolApprovalResponse) and sends again (POST with the answer); while that
+// response streams, chat B (a reloaded page: same chat id, no messages) calls
+// resumeStream() (GET {api}/{id}/stream). When both are done, chat C resumes
+// too: nothing runs any more, so the server answers 204 and C stays empty.
 async function live({ api, chatId, resumeAfterMs }) {
   const errors = [];
   const make = () =>
     new TestChat({ id: chatId, transport: new DefaultChatTransport({ api }),
       onError: error => errors.push(String(error?.message ?? error)) });
+  const view = chat => ({ messages: chat.chatState.messages, status: chat.chatState.status });
   const a = make();
+  await a.sendMessage({ text: 'hello' });
+  const parked = structuredClone(view(a));
+  const asking = a.chatState.messages.at(-1).parts.filter(p => p.state === 'approval-requested');
+  for (const part of asking) await a.addToolApprovalResponse({ id: part.approval.id, approved: true });
   const b = make();
-  const sending = a.sendMessage({ text: 'hello' });
+  const sending = a.sendMessage();
   await new Promise(resolve => setTimeout(resolve, resumeAfterMs));
   await Promise.all([sending, b.resumeStream()]);
   const c = make();
   await c.resumeStream();
-  const view = chat => ({ messages: chat.chatState.messages, status: chat.chatState.status });
-  return { a: view(a), b: view(b), c: view(c), errors };
+  return { parked, a: view(a), b: view(b), c: view(c), errors };
 }
 
 const [mode, path] = process.argv.slice(2);

@@ -80,7 +80,7 @@ from wire.events import (
 )
 from wire.messages import Msg
 
-__all__ = ("DONE", "HEADERS", "Chunk", "VercelBridge", "encode_chunks", "to_chunks", "to_sse")
+__all__ = ("DONE", "HEADERS", "Chunk", "VercelBridge", "approval_answers", "encode_chunks", "to_chunks", "to_sse")
 
 Chunk = dict[str, Any]
 """One UI message chunk: a JSON object with a ``type``."""
@@ -194,6 +194,10 @@ class VercelBridge:
         self._steps = 0  # start-step chunks sent
         self._started = False
         self._ended = False  # REPLY_END seen, or a park (REQUIRE_*) ended the response
+        self.parked = False
+        """True from a REQUIRE_USER_CONFIRM or REQUIRE_EXTERNAL_EXECUTION (whose
+        chunks end with ``finish{finishReason: "tool-calls"}``) until the reply
+        goes on: ``useChat`` expects the response to end there."""
         self._streamed = ""  # a text block's streamed text, read before its END replaces it
         self._handlers: dict[type, Callable[[Any], list[Chunk]]] = {
             cls: getattr(self, "_" + cls.__name__) for cls in get_args(AgentEvent)}
@@ -352,6 +356,7 @@ class VercelBridge:
         """The reply waits for the user: this response ends (the continuation
         is a new response on the same message)."""
         self._ended = True
+        self.parked = True
         return [*self._close_open(), {"type": "finish", "finishReason": "tool-calls"}]
 
     # -- one handler per event type (named after the event class) -----------------------
@@ -359,6 +364,7 @@ class VercelBridge:
     def _ReplyStartEvent(self, e: ReplyStartEvent) -> list[Chunk]:
         self._started = True
         self._ended = False
+        self.parked = False
         meta = {"name": e.name, "role": e.role, "session_id": e.session_id, "reply_id": e.reply_id}
         return [{"type": "start", "messageId": e.reply_id, "messageMetadata": {"agentscope": meta}}]
 
@@ -657,3 +663,16 @@ def to_sse(events: Iterable[AgentEvent | UnknownEvent], *, reply_id: str | None 
     ``data: [DONE]`` included (what ``python -m wire convert --to vercel`` writes)."""
     chunks = to_chunks(events, reply_id=reply_id, dynamic_tools=dynamic_tools, external_tools=external_tools)
     return encode_chunks(chunks) + DONE
+
+
+def approval_answers(message: dict[str, Any]) -> dict[str, bool]:
+    """The user's answers in a UIMessage that ``useChat`` posted back after
+    ``addToolApprovalResponse``: ``{tool_call_id: approved}`` for each tool
+    part in state ``approval-responded``. This is what a server turns into
+    agentscope's USER_CONFIRM_RESULT to let a parked reply go on."""
+    answers: dict[str, bool] = {}
+    for part in message.get("parts", []):
+        kind = part.get("type", "")
+        if (kind.startswith("tool-") or kind == "dynamic-tool") and part.get("state") == "approval-responded":
+            answers[part["toolCallId"]] = bool(part["approval"]["approved"])
+    return answers

@@ -5,7 +5,9 @@ Needs the ``http`` extra. Two pieces, for the two requests ``useChat`` makes:
 * the POST that sends a message: the app starts its agent, which feeds an
   EventLog, and answers with :func:`ui_message_stream_response` (the log as
   a UI message stream, live, with ai's ``x-vercel-ai-ui-message-stream: v1``
-  header);
+  header). A reply that parks for a confirmation ends that response; the
+  POST that brings the user's answer (``wire.bridges.vercel.approval_answers``
+  reads it) appends USER_CONFIRM_RESULT and answers with the log from there;
 * the GET ``useChat({resume: true})`` sends on page load, to
   ``{api}/{chatId}/stream``: :func:`resume_endpoint` answers with the chat's
   running reply from its first event (ai's DefaultChatTransport treats a
@@ -43,36 +45,51 @@ __all__ = ("resume_endpoint", "ui_message_stream_response")
 KEEP_ALIVE = b": keep-alive\n\n"
 
 
-async def _body(log: EventLog, bridge: VercelBridge, heartbeat: float | None) -> AsyncIterator[bytes]:
-    async for batch in log.follow(0, heartbeat=heartbeat):
+async def _body(log: EventLog, bridge: VercelBridge, start: int, end_at_park: bool,
+                heartbeat: float | None) -> AsyncIterator[bytes]:
+    for event in log.events[:start]:  # what the client has already: the bridge's state only
+        bridge.feed(event)
+    async for batch in log.follow(start, heartbeat=heartbeat):
         if not batch:
             yield KEEP_ALIVE
             continue
         chunks: list[Chunk] = []
         for event in batch:
+            parked = bridge.parked
             chunks += bridge.feed(event)
+            start += 1
+            # A park the reply has already gone past (a replay) does not end the response.
+            if end_at_park and bridge.parked and not parked and start == len(log.events):
+                yield encode_chunks(chunks) + DONE
+                return
         if chunks:
             yield encode_chunks(chunks)
     yield encode_chunks(bridge.close()) + DONE
 
 
-def ui_message_stream_response(log: EventLog, *, heartbeat: float | None = 15.0, dynamic_tools: bool = False,
+def ui_message_stream_response(log: EventLog, *, start: int = 0, end_at_park: bool = True,
+                               heartbeat: float | None = 15.0, dynamic_tools: bool = False,
                                external_tools: Iterable[str] = ()) -> StreamingResponse:
-    """A response streaming ``log`` (every event, then each new one until the
-    log closes) as a UI message stream, ended by ``data: [DONE]``. A ``:``
-    comment goes out after ``heartbeat`` idle seconds, so that proxies keep
-    a reply that waits for the user open. The options are VercelBridge's."""
+    """A response streaming ``log`` from event ``start`` on (each new event
+    as it comes) as a UI message stream, ended by ``data: [DONE]`` when the
+    log closes, or, with ``end_at_park``, when the reply parks for the user
+    (REQUIRE_USER_CONFIRM, REQUIRE_EXTERNAL_EXECUTION): ``useChat`` answers
+    with a new request, whose response goes on from ``start =
+    len(log.events)`` taken before the answer is appended to the log. A
+    ``:`` comment goes out after ``heartbeat`` idle seconds, so that proxies
+    keep a slow reply open. The other options are VercelBridge's."""
     bridge = VercelBridge(log.msg.id, dynamic_tools=dynamic_tools, external_tools=external_tools)
-    return StreamingResponse(_body(log, bridge, heartbeat), headers=dict(HEADERS))
+    return StreamingResponse(_body(log, bridge, start, end_at_park, heartbeat), headers=dict(HEADERS))
 
 
 def resume_endpoint(find_log: Callable[[Request], EventLog | Awaitable[EventLog | None] | None], *,
                     finished: bool = False, heartbeat: float | None = 15.0, dynamic_tools: bool = False,
                     external_tools: Iterable[str] = ()) -> Callable[[Request], Awaitable[Response]]:
     """The endpoint of ``GET {api}/{chatId}/stream``: the log ``find_log``
-    returns (it may be async) as :func:`ui_message_stream_response`, or 204
-    when it returns None. A closed log also gets 204 (the client has the
-    finished message from the app's history) unless ``finished`` is true."""
+    returns (it may be async) as :func:`ui_message_stream_response` from its
+    first event (up to a park, if it is parked), or 204 when it returns None.
+    A closed log also gets 204 (the client has the finished message from the
+    app's history) unless ``finished`` is true."""
     tools = tuple(external_tools)
 
     async def endpoint(request: Request) -> Response:
