@@ -860,3 +860,18 @@ def test_the_response_headers_and_keep_alive() -> None:
             assert replay.status_code == 200 and replay.content == to_sse(events)
 
     anyio.run(main)
+
+
+def test_the_bytes_do_not_depend_on_the_process() -> None:
+    """Several parts open at the END close in the order they opened, whatever str hashing does."""
+    code = ("import sys, wire\nfrom wire.bridges.vercel import to_sse\n"
+            "sys.stdout.buffer.write(to_sse(wire.json.decode_events(sys.stdin.buffer.read())))")
+    events = _reply(*(TextBlockStartEvent(reply_id=R, block_id=f"t{i}") for i in range(8)),
+                    *(ThinkingBlockStartEvent(reply_id=R, block_id=f"k{i}") for i in range(8)))
+    stdin = wire.json.encode_events(events)
+    outputs = {subprocess.run([sys.executable, "-c", code], input=stdin, capture_output=True, check=True,
+                              env={"PYTHONHASHSEED": str(seed), "PYTHONPATH": str(Path(wire.__file__).parents[1])}
+                              ).stdout for seed in (1, 2, 3)}
+    assert len(outputs) == 1
+    ends = [json.loads(f[6:])["id"] for f in outputs.pop().split(b"\n\n") if b'-end"' in f]
+    assert ends == [f"t{i}" for i in range(8)] + [f"k{i}" for i in range(8)]

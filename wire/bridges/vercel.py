@@ -188,8 +188,11 @@ class VercelBridge:
         self._data: dict[str, DataBlock | None] = {}  # None once its file part is sent
         self._calls: dict[str, _Call] = {}
         self._results: dict[str, ToolResultBlock | None] = {}  # None once delivered
-        self._open_text: set[str] = set()  # ids of text parts the client has open
-        self._open_reasoning: set[str] = set()
+        # ids of the text and reasoning parts the client has open, in the order
+        # they were opened (dicts, not sets: the chunks that close them must
+        # come out in the same order on every run)
+        self._open_text: dict[str, None] = {}
+        self._open_reasoning: dict[str, None] = {}
         self._step_open = False
         self._steps = 0  # start-step chunks sent
         self._started = False
@@ -414,7 +417,7 @@ class VercelBridge:
         if block is None:
             return []
         self._text[id] = block
-        self._open_text.add(id)
+        self._open_text[id] = None
         return [{"type": "text-start", "id": id, "providerMetadata": {"agentscope": {"block_id": id}}}]
 
     def _TextBlockDeltaEvent(self, e: TextBlockDeltaEvent) -> list[Chunk]:
@@ -425,7 +428,7 @@ class VercelBridge:
         if id in self._open_text:
             return [delta]
         # After the END agentscope still appends; the client can only open a new part.
-        self._open_text.add(id)
+        self._open_text[id] = None
         return [{"type": "text-start", "id": id, "providerMetadata": {"agentscope": {"block_id": id}}}, delta]
 
     def _TextBlockEndEvent(self, e: TextBlockEndEvent) -> list[Chunk]:
@@ -433,7 +436,7 @@ class VercelBridge:
         block = self._text.get(id)
         if block is None or id not in self._open_text:
             return []
-        self._open_text.discard(id)
+        self._open_text.pop(id, None)
         end: Chunk = {"type": "text-end", "id": id}
         out: list[Chunk] = []
         if e.text is not None:
@@ -456,7 +459,7 @@ class VercelBridge:
         if block is None:
             return []
         self._thinking[id] = block
-        self._open_reasoning.add(id)
+        self._open_reasoning[id] = None
         return [{"type": "reasoning-start", "id": id}]
 
     def _ThinkingBlockDeltaEvent(self, e: ThinkingBlockDeltaEvent) -> list[Chunk]:
@@ -466,13 +469,13 @@ class VercelBridge:
         delta: Chunk = {"type": "reasoning-delta", "id": id, "delta": e.delta}
         if id in self._open_reasoning:
             return [delta]
-        self._open_reasoning.add(id)
+        self._open_reasoning[id] = None
         return [{"type": "reasoning-start", "id": id}, delta]
 
     def _ThinkingBlockEndEvent(self, e: ThinkingBlockEndEvent) -> list[Chunk]:
         if e.block_id not in self._open_reasoning:
             return []
-        self._open_reasoning.discard(e.block_id)
+        self._open_reasoning.pop(e.block_id, None)
         return [{"type": "reasoning-end", "id": e.block_id}]
 
     def _DataBlockStartEvent(self, e: DataBlockStartEvent) -> list[Chunk]:
