@@ -636,10 +636,14 @@ def test_denials_come_with_an_answered_approval() -> None:
 
 
 def test_dynamic_and_external_tool_options() -> None:
-    chunks = to_chunks(_reply(*_call("c", "click", "{}")), dynamic_tools=True, external_tools=["click"])
+    ask = RequireExternalExecutionEvent(reply_id=R, tool_calls=[ToolCallBlock(id="c", name="click", input="{}")])
+    chunks = to_chunks(_reply(*_call("c", "click", "{}"), ask, end=None), dynamic_tools=True,
+                       external_tools=["click"])
+    # handed over once, at the END: REQUIRE_EXTERNAL_EXECUTION does not fire onToolCall again
     start, available = (c for c in chunks if c["type"].startswith("tool-input-") and c["type"] != "tool-input-delta")
     assert start["dynamic"] is True and start["providerExecuted"] is False
     assert available["dynamic"] is True and available["providerExecuted"] is False
+    assert types(chunks)[-2:] == ["data-agentscope-require-external-execution", "finish"]
 
 
 def test_every_chunk_type_is_one_the_client_schema_knows() -> None:

@@ -603,6 +603,8 @@ class VercelBridge:
             call = self._calls.get(asked.id)
             if call is None or call.phase is _Phase.DONE or call.step != self._steps:
                 continue
+            if call.phase is _Phase.AVAILABLE and call.name in self._external:
+                continue  # handed over at its END already: onToolCall must not fire twice
             call.phase = _Phase.AVAILABLE
             _, value = _parse_input(asked.input)
             # providerExecuted false: useChat's onToolCall fires, the app runs the tool.
