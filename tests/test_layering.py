@@ -18,6 +18,8 @@ siblings and must not import each other):
   framings, the ``framing`` registry
 * ``schema``; the stores (``stores`` protocols, ``stores.memory``); the
   transports (``transports.streams``, ``transports.http``)
+* the bridges to other frontends' protocols (``bridges.*``, their Starlette
+  helpers above the transports)
 * the 0.1 names kept for one release (``aio``, ``http``, ``sse``), then the
   edges: ``demo``, ``cli``, ``__main__``
 
@@ -55,7 +57,9 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("stores: protocols", {"stores"}),
     ("stores", {"stores.memory"}),
     ("transports", {"transports", "transports.streams", "transports.http"}),
+    ("bridges", {"bridges", "bridges.vercel"}),
     ("0.1 names", {"aio", "http", "sse"}),
+    ("bridges: http", {"bridges.vercel_http"}),
     ("edges: demo", {"demo"}),
     ("edges: cli", {"cli"}),
     ("edges: entry point", {"__main__"}),
@@ -69,6 +73,7 @@ OPTIONAL: dict[str, set[str]] = {
     "stores.memory": {"anyio"},
     "transports.streams": {"anyio"},
     "transports.http": {"starlette"},
+    "bridges.vercel_http": {"starlette"},
     "aio": set(),
     "demo": {"anyio", "httpx", "uvicorn", "starlette"},
 }

@@ -327,7 +327,8 @@ def _add_convert(commands: Subparsers) -> None:
     )
     parser.add_argument("file", metavar="INPUT", help="the stream to read, or - for standard input")
     parser.add_argument("output", metavar="OUTPUT", help="where to write, or - for standard output")
-    parser.add_argument("--to", choices=_FORMATS, required=True, help="the output framing")
+    parser.add_argument("--to", choices=(*_FORMATS, "vercel"), required=True,
+                        help="the output framing; vercel: the Vercel AI SDK's UI message stream (wire.bridges.vercel)")
     _add_format_option(parser, "--from", "input")
     parser.set_defaults(run=_run_convert)
 
@@ -340,13 +341,18 @@ def _run_convert(args: argparse.Namespace) -> int:
     source = _format_of(args, data, "convert")
     if source is None:
         return 1
-    if (source == "msgpack") == (args.to == "msgpack"):
+    if args.to != "vercel" and (source == "msgpack") == (args.to == "msgpack"):
         items, error = _decode_capture(data, source, raw=True)
         items, error = _checked(items, error, source)
     else:
         items, error = _decode_capture(data, source, unknown="keep")
     try:
-        out = _encoder(args.to).encode_batch(items)
+        if args.to == "vercel":
+            from wire.bridges.vercel import to_sse
+
+            out = to_sse(items)
+        else:
+            out = _encoder(args.to).encode_batch(items)
     except WireError as exc:
         return _fail("convert", exc)
     if args.output == "-":

@@ -1,0 +1,711 @@
+"""agentscope events to the Vercel AI SDK's UI message stream (``ai`` 7.x).
+
+:class:`VercelBridge` is a sans-IO transcoder for one reply: feed it the
+reply's events in order, get back UI message chunks (plain dicts, the
+``UIMessageChunk`` objects of ``ai``'s ``ui-message-stream/ui-message-chunks.ts``),
+which ``useChat`` and ``readUIMessageStream`` fold into one assistant
+``UIMessage``. :func:`encode_chunks` writes chunks as the ``data:`` frames of
+``ai``'s ``JsonToSseTransformStream``, and :data:`DONE` is the frame that ends
+a response; :func:`to_sse` does both for a whole capture. A server sends the
+bytes with :data:`HEADERS` (``wire.bridges.vercel_http`` does it for a
+``wire.aio.EventLog``).
+
+The mapping, event by event, and what the target cannot carry are listed in
+``wire/bridges/README.md``. In short: one reply is one message (``start``
+carries ``messageId = reply_id``), a model call is a step, text and thinking
+blocks are ``text`` and ``reasoning`` parts, a data block is a ``file`` part
+sent whole at its END, a hint is a ``data-agentscope-hint`` part, a tool call
+and its result share one tool part whose state moves from ``input-streaming``
+to an output, HITL confirmation uses the tool approval chunks, and CUSTOM
+events become transient ``data-<name>`` chunks.
+
+The values the chunks carry (text, tool input, tool output, data bytes,
+usage) come from a :class:`~wire.messages.Msg` the bridge builds with
+``append_event``, so they follow agentscope's own folding rules exactly;
+what the bridge adds is the order the client's reducer needs (a part is
+started before it grows, ended once, never regressed).
+"""
+
+from __future__ import annotations
+
+import base64
+import enum
+from collections.abc import Callable, Iterable
+from typing import Any, Final, TypeVar, get_args
+
+import msgspec
+
+from wire.blocks import (
+    Base64Source,
+    DataBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    ToolResultState,
+)
+from wire.errors import EncodeError
+from wire.events import (
+    AgentEvent,
+    CustomEvent,
+    DataBlockDeltaEvent,
+    DataBlockEndEvent,
+    DataBlockStartEvent,
+    ExceedMaxItersEvent,
+    ExternalExecutionResultEvent,
+    HintBlockEvent,
+    ModelCallEndEvent,
+    ModelCallStartEvent,
+    ReplyEndEvent,
+    ReplyFinishedReason,
+    ReplyStartEvent,
+    RequireExternalExecutionEvent,
+    RequireUserConfirmEvent,
+    TextBlockDeltaEvent,
+    TextBlockEndEvent,
+    TextBlockStartEvent,
+    ThinkingBlockDeltaEvent,
+    ThinkingBlockEndEvent,
+    ThinkingBlockStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    ToolResultDataDeltaEvent,
+    ToolResultEndEvent,
+    ToolResultStartEvent,
+    ToolResultTextDeltaEvent,
+    UnknownEvent,
+    UserConfirmResultEvent,
+    UserInterruptEvent,
+)
+from wire.messages import Msg
+
+__all__ = ("DONE", "HEADERS", "Chunk", "VercelBridge", "approval_answers", "encode_chunks", "to_chunks", "to_sse")
+
+Chunk = dict[str, Any]
+"""One UI message chunk: a JSON object with a ``type``."""
+
+# ai's ui-message-stream-headers.ts (UI_MESSAGE_STREAM_HEADERS): the client
+# checks none of them, but proxies and the SDK's own tooling read the last two.
+HEADERS: Final[dict[str, str]] = {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    "connection": "keep-alive",
+    "x-vercel-ai-ui-message-stream": "v1",
+    "x-accel-buffering": "no",
+}
+
+DONE: Final = b"data: [DONE]\n\n"
+"""The frame ai's JsonToSseTransformStream writes when a response ends."""
+
+_FINISH_REASONS: Final = {
+    ReplyFinishedReason.COMPLETED: "stop",
+    ReplyFinishedReason.INTERRUPTED: "interrupted",
+    ReplyFinishedReason.EXCEED_MAX_ITERS: "other",
+    ReplyFinishedReason.ERROR: "error",
+}
+
+
+# Events whose handler needs nothing of the Msg: applied to it in runs, later.
+_DELTAS: Final = frozenset({TextBlockDeltaEvent, ThinkingBlockDeltaEvent, ToolCallDeltaEvent, DataBlockDeltaEvent,
+                            ToolResultTextDeltaEvent, ToolResultDataDeltaEvent})
+
+_B = TypeVar("_B", TextBlock, ThinkingBlock, DataBlock, ToolCallBlock, ToolResultBlock)
+
+
+class _Phase(enum.Enum):
+    STREAMING = 1  # tool-input-start sent: the part is input-streaming
+    AVAILABLE = 2  # tool-input-available (or -error) sent: later input deltas are dropped
+    DONE = 3  # an output (available, error or denied) sent
+
+
+class _Call:
+    """What the client's tool part looks like, for one tool_call_id."""
+
+    __slots__ = ("approval", "block", "name", "phase", "step")
+
+    def __init__(self, block: ToolCallBlock | None, name: str, phase: _Phase, step: int) -> None:
+        self.block = block
+        self.name = name
+        self.phase = phase
+        # The client updates a tool part in place only within the step that made it
+        # (process-ui-message-stream.ts, updateToolPart): later it would push a copy.
+        self.step = step
+        # None, "requested", or the answer sent: "approved" / "denied"
+        self.approval: str | None = None
+
+
+def _data_url(source: Any) -> tuple[str, str]:
+    """The (url, media type) of a DataBlock's source, as a file part holds them:
+    inline bytes become a base64 data URL, as ai's own producer writes them."""
+    if isinstance(source, Base64Source):
+        data = base64.b64encode(source.data).decode("ascii")
+        return f"data:{source.media_type};base64,{data}", source.media_type
+    return source.url, source.media_type
+
+
+def _parse_input(raw: str) -> tuple[bool, Any]:
+    """(ok, value) of a tool call's raw JSON input; "" is the empty object, as
+    agentscope's tools read it. Strict JSON (no NaN), as the client's own
+    JSON.parse would need."""
+    if not raw.strip():
+        return True, {}
+    try:
+        return True, msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        return False, raw
+
+
+class VercelBridge:
+    """One reply's events in, UI message chunks out.
+
+    ``feed(event)`` returns the chunks that event produces (often one, never
+    shared between calls); ``close()`` the chunks that end a stream whose
+    reply neither ended nor parked. Events of another reply are dropped, as
+    ``Msg.append_event`` drops them; the reply is the one of ``reply_id``,
+    else of the first event that names one.
+
+    Options:
+
+    * ``dynamic_tools``: tool parts of type ``dynamic-tool`` (for apps whose
+      tools are not declared in the frontend) instead of ``tool-<name>``.
+    * ``external_tools``: names of tools the frontend runs. Their calls are
+      marked ``providerExecuted: false`` from the start, so ``useChat``'s
+      ``onToolCall`` fires when their input is complete. Calls of other tools
+      become client-run only when REQUIRE_EXTERNAL_EXECUTION names them.
+    """
+
+    def __init__(self, reply_id: str | None = None, *, dynamic_tools: bool = False,
+                 external_tools: Iterable[str] = ()) -> None:
+        self._msg: Msg | None = Msg(name="", content=[], role="assistant", id=reply_id) if reply_id else None
+        # Deltas not yet applied to the Msg: no handler needs them there, and
+        # Msg.extend_events applies a run of them faster than one at a time.
+        self._deltas: list[AgentEvent] = []
+        self._dynamic = dynamic_tools
+        self._external = frozenset(external_tools)
+        self._text: dict[str, TextBlock] = {}
+        self._thinking: dict[str, ThinkingBlock] = {}
+        self._data: dict[str, DataBlock | None] = {}  # None once its file part is sent
+        self._calls: dict[str, _Call] = {}
+        self._results: dict[str, ToolResultBlock | None] = {}  # None once delivered
+        # ids of the text and reasoning parts the client has open, in the order
+        # they were opened (dicts, not sets: the chunks that close them must
+        # come out in the same order on every run)
+        self._open_text: dict[str, None] = {}
+        self._open_reasoning: dict[str, None] = {}
+        self._step_open = False
+        self._steps = 0  # start-step chunks sent
+        self._started = False
+        self._ended = False  # REPLY_END seen, or a park (REQUIRE_*) ended the response
+        self.parked = False
+        """True from a REQUIRE_USER_CONFIRM or REQUIRE_EXTERNAL_EXECUTION (whose
+        chunks end with ``finish{finishReason: "tool-calls"}``) until the reply
+        goes on: ``useChat`` expects the response to end there."""
+        self._streamed = ""  # a text block's streamed text, read before its END replaces it
+        self._handlers: dict[type, Callable[[Any], list[Chunk]]] = {
+            cls: getattr(self, "_" + cls.__name__) for cls in get_args(AgentEvent)}
+
+    # -- entry points ---------------------------------------------------------------
+
+    @property
+    def msg(self) -> Msg | None:
+        """The reply as agentscope would build it from the events so far."""
+        if self._deltas:
+            self._apply_deltas()
+        return self._msg
+
+    def _apply_deltas(self) -> None:
+        assert self._msg is not None
+        self._msg.extend_events(self._deltas)
+        self._deltas.clear()
+
+    def feed(self, event: AgentEvent | UnknownEvent) -> list[Chunk]:
+        """The chunks one event produces, in order."""
+        cls = type(event)
+        handler = self._handlers.get(cls)
+        if handler is None:
+            # A newer peer's event type: the UI stream has nothing to carry it
+            # in (an unknown chunk type is fatal to the client), so it is dropped.
+            return []
+        if cls is not CustomEvent:
+            reply_id: str = event.reply_id  # type: ignore[union-attr]
+            msg = self._msg
+            if msg is None:
+                start = event if isinstance(event, ReplyStartEvent) else None
+                msg = self._msg = Msg(name=start.name if start else "", content=[],
+                                      role=start.role if start else "assistant", id=reply_id)
+            elif reply_id != msg.id:
+                return []
+            if cls in _DELTAS:
+                self._deltas.append(event)  # type: ignore[arg-type]
+            else:
+                if self._deltas:
+                    self._apply_deltas()
+                if isinstance(event, TextBlockEndEvent) and event.text is not None and \
+                        event.block_id in self._open_text:
+                    self._streamed = self._text[event.block_id].text
+                msg.append_event(event)
+        chunks: list[Chunk] = handler(event)
+        return chunks
+
+    def feed_all(self, events: Iterable[AgentEvent | UnknownEvent]) -> list[Chunk]:
+        """The chunks of every event, in order: ``feed`` for each, with a
+        shortcut for most of a reply's events, a delta to an open text or
+        reasoning part (the same chunk as ``feed`` makes, without its lookups)."""
+        out: list[Chunk] = []
+        append = out.append
+        deltas = self._deltas
+        open_text, open_reasoning = self._open_text, self._open_reasoning
+        for event in events:
+            if isinstance(event, TextBlockDeltaEvent) and event.block_id in open_text and \
+                    self._msg is not None and event.reply_id == self._msg.id:
+                deltas.append(event)
+                append({"type": "text-delta", "id": event.block_id, "delta": event.delta})
+            elif isinstance(event, ThinkingBlockDeltaEvent) and event.block_id in open_reasoning and \
+                    self._msg is not None and event.reply_id == self._msg.id:
+                deltas.append(event)
+                append({"type": "reasoning-delta", "id": event.block_id, "delta": event.delta})
+            else:
+                out += self.feed(event)
+        return out
+
+    def close(self) -> list[Chunk]:
+        """No more events. A reply that is still running (no REPLY_END, no
+        park) gets its open parts closed and ``finish{finishReason:
+        "interrupted"}``, ai's reason for "ended without a completion signal"."""
+        if not self._started or self._ended:
+            return []
+        self._ended = True
+        return [*self._close_open(), {"type": "finish", "finishReason": "interrupted"}]
+
+    # -- helpers ----------------------------------------------------------------------
+
+    def _close_open(self) -> list[Chunk]:
+        """End every part the client has open, and the step: before a finish."""
+        out: list[Chunk] = [{"type": "text-end", "id": id} for id in self._open_text]
+        out += [{"type": "reasoning-end", "id": id} for id in self._open_reasoning]
+        self._open_text.clear()
+        self._open_reasoning.clear()
+        if self._step_open:
+            self._step_open = False
+            out.append({"type": "finish-step"})
+        return out
+
+    def _new_block(self, cls: type[_B], id: str) -> _B | None:
+        """The block a START just added to the Msg (None if the reducer
+        refused it, e.g. a block the Msg's role does not allow)."""
+        content = self._msg.content if self._msg is not None else []
+        if content and type(last := content[-1]) is cls and last.id == id:
+            return last
+        return None
+
+    def _usage(self) -> dict[str, int] | None:
+        usage = self._msg.usage if self._msg is not None else None
+        return msgspec.structs.asdict(usage) if usage is not None else None
+
+    def _tool_fields(self, call_id: str, name: str) -> Chunk:
+        if self._dynamic:
+            return {"toolCallId": call_id, "toolName": name, "dynamic": True}
+        return {"toolCallId": call_id, "toolName": name}
+
+    def _input_available(self, call_id: str, call: _Call) -> Chunk:
+        """The chunk that ends a call's input: ``tool-input-available`` with the
+        parsed input (and the raw text in providerMetadata, which the client
+        keeps as ``callProviderMetadata``), or ``tool-input-error`` when the
+        raw text is not JSON."""
+        call.phase = _Phase.AVAILABLE
+        raw = call.block.input if call.block is not None else ""
+        ok, value = _parse_input(raw)
+        chunk = {"type": "tool-input-available" if ok else "tool-input-error", **self._tool_fields(call_id, call.name),
+                 "input": value, "providerExecuted": call.name not in self._external,
+                 "providerMetadata": {"agentscope": {"raw_input": raw}}}
+        if not ok:
+            chunk["errorText"] = "the tool call's input is not valid JSON"
+        return chunk
+
+    def _deliver(self, result: ToolResultBlock) -> list[Chunk]:
+        """The chunks that give a tool part its final state from a result."""
+        out: list[Chunk] = []
+        call_id = result.id
+        call = self._calls.get(call_id)
+        if call is None:
+            # A result whose call the stream never showed: the client throws on
+            # an output for a part it does not have, so the part is made first.
+            call = self._calls[call_id] = _Call(None, result.name, _Phase.STREAMING, self._steps)
+        if call.phase is _Phase.STREAMING:
+            out.append(self._input_available(call_id, call))
+        state = ToolResultState(result.state)  # a Struct built in code may hold the plain str
+        if state is ToolResultState.RUNNING:
+            return out  # not an end: the part stays input-available
+        text, output, has_data = _output(result.output)
+        meta = {"agentscope": {"state": state.value, "name": result.name, "metadata": result.metadata}}
+        approval_pending = call.approval == "requested"
+        if state is ToolResultState.DENIED or (approval_pending and state is not ToolResultState.SUCCESS):
+            # validateUIMessages accepts output-denied only with an answered,
+            # refused approval: ask (automatically) and refuse first if needed.
+            approval_id = f"{call_id}.confirm"
+            if call.approval is None:
+                out.append({"type": "tool-approval-request", "approvalId": approval_id, "toolCallId": call_id,
+                            "isAutomatic": True})
+            if call.approval != "denied" or text:  # (again, to carry the result's text as the reason)
+                refusal: Chunk = {"type": "tool-approval-response", "approvalId": approval_id, "approved": False}
+                if text:
+                    refusal["reason"] = text
+                out.append(refusal)
+            call.approval = "denied"
+            out.append({"type": "tool-output-denied", "toolCallId": call_id})
+        else:
+            if approval_pending:  # ran without an answer on the stream: it was allowed
+                out.append({"type": "tool-approval-response", "approvalId": f"{call_id}.confirm", "approved": True})
+                call.approval = "approved"
+            if state is ToolResultState.SUCCESS:
+                out.append({"type": "tool-output-available", "toolCallId": call_id, "output": output,
+                            "providerMetadata": meta})
+            else:  # error, or interrupted while running
+                if has_data:
+                    meta["agentscope"]["output"] = output
+                out.append({"type": "tool-output-error", "toolCallId": call_id, "errorText": text,
+                            "providerMetadata": meta})
+        call.phase = _Phase.DONE
+        return out
+
+    def _park(self) -> list[Chunk]:
+        """The reply waits for the user: this response ends (the continuation
+        is a new response on the same message)."""
+        self._ended = True
+        self.parked = True
+        return [*self._close_open(), {"type": "finish", "finishReason": "tool-calls"}]
+
+    # -- one handler per event type (named after the event class) -----------------------
+
+    def _ReplyStartEvent(self, e: ReplyStartEvent) -> list[Chunk]:
+        self._started = True
+        self._ended = False
+        self.parked = False
+        meta = {"name": e.name, "role": e.role, "session_id": e.session_id, "reply_id": e.reply_id}
+        return [{"type": "start", "messageId": e.reply_id, "messageMetadata": {"agentscope": meta}}]
+
+    def _ReplyEndEvent(self, e: ReplyEndEvent) -> list[Chunk]:
+        self._ended = True
+        out = self._close_open()
+        reason = ReplyFinishedReason(e.finished_reason)
+        meta: dict[str, Any] = {"finished_reason": reason.value}
+        usage = self._usage()
+        if usage is not None:
+            meta["usage"] = usage
+        if reason is ReplyFinishedReason.ERROR:
+            # useChat stops applying chunks at an error chunk: the metadata goes first.
+            error = e.error
+            if error is not None:
+                meta["error"] = {"type": error.type.value, "message": error.message}
+            out.append({"type": "message-metadata", "messageMetadata": {"agentscope": meta}})
+            text = f"{error.type.value}: {error.message}" if error is not None else "error"
+            out.append({"type": "error", "errorText": text})
+            out.append({"type": "finish", "finishReason": "error"})
+            return out
+        out.append({"type": "finish", "finishReason": _FINISH_REASONS[reason],
+                    "messageMetadata": {"agentscope": meta}})
+        return out
+
+    def _ModelCallStartEvent(self, e: ModelCallStartEvent) -> list[Chunk]:
+        out: list[Chunk] = [{"type": "finish-step"}] if self._step_open else []
+        self._step_open = True
+        self._steps += 1
+        out.append({"type": "start-step"})
+        return out
+
+    def _ModelCallEndEvent(self, e: ModelCallEndEvent) -> list[Chunk]:
+        out: list[Chunk] = [{"type": "finish-step"}] if self._step_open else []
+        self._step_open = False
+        # message metadata is deep-merged by the client: the running sum replaces the last.
+        usage = self._usage()
+        if usage is not None:
+            out.append({"type": "message-metadata", "messageMetadata": {"agentscope": {"usage": usage}}})
+        return out
+
+    def _TextBlockStartEvent(self, e: TextBlockStartEvent) -> list[Chunk]:
+        id = e.block_id
+        if id in self._text:
+            return []  # a second text-start would open a second part and take the deltas
+        block = self._new_block(TextBlock, id)
+        if block is None:
+            return []
+        self._text[id] = block
+        self._open_text[id] = None
+        return [{"type": "text-start", "id": id, "providerMetadata": {"agentscope": {"block_id": id}}}]
+
+    def _TextBlockDeltaEvent(self, e: TextBlockDeltaEvent) -> list[Chunk]:
+        id = e.block_id
+        if id not in self._text:
+            return []  # agentscope drops it too
+        delta: Chunk = {"type": "text-delta", "id": id, "delta": e.delta}
+        if id in self._open_text:
+            return [delta]
+        # After the END agentscope still appends; the client can only open a new part.
+        self._open_text[id] = None
+        return [{"type": "text-start", "id": id, "providerMetadata": {"agentscope": {"block_id": id}}}, delta]
+
+    def _TextBlockEndEvent(self, e: TextBlockEndEvent) -> list[Chunk]:
+        id = e.block_id
+        block = self._text.get(id)
+        if block is None or id not in self._open_text:
+            return []
+        self._open_text.pop(id, None)
+        end: Chunk = {"type": "text-end", "id": id}
+        out: list[Chunk] = []
+        if e.text is not None:
+            # The Msg already holds END's text; the streamed text is what the client has.
+            streamed = self._streamed
+            self._streamed = ""
+            if e.text != streamed:
+                if e.text.startswith(streamed):
+                    out.append({"type": "text-delta", "id": id, "delta": e.text[len(streamed):]})
+                else:  # the client cannot replace a part's text: the final text rides along
+                    end["providerMetadata"] = {"agentscope": {"block_id": id, "text": e.text}}
+        out.append(end)
+        return out
+
+    def _ThinkingBlockStartEvent(self, e: ThinkingBlockStartEvent) -> list[Chunk]:
+        id = e.block_id
+        if id in self._thinking:
+            return []
+        block = self._new_block(ThinkingBlock, id)
+        if block is None:
+            return []
+        self._thinking[id] = block
+        self._open_reasoning[id] = None
+        return [{"type": "reasoning-start", "id": id}]
+
+    def _ThinkingBlockDeltaEvent(self, e: ThinkingBlockDeltaEvent) -> list[Chunk]:
+        id = e.block_id
+        if id not in self._thinking:
+            return []
+        delta: Chunk = {"type": "reasoning-delta", "id": id, "delta": e.delta}
+        if id in self._open_reasoning:
+            return [delta]
+        self._open_reasoning[id] = None
+        return [{"type": "reasoning-start", "id": id}, delta]
+
+    def _ThinkingBlockEndEvent(self, e: ThinkingBlockEndEvent) -> list[Chunk]:
+        if e.block_id not in self._open_reasoning:
+            return []
+        self._open_reasoning.pop(e.block_id, None)
+        return [{"type": "reasoning-end", "id": e.block_id}]
+
+    def _DataBlockStartEvent(self, e: DataBlockStartEvent) -> list[Chunk]:
+        if e.block_id not in self._data:
+            block = self._new_block(DataBlock, e.block_id)
+            if block is not None:
+                self._data[e.block_id] = block
+        return []  # a file part is whole: it is sent at the END
+
+    def _DataBlockDeltaEvent(self, e: DataBlockDeltaEvent) -> list[Chunk]:
+        return []  # the Msg's reducer gathers the bytes (or the URL)
+
+    def _DataBlockEndEvent(self, e: DataBlockEndEvent) -> list[Chunk]:
+        block = self._data.get(e.block_id)
+        if block is None:
+            return []
+        self._data[e.block_id] = None
+        url, media_type = _data_url(block.source)
+        meta: dict[str, Any] = {"block_id": block.id}
+        if block.name is not None:
+            meta["name"] = block.name
+        return [{"type": "file", "url": url, "mediaType": media_type, "providerMetadata": {"agentscope": meta}}]
+
+    def _HintBlockEvent(self, e: HintBlockEvent) -> list[Chunk]:
+        data: dict[str, Any] = {"hint": e.hint if isinstance(e.hint, str) else msgspec.to_builtins(e.hint)}
+        if e.source is not None:
+            data["source"] = e.source
+        return [{"type": "data-agentscope-hint", "id": e.block_id, "data": data}]
+
+    def _ToolCallStartEvent(self, e: ToolCallStartEvent) -> list[Chunk]:
+        id = e.tool_call_id
+        if id in self._calls:
+            return []
+        block = self._new_block(ToolCallBlock, id)
+        if block is None:
+            return []
+        self._calls[id] = _Call(block, e.tool_call_name, _Phase.STREAMING, self._steps)
+        return [{"type": "tool-input-start", **self._tool_fields(id, e.tool_call_name),
+                 "providerExecuted": e.tool_call_name not in self._external}]
+
+    def _ToolCallDeltaEvent(self, e: ToolCallDeltaEvent) -> list[Chunk]:
+        call = self._calls.get(e.tool_call_id)
+        if call is None or call.phase is not _Phase.STREAMING:
+            # After tool-input-available a delta would drag the part back to
+            # input-streaming and drop its output (the Msg still gets it).
+            return []
+        return [{"type": "tool-input-delta", "toolCallId": e.tool_call_id, "inputTextDelta": e.delta}]
+
+    def _ToolCallEndEvent(self, e: ToolCallEndEvent) -> list[Chunk]:
+        call = self._calls.get(e.tool_call_id)
+        if call is None or call.phase is not _Phase.STREAMING:
+            return []
+        return [self._input_available(e.tool_call_id, call)]
+
+    def _ToolResultStartEvent(self, e: ToolResultStartEvent) -> list[Chunk]:
+        if e.tool_call_id not in self._results:
+            block = self._new_block(ToolResultBlock, e.tool_call_id)
+            if block is not None:
+                self._results[e.tool_call_id] = block
+        return []  # outputs are whole: sent at the END
+
+    def _ToolResultTextDeltaEvent(self, e: ToolResultTextDeltaEvent) -> list[Chunk]:
+        return []
+
+    def _ToolResultDataDeltaEvent(self, e: ToolResultDataDeltaEvent) -> list[Chunk]:
+        return []
+
+    def _ToolResultEndEvent(self, e: ToolResultEndEvent) -> list[Chunk]:
+        result = self._results.get(e.tool_call_id)
+        if result is None:
+            return []
+        if e.state != ToolResultState.RUNNING:
+            self._results[e.tool_call_id] = None
+        return self._deliver(result)
+
+    def _ExceedMaxItersEvent(self, e: ExceedMaxItersEvent) -> list[Chunk]:
+        return [{"type": "data-agentscope-exceed-max-iters", "id": e.id, "data": {"name": e.name}, "transient": True}]
+
+    def _RequireUserConfirmEvent(self, e: RequireUserConfirmEvent) -> list[Chunk]:
+        out: list[Chunk] = []
+        for asked in e.tool_calls:
+            call = self._calls.get(asked.id)
+            if call is None or call.phase is _Phase.DONE or call.approval is not None:
+                continue  # the client throws on an approval for a part it does not have
+            if call.phase is _Phase.STREAMING:
+                out.append(self._input_available(asked.id, call))
+            call.approval = "requested"
+            out.append({"type": "tool-approval-request", "approvalId": f"{asked.id}.confirm", "toolCallId": asked.id,
+                        "approvalDescriptor": {"agentscope": {
+                            "suggested_rules": msgspec.to_builtins(asked.suggested_rules)}}})
+        return [*out, *self._park()]
+
+    def _UserConfirmResultEvent(self, e: UserConfirmResultEvent) -> list[Chunk]:
+        out: list[Chunk] = []
+        for answer in e.confirm_results:
+            id = answer.tool_call.id
+            call = self._calls.get(id)
+            if call is None or call.approval != "requested":
+                continue  # agentscope applies an answer only to a call that is asking
+            call.approval = "approved" if answer.confirmed else "denied"
+            out.append({"type": "tool-approval-response", "approvalId": f"{id}.confirm", "approved": answer.confirmed})
+        return out
+
+    def _RequireExternalExecutionEvent(self, e: RequireExternalExecutionEvent) -> list[Chunk]:
+        # Every call, for onData (lossless, and the only notice for calls of an
+        # earlier model call), then the native hand-over where the client allows it.
+        calls = [{"id": c.id, "name": c.name, "input": c.input} for c in e.tool_calls]
+        out: list[Chunk] = [{"type": "data-agentscope-require-external-execution", "id": e.id,
+                             "data": {"tool_calls": calls}, "transient": True}]
+        for asked in e.tool_calls:
+            call = self._calls.get(asked.id)
+            if call is None or call.phase is _Phase.DONE or call.step != self._steps:
+                continue
+            if call.phase is _Phase.AVAILABLE and call.name in self._external:
+                continue  # handed over at its END already: onToolCall must not fire twice
+            call.phase = _Phase.AVAILABLE
+            _, value = _parse_input(asked.input)
+            # providerExecuted false: useChat's onToolCall fires, the app runs the tool.
+            out.append({"type": "tool-input-available", **self._tool_fields(asked.id, call.name), "input": value,
+                        "providerExecuted": False, "providerMetadata": {"agentscope": {"raw_input": asked.input}}})
+        return [*out, *self._park()]
+
+    def _ExternalExecutionResultEvent(self, e: ExternalExecutionResultEvent) -> list[Chunk]:
+        out: list[Chunk] = []
+        for result in e.execution_results:
+            if result.id in self._results:
+                continue  # the agent streams this result itself (or already did)
+            self._results[result.id] = None
+            out += self._deliver(result)
+        return out
+
+    def _UserInterruptEvent(self, e: UserInterruptEvent) -> list[Chunk]:
+        return [{"type": "data-agentscope-user-interrupt", "id": e.id, "data": {"reply_id": e.reply_id},
+                 "transient": True}]
+
+    def _CustomEvent(self, e: CustomEvent) -> list[Chunk]:
+        # Transient: onData sees it, the message does not keep it (append_event ignores CUSTOM).
+        return [{"type": f"data-{e.name}", "id": e.id, "data": e.value, "transient": True}]
+
+
+def _output(output: str | list[TextBlock | DataBlock]) -> tuple[str, Any, bool]:
+    """(text, output, has data) of a tool result: the output is the text when
+    the result is text only, else a list of text and file items."""
+    if isinstance(output, str):
+        return output, output, False
+    text = "".join(part.text for part in output if isinstance(part, TextBlock))
+    if all(isinstance(part, TextBlock) for part in output) and len(output) <= 1:
+        return text, text, False
+    items: list[dict[str, str]] = []
+    for part in output:
+        if isinstance(part, TextBlock):
+            items.append({"type": "text", "text": part.text})
+        else:
+            url, media_type = _data_url(part.source)
+            items.append({"type": "file", "mediaType": media_type, "url": url})
+    return text, items, True
+
+
+_ENCODER = msgspec.json.Encoder()
+
+
+def encode_chunks(chunks: Iterable[Chunk]) -> bytes:
+    """Chunks as ai's JsonToSseTransformStream writes them: one
+    ``data: <JSON>\n\n`` frame each, compact JSON with non-ASCII text as
+    UTF-8 (JSON.stringify's output). Add :data:`DONE` at the end of a response.
+    A value JSON cannot hold raises EncodeError."""
+    buf = bytearray()
+    _encode_into(chunks, buf)
+    return bytes(buf)
+
+
+def _encode_into(chunks: Iterable[Chunk], buf: bytearray) -> None:
+    for chunk in chunks:
+        buf += b"data: "
+        try:
+            _ENCODER.encode_into(chunk, buf, -1)
+        except (TypeError, ValueError, OverflowError, msgspec.EncodeError) as exc:
+            raise EncodeError(f"cannot encode a {chunk.get('type')!r} chunk: {exc}") from exc
+        buf += b"\n\n"
+
+
+def to_chunks(events: Iterable[AgentEvent | UnknownEvent], *, reply_id: str | None = None,
+              dynamic_tools: bool = False, external_tools: Iterable[str] = ()) -> list[Chunk]:
+    """Every chunk of one reply's events, the stream closed at the end."""
+    bridge = VercelBridge(reply_id, dynamic_tools=dynamic_tools, external_tools=external_tools)
+    chunks = bridge.feed_all(events)
+    chunks += bridge.close()
+    return chunks
+
+
+def to_sse(events: Iterable[AgentEvent | UnknownEvent], *, reply_id: str | None = None,
+           dynamic_tools: bool = False, external_tools: Iterable[str] = ()) -> bytes:
+    """One reply's events as the whole body of a UI message stream response,
+    ``data: [DONE]`` included (what ``python -m wire convert --to vercel`` writes)."""
+    bridge = VercelBridge(reply_id, dynamic_tools=dynamic_tools, external_tools=external_tools)
+    buf = bytearray()
+    batch: list[AgentEvent | UnknownEvent] = []
+    for event in events:  # in batches: each batch's chunks are written and freed before the next
+        batch.append(event)
+        if len(batch) == 256:
+            _encode_into(bridge.feed_all(batch), buf)
+            batch.clear()
+    _encode_into(bridge.feed_all(batch), buf)
+    _encode_into(bridge.close(), buf)
+    buf += DONE
+    return bytes(buf)
+
+
+def approval_answers(message: dict[str, Any]) -> dict[str, bool]:
+    """The user's answers in a UIMessage that ``useChat`` posted back after
+    ``addToolApprovalResponse``: ``{tool_call_id: approved}`` for each tool
+    part in state ``approval-responded``. This is what a server turns into
+    agentscope's USER_CONFIRM_RESULT to let a parked reply go on."""
+    answers: dict[str, bool] = {}
+    for part in message.get("parts", []):
+        kind = part.get("type", "")
+        if (kind.startswith("tool-") or kind == "dynamic-tool") and part.get("state") == "approval-responded":
+            answers[part["toolCallId"]] = bool(part["approval"]["approved"])
+    return answers
