@@ -157,12 +157,26 @@ def _js(value: Any) -> Any:
     """A free-form JSON value (metadata, a CUSTOM value) with every float in
     JavaScript's spelling, so the bytes equal ``@ag-ui/encoder``'s."""
     if isinstance(value, dict):
-        return {key: _js(item) for key, item in value.items()}
+        items = {key: _js(item) for key, item in value.items()}
+        index_keys = [key for key in items if _is_array_index(key)]
+        if not index_keys:
+            return items
+        # JavaScript objects list integer-like keys first, ascending (ECMA-262
+        # OrdinaryOwnPropertyKeys), and JSON.stringify writes them in that order.
+        ordered = {key: items[key] for key in sorted(index_keys, key=int)}
+        ordered.update(items)
+        return ordered
     if isinstance(value, list | tuple):
         return [_js(item) for item in value]
     if isinstance(value, float):
         return _js_number(value)
     return value
+
+
+def _is_array_index(key: object) -> bool:
+    """``key`` is a canonical array index: "0", "7", never "07" or "-1"."""
+    return (isinstance(key, str) and key.isascii() and key.isdigit() and (key == "0" or key[0] != "0")
+            and int(key) < 2**32 - 1)
 
 
 def _builtins(obj: Any) -> Any:
@@ -380,14 +394,14 @@ class AGUIBridge:
             error: AGUIEvent = {"type": "RUN_ERROR",
                                 "message": e.error.message if e.error else "the agent reported an error"}
             if e.error is not None:
-                error["code"] = e.error.type.value
+                error["code"] = str(e.error.type)
             self._add_usage(error)
-            error["metadata"] = {"agentscope": {"finished_reason": reason.value}}
+            error["metadata"] = {"agentscope": {"finished_reason": str(reason)}}
             self._run_open = False
             out.append(error)
             return
         outcome = {"type": "cancelled" if reason == ReplyFinishedReason.INTERRUPTED else "success"}
-        self._finish_run(out, outcome, {"finished_reason": reason.value})
+        self._finish_run(out, outcome, {"finished_reason": str(reason)})
 
     def _model_call_start(self, e: ModelCallStartEvent, out: list[AGUIEvent]) -> None:
         if self._step is not None:
@@ -409,7 +423,7 @@ class AGUIBridge:
             "input_tokens": e.input_tokens, "output_tokens": e.output_tokens,
             "cache_input_tokens": e.cache_input_tokens,
             "cache_creation_input_tokens": e.cache_creation_input_tokens,
-            "finished_reason": e.finished_reason.value}}})
+            "finished_reason": str(e.finished_reason)}}})
         self._step = None
 
     # -- text and thinking ---------------------------------------------------------------------
@@ -624,7 +638,7 @@ class AGUIBridge:
                                     "id": part.id, "source": self._source(part)})
         return {"type": "TOOL_CALL_RESULT", "messageId": f"{block.id}.result", "toolCallId": block.id,
                 "content": content, "role": "tool",
-                "metadata": {"agentscope": {"state": block.state.value, "name": block.name,
+                "metadata": {"agentscope": {"state": str(block.state), "name": block.name,
                                             "metadata": _js(block.metadata)}}}
 
     # -- human in the loop ---------------------------------------------------------------------
