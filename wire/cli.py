@@ -329,7 +329,9 @@ def _add_convert(commands: Subparsers) -> None:
     )
     parser.add_argument("file", metavar="INPUT", help="the stream to read, or - for standard input")
     parser.add_argument("output", metavar="OUTPUT", help="where to write, or - for standard output")
-    parser.add_argument("--to", choices=_FORMATS, required=True, help="the output framing")
+    parser.add_argument("--to", choices=(*_FORMATS, "ag-ui"), required=True,
+                        help="the output framing, or ag-ui: the AG-UI events of each reply as the SSE "
+                             "@ag-ui/encoder writes (see wire/bridges/README.md)")
     _add_format_option(parser, "--from", "input")
     parser.set_defaults(run=_run_convert)
 
@@ -342,13 +344,19 @@ def _run_convert(args: argparse.Namespace) -> int:
     source = _format_of(args, data, "convert")
     if source is None:
         return 1
-    if (source == "msgpack") == (args.to == "msgpack"):
+    if args.to == "ag-ui":
+        from wire.bridges.agui import to_agui_sse
+
+        items, error = _decode_capture(data, source, unknown="keep")
+        out = to_agui_sse(items)
+    elif (source == "msgpack") == (args.to == "msgpack"):
         items, error = _decode_capture(data, source, raw=True)
         items, error = _checked(items, error, source)
     else:
         items, error = _decode_capture(data, source, unknown="keep")
     try:
-        out = _encoder(args.to).encode_batch(items)
+        if args.to != "ag-ui":
+            out = _encoder(args.to).encode_batch(items)
     except WireError as exc:
         return _fail("convert", exc)
     if args.output == "-":

@@ -2,6 +2,7 @@
 // written by wire, and print what the client built, as JSON on stdout.
 //
 //   node run-client.mjs BODY.sse [--chunk N]
+//   node run-client.mjs --url URL
 //
 // The body is cut into runs at each RUN_STARTED frame (the bytes are not
 // changed): each run is one runAgent() call, as an application resuming a
@@ -9,6 +10,10 @@
 // `resume` entries that run's RUN_STARTED.input carries. The injected fetch
 // answers each call with that run's bytes, delivered in chunks of N bytes
 // (default 61) so frames and UTF-8 sequences are split across reads.
+//
+// With --url, the agent talks to a real server with the real fetch instead:
+// it runs, and while the run leaves interrupts pending, runs again resuming
+// every one of them as approved (at most 10 runs).
 //
 // Output: {messages, runs: [{runId, outcome, usage, metadata, error}],
 // custom: [{name, value}], raw: [...], steps: [...], warnings: [...]}. A run the
@@ -18,7 +23,9 @@ import { readFileSync } from "node:fs";
 import { HttpAgent } from "@ag-ui/client";
 
 const args = process.argv.slice(2);
-const path = args[0];
+const urlAt = args.indexOf("--url");
+const url = urlAt >= 0 ? args[urlAt + 1] : null;
+const path = url === null ? args[0] : null;
 const chunkAt = args.indexOf("--chunk");
 const chunk = chunkAt >= 0 ? Number(args[chunkAt + 1]) : 61;
 
@@ -26,8 +33,6 @@ const warnings = [];
 for (const level of ["warn", "error"]) {
   console[level] = (...parts) => warnings.push(parts.map((p) => (typeof p === "string" ? p : String(p))).join(" "));
 }
-
-const body = readFileSync(path);
 
 // Frame boundaries: wire writes "data: <json>\n\n" frames, as @ag-ui/encoder does.
 function splitRuns(bytes) {
@@ -65,20 +70,8 @@ function responseOf(bytes) {
   return new Response(stream, { status: 200, headers: { "content-type": "text/event-stream" } });
 }
 
-const runs = splitRuns(body);
-const threadId = runs.length ? runs[0].started.threadId : "thread";
-let nextBody = null;
-const agent = new HttpAgent({
-  url: "http://127.0.0.1/agui",
-  threadId,
-  fetch: async () => responseOf(nextBody),
-});
-
-const report = { messages: [], runs: [], custom: [], raw: [], steps: [], warnings };
-for (const run of runs) {
-  nextBody = run.bytes;
-  const record = { runId: run.started.runId ?? null };
-  const subscriber = {
+function subscriberFor(record, report) {
+  return {
     onRunFinishedEvent: ({ event }) => {
       record.outcome = event.outcome ?? null;
       record.usage = event.usage ?? null;
@@ -101,14 +94,43 @@ for (const run of runs) {
       report.steps.push({ finished: event.stepName, metadata: event.metadata ?? null });
     },
   };
-  const resume = run.started.input?.resume;
+}
+
+async function runOnce(agent, report, parameters, runId) {
+  const record = { runId };
   try {
-    await agent.runAgent({ runId: run.started.runId, ...(resume ? { resume } : {}) }, subscriber);
+    await agent.runAgent(parameters, subscriberFor(record, report));
   } catch (error) {
     record.error = error instanceof Error ? error.message : String(error);
   }
   record.pendingInterrupts = agent.pendingInterrupts.map((i) => i.id);
   report.runs.push(record);
 }
-report.messages = agent.messages;
+
+const report = { messages: [], runs: [], custom: [], raw: [], steps: [], warnings };
+if (url === null) {
+  const runs = splitRuns(readFileSync(path));
+  let nextBody = null;
+  const agent = new HttpAgent({
+    url: "http://127.0.0.1/agui",
+    threadId: runs.length ? runs[0].started.threadId : "thread",
+    fetch: async () => responseOf(nextBody),
+  });
+  for (const run of runs) {
+    nextBody = run.bytes;
+    const resume = run.started.input?.resume;
+    await runOnce(agent, report, { runId: run.started.runId, ...(resume ? { resume } : {}) }, run.started.runId ?? null);
+  }
+  report.messages = agent.messages;
+} else {
+  const agent = new HttpAgent({ url, threadId: "thread" });
+  await runOnce(agent, report, {}, null);
+  for (let i = 0; i < 10 && agent.pendingInterrupts.length > 0; i++) {
+    const resume = agent.pendingInterrupts.map((interrupt) => ({
+      interruptId: interrupt.id, status: "resolved", payload: { approved: true },
+    }));
+    await runOnce(agent, report, { resume }, null);
+  }
+  report.messages = agent.messages;
+}
 process.stdout.write(JSON.stringify(report));
