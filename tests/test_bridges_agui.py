@@ -186,12 +186,13 @@ def mismatches(msg: wire.Msg, report: Json) -> list[str]:
         problems.append(f"messages the Msg has no block for: {extra}")
     # Call states that survive as run outcomes: asking = a pending interrupt, submitted = a pending call.
     for block in msg.content:
-        if isinstance(block, wire.ToolCallBlock) and block.state == wire.ToolCallState.ASKING:
-            if f"{block.id}.confirm" not in report["runs"][-1]["pendingInterrupts"]:
-                problems.append(f"call {block.id} is asking, but no interrupt is pending")
-        if isinstance(block, wire.ToolCallBlock) and block.state == wire.ToolCallState.SUBMITTED:
-            if not any(block.id in (r.get("outcome") or {}).get("pendingToolCallIds", []) for r in report["runs"]):
-                problems.append(f"call {block.id} is submitted, but no run left it pending")
+        if (isinstance(block, wire.ToolCallBlock) and block.state == wire.ToolCallState.ASKING
+                and f"{block.id}.confirm" not in report["runs"][-1]["pendingInterrupts"]):
+            problems.append(f"call {block.id} is asking, but no interrupt is pending")
+        if (isinstance(block, wire.ToolCallBlock) and block.state == wire.ToolCallState.SUBMITTED
+                and not any(block.id in (r.get("outcome") or {}).get("pendingToolCallIds", [])
+                            for r in report["runs"])):
+            problems.append(f"call {block.id} is submitted, but no run left it pending")
     # Usage: the runs' TokenUsage entries add up to the Msg's usage.
     totals = [0, 0, 0, 0]
     for run in report["runs"]:
@@ -217,7 +218,7 @@ def mismatches(msg: wire.Msg, report: Json) -> list[str]:
         outcome = {"interrupted": "cancelled"}.get(str(reason), "success")
         if (last.get("outcome") or {}).get("type") != outcome or \
                 (last.get("metadata") or {}).get("agentscope", {}).get("finished_reason") != str(reason):
-            problems.append(f"end {last} != {str(reason)}")
+            problems.append(f"end {last} != {reason!s}")
     elif not ((last.get("runError") or {}).get("code") == INCOMPLETE_CODE
               or (last.get("metadata") or {}).get("agentscope", {}).get("parked")):
         problems.append(f"an unfinished reply ended its last run with {last}")
@@ -464,7 +465,8 @@ def test_unknown_events_pass_as_raw() -> None:
     assert bridge.feed(unknown) == []  # held: no run is open yet
     started = bridge.feed(wire.ReplyStartEvent(session_id="s", reply_id="r1", name="n"))
     assert [e["type"] for e in started] == ["RUN_STARTED", "RAW"]
-    assert encode_sse(started[1]) == b'data: {"type":"RAW","event":{"type":"FUTURE_EVENT","x":1},"source":"agentscope"}\n\n'
+    assert encode_sse(started[1]) == \
+        b'data: {"type":"RAW","event":{"type":"FUTURE_EVENT","x":1},"source":"agentscope"}\n\n'
 
 
 def test_no_optional_field_is_ever_null() -> None:
@@ -480,3 +482,47 @@ def test_no_optional_field_is_ever_null() -> None:
     for events in EDGE_STREAMS.values():
         for event in to_agui(events):
             walk({k: v for k, v in event.items() if k not in ("value", "metadata")})
+
+
+def test_import_wire_does_not_import_the_bridges() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, wire; print(sorted(m for m in sys.modules if m.startswith('wire.bridges')))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("module", ["wire.bridges.agui", "wire.bridges.agui_http"])
+def test_every_name_in_all_exists(module: str) -> None:
+    import importlib
+
+    loaded = importlib.import_module(module)
+    assert [name for name in loaded.__all__ if not hasattr(loaded, name)] == []
+
+
+def test_cli_convert_to_ag_ui(tmp_path: Path) -> None:
+    from wire.cli import main
+
+    case = next(c for c in CASES if c.name == "full_reply_all_events")
+    for source in ("events.jsonl", "events.sse"):
+        if not (case.path / source).exists():
+            continue
+        out = tmp_path / "out.sse"
+        assert main(["convert", str(case.path / source), str(out), "--to", "ag-ui"]) == 0
+        assert out.read_bytes() == to_agui_sse(wire.json.decode_events(case.events_jsonl))
+
+
+def test_cli_convert_to_ag_ui_keeps_what_came_before_bad_input(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from wire.cli import main
+
+    case = next(c for c in CASES if c.name == "plain_text")
+    capture = tmp_path / "cut.jsonl"
+    capture.write_bytes(b"\n".join(case.event_lines[:5]) + b"\n{not json\n")
+    out = tmp_path / "out.sse"
+    assert main(["convert", str(capture), str(out), "--to", "ag-ui"]) == 1
+    assert "error" in capsys.readouterr().err
+    frames = [json.loads(f[len(b"data: "):]) for f in out.read_bytes().split(b"\n\n") if f]
+    assert frames[0]["type"] == "RUN_STARTED" and frames[-1] == {
+        "type": "RUN_ERROR", "message": "the agentscope event stream ended before REPLY_END", "code": INCOMPLETE_CODE}

@@ -41,7 +41,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("package", {"__init__"}),
     ("tools: shared", {"_streaming"}),
     ("tools", {"framing", "sse", "schema", "zerocopy"}),
-    ("edges", {"aio", "http", "demo"}),
+    ("edges", {"aio", "http", "demo", "bridges"}),
     ("edges: cli", {"cli"}),
     ("edges: entry point", {"__main__"}),
 ]

@@ -653,7 +653,7 @@ class AGUIBridge:
         if not calls:  # an interrupt outcome needs at least one interrupt
             self._custom_named("agentscope.require_user_confirm", e, out)
             return
-        interrupts = []
+        interrupts: list[AGUIEvent] = []
         for call in calls:
             interrupts.append({
                 "id": f"{call.id}.confirm", "reason": "tool_call", "message": f"Allow the call to {call.name}?",
@@ -663,7 +663,7 @@ class AGUIBridge:
         if not self._run_open:
             self._open_run(out)
         self._finish_run(out, {"type": "interrupt", "interrupts": interrupts}, {"parked": "user_confirm"})
-        self._interrupts = [interrupt["id"] for interrupt in interrupts]
+        self._interrupts = [f"{call.id}.confirm" for call in calls]
 
     def _require_external(self, e: RequireExternalExecutionEvent, out: list[AGUIEvent]) -> None:
         calls = self._park_calls(e.tool_calls)
