@@ -526,3 +526,12 @@ def test_cli_convert_to_ag_ui_keeps_what_came_before_bad_input(tmp_path: Path,
     frames = [json.loads(f[len(b"data: "):]) for f in out.read_bytes().split(b"\n\n") if f]
     assert frames[0]["type"] == "RUN_STARTED" and frames[-1] == {
         "type": "RUN_ERROR", "message": "the agentscope event stream ended before REPLY_END", "code": INCOMPLETE_CODE}
+
+
+def test_the_python_sdk_writes_the_same_bytes() -> None:
+    """ag-ui-protocol's pydantic models and EventEncoder, given wire's events, write wire's bytes."""
+    from benchmarks.bench_bridges_agui import _sdk_encode
+
+    for events in [wire.json.decode_events(case.events_jsonl) for case in CASES] + list(EDGE_STREAMS.values()):
+        agui = to_agui(events)
+        assert _sdk_encode(agui) == encode_sse_batch(agui)

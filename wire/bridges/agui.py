@@ -103,23 +103,36 @@ _CONFIRM_SCHEMA: dict[str, Any] = {
 _encoder = msgspec.json.Encoder()
 
 
+# Events that carry free-form values (metadata, CUSTOM values, tool input):
+# their numbers and keys are written the JavaScript way (``_js``). The others
+# hold only strings and integers the bridge made, and skip the walk.
+_FREE_FORM = frozenset({"CUSTOM", "RAW", "TOOL_CALL_RESULT", "RUN_STARTED", "RUN_FINISHED", "RUN_ERROR",
+                        "ACTIVITY_SNAPSHOT", "TEXT_MESSAGE_END", "STEP_FINISHED"})
+
+
 def encode_sse(event: AGUIEvent) -> bytes:
     """One AG-UI event as ``@ag-ui/encoder``'s ``EventEncoder.encode`` writes it."""
-    return b"data: " + _encoder.encode(event) + b"\n\n"
+    buf = bytearray()
+    encode_sse_into(event, buf)
+    return bytes(buf)
 
 
 def encode_sse_into(event: AGUIEvent, buf: bytearray) -> None:
     """Append one event's SSE frame to ``buf`` (no intermediate bytes object)."""
     buf += b"data: "
-    _encoder.encode_into(event, buf, -1)
+    _encoder.encode_into(_js(event) if event.get("type") in _FREE_FORM else event, buf, -1)
     buf += b"\n\n"
 
 
 def encode_sse_batch(events: Iterable[AGUIEvent]) -> bytes:
     """Several events' SSE frames, concatenated."""
     buf = bytearray()
-    for event in events:
-        encode_sse_into(event, buf)
+    encode_into = _encoder.encode_into
+    free_form = _FREE_FORM
+    for event in events:  # encode_sse_into, inlined: this loop is most of the time
+        buf += b"data: "
+        encode_into(_js(event) if event["type"] in free_form else event, buf, -1)
+        buf += b"\n\n"
     return bytes(buf)
 
 
@@ -277,23 +290,29 @@ class AGUIBridge:
     def feed(self, event: AgentEvent | UnknownEvent) -> list[AGUIEvent]:
         """The AG-UI events that ``event`` produces, in order."""
         out: list[AGUIEvent] = []
-        if type(event) is UnknownEvent:
-            self._unknown(event, out)
-            return out
-        reply_id = getattr(event, "reply_id", None)
-        if reply_id is not None:
-            if self.reply_id is None:
-                self.reply_id = reply_id
-            elif reply_id != self.reply_id:
-                return out
-        self._handlers[type(event)](event, out)
+        self._feed_into(event, out)
         return out
 
     def feed_many(self, events: Iterable[AgentEvent | UnknownEvent]) -> list[AGUIEvent]:
+        """The AG-UI events that ``events`` produce, in order."""
         out: list[AGUIEvent] = []
+        feed = self._feed_into
         for event in events:
-            out += self.feed(event)
+            feed(event, out)
         return out
+
+    def _feed_into(self, event: AgentEvent | UnknownEvent, out: list[AGUIEvent]) -> None:
+        cls = type(event)
+        if cls is UnknownEvent:
+            self._unknown(event, out)  # type: ignore[arg-type]
+            return
+        if cls is not CustomEvent:  # every other event names its reply
+            reply_id = event.reply_id  # type: ignore[union-attr]
+            if reply_id != self.reply_id:
+                if self.reply_id is not None:
+                    return
+                self.reply_id = reply_id
+        self._handlers[cls](event, out)
 
     def close(self) -> list[AGUIEvent]:
         """End of input. A run still open is closed and ends with ``RUN_ERROR``
@@ -366,10 +385,9 @@ class AGUIBridge:
 
     def _finish_run(self, out: list[AGUIEvent], outcome: AGUIEvent, agentscope: AGUIEvent) -> None:
         self._close_all(out)
-        finished: AGUIEvent = {"type": "RUN_FINISHED", "threadId": self.thread_id or "",
-                               "runId": self.run_id or "", "outcome": outcome}
+        finished: AGUIEvent = {"type": "RUN_FINISHED", "metadata": {"agentscope": agentscope},
+                               "threadId": self.thread_id or "", "runId": self.run_id or "", "outcome": outcome}
         self._add_usage(finished)
-        finished["metadata"] = {"agentscope": agentscope}
         self._run_open = False
         out.append(finished)
 
@@ -391,12 +409,11 @@ class AGUIBridge:
         reason = e.finished_reason
         if reason == ReplyFinishedReason.ERROR:
             self._close_all(out)
-            error: AGUIEvent = {"type": "RUN_ERROR",
+            error: AGUIEvent = {"type": "RUN_ERROR", "metadata": {"agentscope": {"finished_reason": str(reason)}},
                                 "message": e.error.message if e.error else "the agent reported an error"}
             if e.error is not None:
                 error["code"] = str(e.error.type)
             self._add_usage(error)
-            error["metadata"] = {"agentscope": {"finished_reason": str(reason)}}
             self._run_open = False
             out.append(error)
             return
@@ -419,11 +436,11 @@ class AGUIBridge:
         counts[3] += e.cache_creation_input_tokens
         if self._step is None:
             return  # no open step to finish (END without START, or held between runs)
-        self._emit(out, {"type": "STEP_FINISHED", "stepName": self._step, "metadata": {"agentscope": {
+        self._emit(out, {"type": "STEP_FINISHED", "metadata": {"agentscope": {
             "input_tokens": e.input_tokens, "output_tokens": e.output_tokens,
             "cache_input_tokens": e.cache_input_tokens,
             "cache_creation_input_tokens": e.cache_creation_input_tokens,
-            "finished_reason": str(e.finished_reason)}}})
+            "finished_reason": str(e.finished_reason)}}, "stepName": self._step})
         self._step = None
 
     # -- text and thinking ---------------------------------------------------------------------
@@ -449,11 +466,14 @@ class AGUIBridge:
         parts = self._texts.get(id)
         if parts is None:
             return  # before its START: agentscope drops it too
-        parts.append(e.delta)
+        delta = e.delta
+        parts.append(delta)
         if id not in self._open_texts:  # after END: agentscope still appends, so re-open
             self._open_texts[id] = None
             self._emit(out, self._text_message_start(id))
-        self._emit(out, {"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": e.delta})
+        # The hot path (most events of a reply): _emit inlined.
+        (out if self._run_open else self.pending).append(
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": delta})
 
     def _text_end(self, e: TextBlockEndEvent, out: list[AGUIEvent]) -> None:
         id = e.block_id
@@ -468,7 +488,8 @@ class AGUIBridge:
                     self._text_delta(TextBlockDeltaEvent(reply_id=e.reply_id, block_id=id,
                                                          delta=e.text[len(streamed):]), out)
                 else:  # AG-UI cannot replace a message's content: carried in metadata
-                    end["metadata"] = {"agentscope": {"text": e.text}}
+                    end = {"type": "TEXT_MESSAGE_END", "metadata": {"agentscope": {"text": e.text}},
+                           "messageId": id}
                     if id not in self._open_texts:
                         self._open_texts[id] = None
                         self._emit(out, self._text_message_start(id))
@@ -636,10 +657,10 @@ class AGUIBridge:
                     kind = part.source.media_type.partition("/")[0]
                     content.append({"type": kind if kind in ("image", "audio", "video") else "document",
                                     "id": part.id, "source": self._source(part)})
-        return {"type": "TOOL_CALL_RESULT", "messageId": f"{block.id}.result", "toolCallId": block.id,
-                "content": content, "role": "tool",
+        return {"type": "TOOL_CALL_RESULT",
                 "metadata": {"agentscope": {"state": str(block.state), "name": block.name,
-                                            "metadata": _js(block.metadata)}}}
+                                            "metadata": block.metadata}},
+                "messageId": f"{block.id}.result", "toolCallId": block.id, "content": content, "role": "tool"}
 
     # -- human in the loop ---------------------------------------------------------------------
 
@@ -681,7 +702,7 @@ class AGUIBridge:
             except msgspec.DecodeError:
                 args = None
             if isinstance(args, dict):
-                payload["editedArgs"] = _js(args)
+                payload["editedArgs"] = args
             entry: AGUIEvent = {"interruptId": interrupt, "status": "resolved", "payload": payload}
             if result.rules is not None:
                 entry["metadata"] = {"agentscope": {"rules": _builtins(result.rules)}}
@@ -705,18 +726,18 @@ class AGUIBridge:
     def _custom_named(self, name: str, e: AgentEvent, out: list[AGUIEvent]) -> None:
         """A CUSTOM event carrying ``e`` whole, as agentscope's JSON."""
         value = msgspec.json.decode(wire.json.encode(e))
-        self._emit(out, {"type": "CUSTOM", "name": name, "value": _js(value)})
+        self._emit(out, {"type": "CUSTOM", "name": name, "value": value})
 
     def _exceed_max_iters(self, e: ExceedMaxItersEvent, out: list[AGUIEvent]) -> None:
         self._emit(out, {"type": "CUSTOM", "name": "agentscope.exceed_max_iters", "value": {"name": e.name}})
 
     def _custom(self, e: CustomEvent, out: list[AGUIEvent]) -> None:
-        self._emit(out, {"type": "CUSTOM", "name": e.name, "value": _js(e.value)})
+        self._emit(out, {"type": "CUSTOM", "name": e.name, "value": e.value})
 
     def _unknown(self, e: UnknownEvent, out: list[AGUIEvent]) -> None:
         """An event this version of wire does not know, passed on as AG-UI RAW."""
         decode = msgspec.json.decode if e.format == "json" else msgspec.msgpack.decode
-        self._emit(out, {"type": "RAW", "event": _js(decode(e.raw)), "source": "agentscope"})
+        self._emit(out, {"type": "RAW", "event": decode(e.raw), "source": "agentscope"})
 
 
 # -- whole captures ------------------------------------------------------------------------------
@@ -727,6 +748,11 @@ def to_agui(events: Iterable[AgentEvent | UnknownEvent]) -> list[AGUIEvent]:
     one after the other in the order the replies start (AG-UI allows several
     runs in a stream, not two at once). An event without a reply (CUSTOM, an
     unknown one) goes with the reply before it, or the first one."""
+    events = list(events)
+    named = {getattr(event, "reply_id", None) for event in events} - {None}
+    if len(named) <= 1:  # the usual capture, one reply: no grouping needed
+        bridge = AGUIBridge(reply_id=next(iter(named), None))
+        return bridge.feed_many(events) + bridge.close()
     replies: dict[str | None, list[AgentEvent | UnknownEvent]] = {}
     current: str | None = None
     for event in events:
