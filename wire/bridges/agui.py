@@ -297,7 +297,18 @@ class AGUIBridge:
         """The AG-UI events that ``events`` produce, in order."""
         out: list[AGUIEvent] = []
         feed = self._feed_into
+        texts, open_texts = self._texts, self._open_texts
         for event in events:
+            # Text deltas are most of a reply: the common case (an open block
+            # of this reply, inside a run) of _text_delta, without two calls.
+            if type(event) is TextBlockDeltaEvent and self._run_open and event.reply_id == self.reply_id:
+                id = event.block_id
+                parts = texts.get(id)
+                if parts is not None and id in open_texts:
+                    delta = event.delta
+                    parts.append(delta)
+                    out.append({"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": delta})
+                    continue
             feed(event, out)
         return out
 
