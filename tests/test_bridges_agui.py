@@ -335,6 +335,31 @@ EDGE_STREAMS = {
         ("ToolCallStartEvent", {"tool_call_id": "c1", "tool_call_name": "Bash"}),
         ("ToolCallEndEvent", {"tool_call_id": "c1"}),
         ("RequireUserConfirmEvent", {"tool_calls": [wire.ToolCallBlock(id="c1", name="Bash", input="")]})),
+    "steps left open, late data, a park between runs": _stream(
+        ("ReplyStartEvent", {"session_id": "s", "name": "Friday"}),
+        ("ModelCallStartEvent", {"model_name": "m1"}),
+        ("ModelCallStartEvent", {"model_name": "m2"}),
+        ("DataBlockStartEvent", {"block_id": "d1", "media_type": "audio/mpeg"}),
+        ("DataBlockDeltaEvent", {"block_id": "d1", "media_type": "audio/mpeg", "data": b"ID3"}),
+        ("DataBlockEndEvent", {"block_id": "d1"}),
+        ("DataBlockDeltaEvent", {"block_id": "d1", "media_type": "audio/mpeg", "data": b"late"}),
+        ("DataBlockEndEvent", {"block_id": "d1"}),
+        ("DataBlockDeltaEvent", {"block_id": "d9", "media_type": "audio/mpeg", "data": b"unknown"}),
+        ("ThinkingBlockDeltaEvent", {"block_id": "k9", "delta": "unknown"}),
+        ("TextBlockEndEvent", {"block_id": "t9", "text": "unknown"}),
+        ("ToolCallDeltaEvent", {"tool_call_id": "c9", "delta": "{}"}),
+        ("ToolCallStartEvent", {"tool_call_id": "c1", "tool_call_name": "Bash"}),
+        ("ToolResultStartEvent", {"tool_call_id": "c1", "tool_call_name": "Bash"}),
+        ("ToolResultStartEvent", {"tool_call_id": "c1", "tool_call_name": "Bash"}),
+        ("ToolResultTextDeltaEvent", {"tool_call_id": "c1", "delta": "ok"}),
+        ("ToolResultEndEvent", {"tool_call_id": "c1", "state": "success"}),
+        ("ModelCallEndEvent", {"input_tokens": 5, "output_tokens": 6, "cache_input_tokens": 1}),
+        ("RequireUserConfirmEvent", {"tool_calls": []}),
+        ("RequireExternalExecutionEvent", {"tool_calls": [wire.ToolCallBlock(id="c1", name="Bash", input="")]}),
+        ("ModelCallStartEvent", {"model_name": "m3"}),
+        ("ModelCallEndEvent", {"input_tokens": 7, "output_tokens": 8}),
+        ("RequireExternalExecutionEvent", {"tool_calls": [wire.ToolCallBlock(id="c7", name="Ext", input="")]}),
+        ("ReplyEndEvent", {"session_id": "s"})),
     "stream cut mid-reply": _stream(
         ("ReplyStartEvent", {"session_id": "s", "name": "Friday"}),
         ("TextBlockStartEvent", {"block_id": "t1"}),
@@ -450,11 +475,47 @@ def test_a_capture_with_two_replies_gives_two_runs_in_turn() -> None:
     second = _stream(("ReplyStartEvent", {"session_id": "s", "name": "B"}),
                      ("TextBlockStartEvent", {"block_id": "b"}),
                      ("ReplyEndEvent", {"session_id": "s"}), reply="r2")
-    interleaved = [first[0], second[0], first[1], second[1], second[2]]
-    types = [(e["type"], e.get("runId") or e.get("messageId")) for e in to_agui(interleaved)]
-    assert types == [("RUN_STARTED", "r1"), ("TEXT_MESSAGE_START", "a"), ("TEXT_MESSAGE_END", "a"),
+    custom = wire.CustomEvent(name="early")
+    interleaved = [custom, first[0], second[0], first[1], second[1], custom, second[2]]
+    types = [(e["type"], e.get("runId") or e.get("messageId") or e.get("name"))
+             for e in to_agui(interleaved)]
+    assert types == [("RUN_STARTED", "r1"), ("CUSTOM", "early"), ("TEXT_MESSAGE_START", "a"),
+                     ("TEXT_MESSAGE_END", "a"),
                      ("RUN_ERROR", None), ("RUN_STARTED", "r2"), ("TEXT_MESSAGE_START", "b"),
-                     ("TEXT_MESSAGE_END", "b"), ("RUN_FINISHED", "r2")]
+                     ("CUSTOM", "early"), ("TEXT_MESSAGE_END", "b"), ("RUN_FINISHED", "r2")]
+
+
+@pytest.mark.parametrize(("value", "written"), [
+    (float("nan"), b"null"), (float("inf"), b"null"), (-0.0, b"0"), (1.0, b"1"), (1e-7, b"1e-7"),
+    (1e16, b"10000000000000000"), (1e21, b"1e+21"), (0.000001, b"0.000001"), (-2.5, b"-2.5"),
+    (123e-20, b"1.23e-18"), (5e-324, b"5e-324")])
+def test_numbers_are_written_as_javascript_writes_them(value: float, written: bytes) -> None:
+    frame = encode_sse({"type": "CUSTOM", "name": "n", "value": {"x": value, "1": 0, "b": 1, "0": 2}})
+    assert frame == b'data: {"type":"CUSTOM","name":"n","value":{"0":2,"1":0,"x":' + written + b',"b":1}}\n\n'
+
+
+def test_a_result_is_sent_once() -> None:
+    """A second TOOL_RESULT_END (agentscope applies its state again) is a lossy spot: the
+    client does not deduplicate tool messages, so only the first END's result goes out."""
+    events = _stream(("ReplyStartEvent", {"session_id": "s", "name": "n"}),
+                     ("ToolResultStartEvent", {"tool_call_id": "c", "tool_call_name": "t"}),
+                     ("ToolResultEndEvent", {"tool_call_id": "c", "state": "success"}),
+                     ("ToolResultEndEvent", {"tool_call_id": "c", "state": "error"}))
+    results = [e for e in to_agui(events) if e["type"] == "TOOL_CALL_RESULT"]
+    assert [r["metadata"]["agentscope"]["state"] for r in results] == ["success"]
+
+
+def test_a_confirmation_of_input_that_is_not_json_has_no_edited_args() -> None:
+    bridge = AGUIBridge(reply_id="r1")
+    bridge.feed(wire.ReplyStartEvent(session_id="s", reply_id="r1", name="n"))
+    bridge.feed(wire.ToolCallStartEvent(reply_id="r1", tool_call_id="c", tool_call_name="t"))
+    bridge.feed(wire.RequireUserConfirmEvent(reply_id="r1", tool_calls=[wire.ToolCallBlock(id="c", name="t",
+                                                                                             input="{")]))
+    bridge.feed(wire.UserConfirmResultEvent(reply_id="r1", confirm_results=[wire.ConfirmResult(
+        confirmed=True, tool_call=wire.ToolCallBlock(id="c", name="t", input="{"))]))
+    started = bridge.feed(wire.ReplyStartEvent(session_id="s", reply_id="r1", name="n"))[0]
+    assert started["input"]["resume"] == [{"interruptId": "c.confirm", "status": "resolved",
+                                           "payload": {"approved": True}}]
 
 
 def test_unknown_events_pass_as_raw() -> None:

@@ -43,7 +43,7 @@ class Replies:
     async def produce(self, name: str, events: list[wire.AgentEvent], log: EventLog) -> None:
         for event in events:
             log.append(event)
-            await anyio.sleep(0.001)
+            await anyio.sleep(0.3 if "@slow" in name and isinstance(event, wire.ReplyStartEvent) else 0.001)
             if isinstance(event, PARKS):
                 await self.answered[name].wait()
                 self.answered[name] = anyio.Event()
@@ -123,6 +123,35 @@ def test_the_real_client_resumes_a_served_reply(server: str, name: str, mode: st
     report = run_client_at(f"{server}/agui/{name}@{mode}")
     assert mismatches(wire.json.decode_msg(case.expected_msg), report) == []
     assert custom_mismatches(wire.json.decode_events(case.events_jsonl), report) == []
+
+
+@needs_client
+@pytest.mark.parametrize("name", ["full_reply_all_events", "require_user_confirm_approved"])
+def test_a_run_that_pauses_is_sent_live_with_keep_alives(server: str, name: str) -> None:
+    """The producer pauses 0.3 s after each REPLY_START: the resumed run is found while it
+    is still growing, and the 0.2 s heartbeat goes out in the pauses."""
+    case = next(c for c in CASES if c.name == name)
+    report = run_client_at(f"{server}/agui/{name}@slow")
+    assert mismatches(wire.json.decode_msg(case.expected_msg), report) == []
+    body = httpx.post(f"{server}/agui/{name}@slow2", json={"threadId": "t", "runId": "x", "messages": []},
+                      timeout=30).text
+    assert ": keep-alive\n\n" in body
+
+
+def test_tool_messages_answer_an_external_execution_park(server: str) -> None:
+    """The external-execution vector ends after its EXTERNAL_EXECUTION_RESULT: the run after
+    the park holds the results and ends with RUN_ERROR (incomplete) when the log closes."""
+    name = "external_execution_result_appended@closed"
+    first = httpx.post(f"{server}/agui/{name}", json={"threadId": "t", "runId": "x", "messages": []}, timeout=30)
+    frames = [json.loads(f[len("data: "):]) for f in first.text.split("\n\n") if f.startswith("data: ")]
+    pending = frames[-1]["outcome"]["pendingToolCallIds"]
+    answers = [{"id": f"{id}.answer", "role": "tool", "toolCallId": id, "content": "done"} for id in pending]
+    second = httpx.post(f"{server}/agui/{name}", json={"threadId": "t", "runId": "y", "messages": answers},
+                        timeout=30)
+    frames = [json.loads(f[len("data: "):]) for f in second.text.split("\n\n") if f.startswith("data: ")]
+    assert [f["type"] for f in frames] == ["RUN_STARTED", "TOOL_CALL_RESULT", "TOOL_CALL_RESULT", "CUSTOM",
+                                           "RUN_ERROR"]
+    assert {f["toolCallId"] for f in frames if f["type"] == "TOOL_CALL_RESULT"} == set(pending)
 
 
 @needs_client

@@ -362,7 +362,6 @@ class AGUIBridge:
         self._interrupts = []
         self._resume = {}
         self._run_open = True
-        self._usage = {}
         out.append(started)
         out += self.pending
         self.pending = []
@@ -384,6 +383,8 @@ class AGUIBridge:
             self._step = None
 
     def _add_usage(self, event: AGUIEvent) -> None:
+        """Put the run's usage on the event that ends it, and start counting
+        the next run's (calls that end between runs count in the next one)."""
         if not self._usage:
             return
         usage = []
@@ -393,6 +394,7 @@ class AGUIBridge:
                          cachedInputTokens=cached, cacheWriteInputTokens=written)
             usage.append(entry)
         event["usage"] = usage
+        self._usage = {}
 
     def _finish_run(self, out: list[AGUIEvent], outcome: AGUIEvent, agentscope: AGUIEvent) -> None:
         self._close_all(out)
