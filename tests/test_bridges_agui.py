@@ -32,7 +32,15 @@ from hypothesis import strategies as st
 import wire
 from tests.conftest import CASES, Case
 from tests.reducer_streams import initial_msg, reply_streams
-from wire.bridges.agui import INCOMPLETE_CODE, AGUIBridge, encode_sse, encode_sse_batch, to_agui, to_agui_sse
+from wire.bridges.agui import (
+    INCOMPLETE_CODE,
+    AGUIBridge,
+    encode_sse,
+    encode_sse_batch,
+    encode_sse_into,
+    to_agui,
+    to_agui_sse,
+)
 
 CLIENT_DIR = Path(__file__).parent / "clients-agui"
 NODE = shutil.which("node")
@@ -596,3 +604,16 @@ def test_the_python_sdk_writes_the_same_bytes() -> None:
     for events in [wire.json.decode_events(case.events_jsonl) for case in CASES] + list(EDGE_STREAMS.values()):
         agui = to_agui(events)
         assert _sdk_encode(agui) == encode_sse_batch(agui)
+
+
+def test_what_cannot_be_bridged_or_encoded_raises_wire_errors() -> None:
+    with pytest.raises(wire.LocalProtocolError, match="not dict"):
+        AGUIBridge().feed({"type": "TEXT_BLOCK_DELTA"})  # type: ignore[arg-type]
+    buf = bytearray(b"kept")
+    with pytest.raises(wire.EncodeError, match="'CUSTOM'"):
+        encode_sse_into({"type": "CUSTOM", "name": "n", "value": "lone \ud800"}, buf)
+    assert buf == b"kept"  # nothing half-written
+    with pytest.raises(wire.EncodeError, match="'TEXT_MESSAGE_CONTENT'"):
+        encode_sse_batch([{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": object()}])
+    with pytest.raises(wire.EncodeError):
+        encode_sse_batch([{"no": "type"}])

@@ -33,6 +33,7 @@ import msgspec
 
 import wire.json
 from wire.blocks import Base64Source, DataBlock, TextBlock, ToolCallBlock, ToolResultBlock
+from wire.errors import EncodeError, LocalProtocolError
 from wire.events import (
     AgentEvent,
     CustomEvent,
@@ -119,9 +120,25 @@ def encode_sse(event: AGUIEvent) -> bytes:
 
 def encode_sse_into(event: AGUIEvent, buf: bytearray) -> None:
     """Append one event's SSE frame to ``buf`` (no intermediate bytes object)."""
-    buf += b"data: "
-    _encoder.encode_into(_js(event) if event.get("type") in _FREE_FORM else event, buf, -1)
+    start = len(buf)
+    try:
+        buf += b"data: "
+        _encoder.encode_into(_js(event) if event.get("type") in _FREE_FORM else event, buf, -1)
+    except _ENCODE_ERRORS as exc:
+        del buf[start:]
+        raise _encode_error(event, exc) from exc
     buf += b"\n\n"
+
+
+# What msgspec raises on a value JSON cannot hold: a lone surrogate in a str
+# (JSON.stringify would escape it; wire refuses, as its own codecs do), a
+# non-str key, an object of another type.
+_ENCODE_ERRORS = (TypeError, ValueError, OverflowError, UnicodeEncodeError, msgspec.EncodeError)
+
+
+def _encode_error(event: Any, exc: BaseException) -> EncodeError:
+    kind = event.get("type") if isinstance(event, dict) else type(event).__name__
+    return EncodeError(f"cannot encode the AG-UI event {kind!r}: {exc}")
 
 
 def encode_sse_batch(events: Iterable[AGUIEvent]) -> bytes:
@@ -129,10 +146,14 @@ def encode_sse_batch(events: Iterable[AGUIEvent]) -> bytes:
     buf = bytearray()
     encode_into = _encoder.encode_into
     free_form = _FREE_FORM
-    for event in events:  # encode_sse_into, inlined: this loop is most of the time
-        buf += b"data: "
-        encode_into(_js(event) if event["type"] in free_form else event, buf, -1)
-        buf += b"\n\n"
+    event: Any = None
+    try:
+        for event in events:  # encode_sse_into, inlined: this loop is most of the time
+            buf += b"data: "
+            encode_into(_js(event) if event["type"] in free_form else event, buf, -1)
+            buf += b"\n\n"
+    except (*_ENCODE_ERRORS, KeyError) as exc:
+        raise _encode_error(event, exc) from exc
     return bytes(buf)
 
 
@@ -317,13 +338,16 @@ class AGUIBridge:
         if cls is UnknownEvent:
             self._unknown(event, out)  # type: ignore[arg-type]
             return
+        handler = self._handlers.get(cls)
+        if handler is None:
+            raise LocalProtocolError(f"AGUIBridge.feed() takes agentscope events, not {cls.__name__}")
         if cls is not CustomEvent:  # every other event names its reply
             reply_id = event.reply_id  # type: ignore[union-attr]
             if reply_id != self.reply_id:
                 if self.reply_id is not None:
                     return
                 self.reply_id = reply_id
-        self._handlers[cls](event, out)
+        handler(event, out)
 
     def close(self) -> list[AGUIEvent]:
         """End of input. A run still open is closed and ends with ``RUN_ERROR``
