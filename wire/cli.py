@@ -314,6 +314,18 @@ def _print_summary(msg: Any) -> None:
         print(f"  anomaly at event {anomaly.index}: {anomaly.kind} ({anomaly.detail})")
 
 
+# Other frontends' streams that ``convert --to`` writes: the module and function
+# turning a capture's events into the target's bytes, imported when used.
+_BRIDGES = {"ag-ui": ("wire.bridges.agui", "to_agui_sse"), "vercel": ("wire.bridges.vercel", "to_sse")}
+
+
+def _bridge(name: str) -> Callable[[list[Any]], bytes]:
+    import importlib
+
+    module, function = _BRIDGES[name]
+    return getattr(importlib.import_module(module), function)  # type: ignore[no-any-return]
+
+
 def _add_convert(commands: Subparsers) -> None:
     parser = commands.add_parser(
         "convert",
@@ -327,8 +339,10 @@ def _add_convert(commands: Subparsers) -> None:
     )
     parser.add_argument("file", metavar="INPUT", help="the stream to read, or - for standard input")
     parser.add_argument("output", metavar="OUTPUT", help="where to write, or - for standard output")
-    parser.add_argument("--to", choices=(*_FORMATS, "vercel"), required=True,
-                        help="the output framing; vercel: the Vercel AI SDK's UI message stream (wire.bridges.vercel)")
+    parser.add_argument("--to", choices=(*_FORMATS, *_BRIDGES), required=True,
+                        help="the output framing, or another frontend's stream: ag-ui (the AG-UI events as "
+                             "@ag-ui/encoder writes them) or vercel (the Vercel AI SDK's UI message stream); "
+                             "see wire/bridges/README.md")
     _add_format_option(parser, "--from", "input")
     parser.set_defaults(run=_run_convert)
 
@@ -341,18 +355,13 @@ def _run_convert(args: argparse.Namespace) -> int:
     source = _format_of(args, data, "convert")
     if source is None:
         return 1
-    if args.to != "vercel" and (source == "msgpack") == (args.to == "msgpack"):
+    if args.to not in _BRIDGES and (source == "msgpack") == (args.to == "msgpack"):
         items, error = _decode_capture(data, source, raw=True)
         items, error = _checked(items, error, source)
     else:
         items, error = _decode_capture(data, source, unknown="keep")
     try:
-        if args.to == "vercel":
-            from wire.bridges.vercel import to_sse
-
-            out = to_sse(items)
-        else:
-            out = _encoder(args.to).encode_batch(items)
+        out = _bridge(args.to)(items) if args.to in _BRIDGES else _encoder(args.to).encode_batch(items)
     except WireError as exc:
         return _fail("convert", exc)
     if args.output == "-":

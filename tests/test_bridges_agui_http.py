@@ -1,0 +1,184 @@
+"""``wire.bridges.agui_http`` on a real socket: uvicorn on 127.0.0.1 serving
+EventLogs, the real ``@ag-ui/client`` HttpAgent with the real fetch on the
+other side, resuming a parked reply run by run."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.routing import Route
+
+import wire
+from tests.conftest import CASES
+from tests.test_bridges_agui import CLIENT_DIR, NODE, custom_mismatches, mismatches, needs_client
+from wire.aio import EventLog
+from wire.bridges.agui_http import agui_endpoint, answered_ids
+
+PARKS = (wire.RequireUserConfirmEvent, wire.RequireExternalExecutionEvent)
+
+
+class Replies:
+    """One EventLog per vector, fed live by a producer task on the server's
+    loop. A producer stops after a park until a request answers it, as an
+    agent waits for the user; ``find_log`` is where the app hears the answer."""
+
+    def __init__(self) -> None:
+        self.logs: dict[str, EventLog] = {}
+        self.answered: dict[str, anyio.Event] = {}
+        self.task_group: Any = None
+
+    async def produce(self, name: str, events: list[wire.AgentEvent], log: EventLog) -> None:
+        for event in events:
+            log.append(event)
+            await anyio.sleep(0.3 if "@slow" in name and isinstance(event, wire.ReplyStartEvent) else 0.001)
+            if isinstance(event, PARKS):
+                await self.answered[name].wait()
+                self.answered[name] = anyio.Event()
+        log.close()
+
+    async def find_log(self, request: Request, run_input: Any) -> EventLog | None:
+        name = request.path_params["name"]
+        if name not in self.logs:
+            case = next((c for c in CASES if c.name == name.partition("@")[0]), None)
+            if case is None:
+                return None
+            events = wire.json.decode_events(case.events_jsonl)
+            log = self.logs[name] = EventLog(wire.AssistantMsg("Friday", [], id=events[0].reply_id))  # type: ignore[union-attr]
+            self.answered[name] = anyio.Event()
+            if name.endswith("@closed"):  # the whole reply is there before anyone asks
+                log.extend(events)
+                log.close()
+            else:
+                self.task_group.start_soon(self.produce, name, events, log)
+        if answered_ids(run_input):
+            self.answered[name].set()
+        return self.logs[name]
+
+    def app(self) -> Starlette:
+        @contextlib.asynccontextmanager
+        async def lifespan(app: Starlette) -> AsyncIterator[None]:
+            async with anyio.create_task_group() as tg:
+                self.task_group = tg
+                yield
+                tg.cancel_scope.cancel()
+
+        return Starlette(routes=[Route("/agui/{name}", agui_endpoint(self.find_log, heartbeat=0.2),
+                                       methods=["POST"])], lifespan=lifespan)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(Replies().app(), log_level="warning", lifespan="on", ws="none", http="h11")
+    uv = uvicorn.Server(config)
+    thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not uv.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        uv.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+def run_client_at(url: str) -> Any:
+    assert NODE is not None
+    done = subprocess.run([NODE, "run-client.mjs", "--url", url], cwd=CLIENT_DIR, capture_output=True,
+                          check=False, timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    return json.loads(done.stdout)
+
+
+# The vectors whose parks a client can answer by resuming: confirmations. (An
+# external-execution park is answered with tool messages, which the harness
+# does not write; its vector also ends without a continuation.)
+SERVED = [c.name for c in CASES if c.name != "external_execution_result_appended"]
+
+
+@needs_client
+@pytest.mark.parametrize("mode", ["live", "closed"])
+@pytest.mark.parametrize("name", SERVED)
+def test_the_real_client_resumes_a_served_reply(server: str, name: str, mode: str) -> None:
+    case = next(c for c in CASES if c.name == name)
+    report = run_client_at(f"{server}/agui/{name}@{mode}")
+    assert mismatches(wire.json.decode_msg(case.expected_msg), report) == []
+    assert custom_mismatches(wire.json.decode_events(case.events_jsonl), report) == []
+
+
+@needs_client
+@pytest.mark.parametrize("name", ["full_reply_all_events", "require_user_confirm_approved"])
+def test_a_run_that_pauses_is_sent_live_with_keep_alives(server: str, name: str) -> None:
+    """The producer pauses 0.3 s after each REPLY_START: the resumed run is found while it
+    is still growing, and the 0.2 s heartbeat goes out in the pauses."""
+    case = next(c for c in CASES if c.name == name)
+    report = run_client_at(f"{server}/agui/{name}@slow")
+    assert mismatches(wire.json.decode_msg(case.expected_msg), report) == []
+    body = httpx.post(f"{server}/agui/{name}@slow2", json={"threadId": "t", "runId": "x", "messages": []},
+                      timeout=30).text
+    assert ": keep-alive\n\n" in body
+
+
+def test_tool_messages_answer_an_external_execution_park(server: str) -> None:
+    """The external-execution vector ends after its EXTERNAL_EXECUTION_RESULT: the run after
+    the park holds the results and ends with RUN_ERROR (incomplete) when the log closes."""
+    name = "external_execution_result_appended@closed"
+    first = httpx.post(f"{server}/agui/{name}", json={"threadId": "t", "runId": "x", "messages": []}, timeout=30)
+    frames = [json.loads(f[len("data: "):]) for f in first.text.split("\n\n") if f.startswith("data: ")]
+    pending = frames[-1]["outcome"]["pendingToolCallIds"]
+    answers = [{"id": f"{id}.answer", "role": "tool", "toolCallId": id, "content": "done"} for id in pending]
+    second = httpx.post(f"{server}/agui/{name}", json={"threadId": "t", "runId": "y", "messages": answers},
+                        timeout=30)
+    frames = [json.loads(f[len("data: "):]) for f in second.text.split("\n\n") if f.startswith("data: ")]
+    assert [f["type"] for f in frames] == ["RUN_STARTED", "TOOL_CALL_RESULT", "TOOL_CALL_RESULT", "CUSTOM",
+                                           "RUN_ERROR"]
+    assert {f["toolCallId"] for f in frames if f["type"] == "TOOL_CALL_RESULT"} == set(pending)
+
+
+@needs_client
+def test_each_request_gets_one_run(server: str) -> None:
+    name = "full_reply_all_events@closed"
+    first = httpx.post(f"{server}/agui/{name}", json={"threadId": "t", "runId": "x", "messages": []}, timeout=30)
+    assert first.headers["content-type"].startswith("text/event-stream")
+    frames = [json.loads(f[len("data: "):]) for f in first.text.split("\n\n") if f.startswith("data: ")]
+    assert frames[0]["type"] == "RUN_STARTED" and frames[-1]["type"] == "RUN_FINISHED"
+    assert [f["type"] for f in frames].count("RUN_STARTED") == 1
+    [interrupt] = frames[-1]["outcome"]["interrupts"]
+    second = httpx.post(f"{server}/agui/{name}", timeout=30, json={
+        "threadId": "t", "runId": "y", "messages": [],
+        "resume": [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": True}}]})
+    frames = [json.loads(f[len("data: "):]) for f in second.text.split("\n\n") if f.startswith("data: ")]
+    assert frames[0]["runId"].endswith(".1") and frames[-1]["outcome"] == {"type": "success"}
+
+
+def test_bad_bodies_and_unknown_logs(server: str) -> None:
+    assert httpx.post(f"{server}/agui/plain_text", content=b"{", timeout=10).status_code == 400
+    assert httpx.post(f"{server}/agui/plain_text", json=[1], timeout=10).status_code == 400
+    assert httpx.post(f"{server}/agui/no-such-case", json={}, timeout=10).status_code == 404
+
+
+def test_answered_ids() -> None:
+    assert answered_ids({"resume": [{"interruptId": "a"}], "messages": [
+        {"role": "tool", "toolCallId": "b"}, {"role": "user", "content": "hi"}]}) == {"a", "b"}
+    assert answered_ids(None) == set() == answered_ids({"resume": None})
+
+

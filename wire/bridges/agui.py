@@ -1,0 +1,816 @@
+"""agentscope events to AG-UI events (the protocol of CopilotKit and ``@ag-ui/client``).
+
+:class:`AGUIBridge` is a sans-IO fold over one reply: feed it agentscope
+events, it returns the AG-UI events (dicts, camelCase, insertion-ordered) that
+``@ag-ui/client`` 1.0.0 accepts and reduces into the same content. The
+encoders write the bytes ``@ag-ui/encoder`` 1.0.0 writes for the same events:
+``data: <JSON.stringify(event)>\\n\\n``. Nothing here does I/O; the Starlette
+helper that serves an :class:`wire.aio.EventLog` this way is
+``wire.bridges.agui_http``. The mapping, lossy spots and deviations are
+described in ``wire/bridges/README.md`` (section "AG-UI").
+
+>>> import wire
+>>> from wire.bridges.agui import AGUIBridge, encode_sse
+>>> bridge = AGUIBridge()
+>>> out = bridge.feed(wire.ReplyStartEvent(session_id="s1", reply_id="r1", name="Friday"))
+>>> out += bridge.feed(wire.TextBlockStartEvent(reply_id="r1", block_id="b1"))
+>>> out += bridge.feed(wire.TextBlockDeltaEvent(reply_id="r1", block_id="b1", delta="Hi"))
+>>> out += bridge.feed(wire.ReplyEndEvent(session_id="s1", reply_id="r1"))
+>>> [event["type"] for event in out]
+['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'RUN_FINISHED']
+>>> encode_sse(out[2])
+b'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"b1","delta":"Hi"}\\n\\n'
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from collections.abc import Callable, Iterable
+from typing import Any, TypeAlias
+
+import msgspec
+
+import wire.json
+from wire.blocks import Base64Source, DataBlock, TextBlock, ToolCallBlock, ToolResultBlock
+from wire.errors import EncodeError, LocalProtocolError
+from wire.events import (
+    AgentEvent,
+    CustomEvent,
+    DataBlockDeltaEvent,
+    DataBlockEndEvent,
+    DataBlockStartEvent,
+    ExceedMaxItersEvent,
+    ExternalExecutionResultEvent,
+    HintBlockEvent,
+    ModelCallEndEvent,
+    ModelCallStartEvent,
+    ReplyEndEvent,
+    ReplyFinishedReason,
+    ReplyStartEvent,
+    RequireExternalExecutionEvent,
+    RequireUserConfirmEvent,
+    TextBlockDeltaEvent,
+    TextBlockEndEvent,
+    TextBlockStartEvent,
+    ThinkingBlockDeltaEvent,
+    ThinkingBlockEndEvent,
+    ThinkingBlockStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    ToolResultDataDeltaEvent,
+    ToolResultEndEvent,
+    ToolResultStartEvent,
+    ToolResultTextDeltaEvent,
+    UnknownEvent,
+    UserConfirmResultEvent,
+    UserInterruptEvent,
+)
+from wire.messages import AssistantMsg, Msg
+
+__all__ = (
+    "CONTENT_TYPE",
+    "INCOMPLETE_CODE",
+    "AGUIBridge",
+    "AGUIEvent",
+    "encode_sse",
+    "encode_sse_batch",
+    "encode_sse_into",
+    "to_agui",
+    "to_agui_sse",
+)
+
+AGUIEvent: TypeAlias = dict[str, Any]
+"""One AG-UI event: a JSON object with a ``type``; absent fields are left out, never null."""
+
+CONTENT_TYPE = "text/event-stream"
+"""The media type ``@ag-ui/encoder`` answers with when the client does not ask for protobuf."""
+
+INCOMPLETE_CODE = "agentscope.incomplete"
+"""``RUN_ERROR.code`` of a run the input stopped inside (no REPLY_END, no park)."""
+
+# The answer a confirmation interrupt expects (AG-UI Interrupt.responseSchema,
+# a JSON Schema): approve or not, optionally with edited tool arguments.
+_CONFIRM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"approved": {"type": "boolean"}, "editedArgs": {"type": "object"}},
+    "required": ["approved"],
+}
+
+
+# -- encoding ------------------------------------------------------------------------------------
+
+_encoder = msgspec.json.Encoder()
+
+
+# Events that carry free-form values (metadata, CUSTOM values, tool input):
+# their numbers and keys are written the JavaScript way (``_js``). The others
+# hold only strings and integers the bridge made, and skip the walk.
+_FREE_FORM = frozenset({"CUSTOM", "RAW", "TOOL_CALL_RESULT", "RUN_STARTED", "RUN_FINISHED", "RUN_ERROR",
+                        "ACTIVITY_SNAPSHOT", "TEXT_MESSAGE_END", "STEP_FINISHED"})
+
+
+def encode_sse(event: AGUIEvent) -> bytes:
+    """One AG-UI event as ``@ag-ui/encoder``'s ``EventEncoder.encode`` writes it."""
+    buf = bytearray()
+    encode_sse_into(event, buf)
+    return bytes(buf)
+
+
+def encode_sse_into(event: AGUIEvent, buf: bytearray) -> None:
+    """Append one event's SSE frame to ``buf`` (no intermediate bytes object)."""
+    start = len(buf)
+    try:
+        buf += b"data: "
+        _encoder.encode_into(_js(event) if event.get("type") in _FREE_FORM else event, buf, -1)
+    except _ENCODE_ERRORS as exc:
+        del buf[start:]
+        raise _encode_error(event, exc) from exc
+    buf += b"\n\n"
+
+
+# What msgspec raises on a value JSON cannot hold: a lone surrogate in a str
+# (JSON.stringify would escape it; wire refuses, as its own codecs do), a
+# non-str key, an object of another type.
+_ENCODE_ERRORS = (TypeError, ValueError, OverflowError, UnicodeEncodeError, msgspec.EncodeError)
+
+
+def _encode_error(event: Any, exc: BaseException) -> EncodeError:
+    kind = event.get("type") if isinstance(event, dict) else type(event).__name__
+    return EncodeError(f"cannot encode the AG-UI event {kind!r}: {exc}")
+
+
+def encode_sse_batch(events: Iterable[AGUIEvent]) -> bytes:
+    """Several events' SSE frames, concatenated."""
+    buf = bytearray()
+    encode_into = _encoder.encode_into
+    free_form = _FREE_FORM
+    event: Any = None
+    try:
+        for event in events:  # encode_sse_into, inlined: this loop is most of the time
+            buf += b"data: "
+            encode_into(_js(event) if event["type"] in free_form else event, buf, -1)
+            buf += b"\n\n"
+    except (*_ENCODE_ERRORS, KeyError) as exc:
+        raise _encode_error(event, exc) from exc
+    return bytes(buf)
+
+
+def _js_number(value: float) -> msgspec.Raw:
+    """``value`` spelled as JavaScript's ``JSON.stringify`` spells it (Python
+    writes ``1.0``, ``1e16`` and ``1e-07``; JavaScript ``1``, ``10000000000000000``
+    and ``1e-7``): ECMA-262 Number::toString, from Python's shortest digits."""
+    if not math.isfinite(value):
+        return msgspec.Raw(b"null")  # JSON.stringify(NaN) is null
+    if value == 0:
+        return msgspec.Raw(b"0")  # -0 too
+    sign = "-" if value < 0 else ""
+    mantissa, _, exp = repr(abs(value)).partition("e")
+    whole, _, frac = mantissa.partition(".")
+    if frac == "0":
+        frac = ""
+    digits = (whole + frac).lstrip("0")
+    point = len(whole) + (int(exp) if exp else 0)  # value = 0.<digits> * 10**point, before stripping
+    point -= len(whole + frac) - len((whole + frac).lstrip("0"))
+    digits = digits.rstrip("0") or "0"
+    k, n = len(digits), point
+    if k <= n <= 21:
+        text = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        text = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        text = "0." + "0" * -n + digits
+    else:
+        e = n - 1
+        text = digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + ("+" if e >= 0 else "-") + str(abs(e))
+    return msgspec.Raw((sign + text).encode())
+
+
+def _js(value: Any) -> Any:
+    """A free-form JSON value (metadata, a CUSTOM value) with every float in
+    JavaScript's spelling, so the bytes equal ``@ag-ui/encoder``'s."""
+    if isinstance(value, dict):
+        items = {key: _js(item) for key, item in value.items()}
+        index_keys = [key for key in items if _is_array_index(key)]
+        if not index_keys:
+            return items
+        # JavaScript objects list integer-like keys first, ascending (ECMA-262
+        # OrdinaryOwnPropertyKeys), and JSON.stringify writes them in that order.
+        ordered = {key: items[key] for key in sorted(index_keys, key=int)}
+        ordered.update(items)
+        return ordered
+    if isinstance(value, list | tuple):
+        return [_js(item) for item in value]
+    if isinstance(value, float):
+        return _js_number(value)
+    return value
+
+
+def _is_array_index(key: object) -> bool:
+    """``key`` is a canonical array index: "0", "7", never "07" or "-1"."""
+    return (isinstance(key, str) and key.isascii() and key.isdigit() and (key == "0" or key[0] != "0")
+            and int(key) < 2**32 - 1)
+
+
+def _builtins(obj: Any) -> Any:
+    """A wire Struct (blocks, rules) as agentscope's JSON, as plain objects."""
+    return msgspec.json.decode(wire.json.encode(obj))
+
+
+# -- the bridge ----------------------------------------------------------------------------------
+
+
+class AGUIBridge:
+    """One reply's agentscope events to AG-UI events, as ``@ag-ui/client`` 1.0.0
+    reduces them (``wire/bridges/README.md``, "AG-UI", has the whole mapping).
+
+    :meth:`feed` takes the reply's events in order and returns the AG-UI
+    events each one produces (often none or one, sometimes several: a park
+    closes everything open first). :meth:`close` ends the input: a run still
+    open then ends with ``RUN_ERROR`` coded :data:`INCOMPLETE_CODE`.
+
+    The reply is the one named by ``reply_id``, or by the first event that
+    names one; events of other replies are dropped, as ``Msg.append_event``
+    drops them. ``CUSTOM`` events have no reply and always pass.
+
+    Runs: the reply's first REPLY_START opens a run (``runId`` = the reply id,
+    ``threadId`` = the session id). A park (REQUIRE_USER_CONFIRM: a run ending
+    with an interrupt outcome; REQUIRE_EXTERNAL_EXECUTION: success with
+    ``pendingToolCallIds``) ends it, and the continuation's REPLY_START opens
+    ``f"{reply_id}.{k}"``, whose ``input.resume`` answers the interrupts from
+    USER_CONFIRM_RESULT. Events that arrive between runs are held and sent
+    right after the next RUN_STARTED (``pending`` shows them).
+    """
+
+    def __init__(self, *, reply_id: str | None = None, thread_id: str | None = None) -> None:
+        self.reply_id = reply_id
+        self.thread_id = thread_id
+        self.run_id: str | None = None
+        self.runs = 0
+        self.pending: list[AGUIEvent] = []
+        """Events held for the next run (produced while no run was open)."""
+        self._run_open = False
+        self._name: str | None = None
+        self._role = "assistant"
+        # Open constructs, in the order they opened (dicts keep it).
+        self._texts: dict[str, list[str]] = {}  # every text block seen -> its streamed parts
+        self._open_texts: dict[str, None] = {}
+        self._thinking: set[str] = set()
+        self._open_thinking: dict[str, None] = {}
+        self._calls: dict[str, tuple[str, str]] = {}  # id -> (name, parentMessageId)
+        self._open_calls: dict[str, None] = {}
+        self._step: str | None = None
+        self._model: str | None = None
+        self._model_calls = 0
+        self._parent: str | None = None  # last assistant text block of this model call
+        self._usage: dict[str | None, list[int]] = {}  # this run's usage per model
+        # Tool results and data blocks are folded by wire's own reducer (the
+        # exact merge rules of append_event); only their events go into it.
+        self._fold: Msg | None = None
+        self._results: dict[str, ToolResultBlock] = {}
+        self._sent_results: set[str] = set()
+        self._data: dict[str, DataBlock] = {}
+        self._data_done: set[str] = set()
+        # The park the next run continues from.
+        self._interrupts: list[str] = []
+        self._resume: dict[str, AGUIEvent] = {}
+        self._handlers: dict[type, Callable[[Any, list[AGUIEvent]], None]] = {
+            ReplyStartEvent: self._reply_start,
+            ReplyEndEvent: self._reply_end,
+            ModelCallStartEvent: self._model_call_start,
+            ModelCallEndEvent: self._model_call_end,
+            TextBlockStartEvent: self._text_start,
+            TextBlockDeltaEvent: self._text_delta,
+            TextBlockEndEvent: self._text_end,
+            ThinkingBlockStartEvent: self._thinking_start,
+            ThinkingBlockDeltaEvent: self._thinking_delta,
+            ThinkingBlockEndEvent: self._thinking_end,
+            DataBlockStartEvent: self._data_start,
+            DataBlockDeltaEvent: self._data_delta,
+            DataBlockEndEvent: self._data_end,
+            HintBlockEvent: self._hint,
+            ToolCallStartEvent: self._call_start,
+            ToolCallDeltaEvent: self._call_delta,
+            ToolCallEndEvent: self._call_end,
+            ToolResultStartEvent: self._result_start,
+            ToolResultTextDeltaEvent: self._result_fold,
+            ToolResultDataDeltaEvent: self._result_fold,
+            ToolResultEndEvent: self._result_end,
+            ExceedMaxItersEvent: self._exceed_max_iters,
+            RequireUserConfirmEvent: self._require_confirm,
+            RequireExternalExecutionEvent: self._require_external,
+            UserConfirmResultEvent: self._confirm_result,
+            UserInterruptEvent: self._user_interrupt,
+            ExternalExecutionResultEvent: self._external_result,
+            CustomEvent: self._custom,
+        }
+
+    # -- driving -------------------------------------------------------------------------------
+
+    def feed(self, event: AgentEvent | UnknownEvent) -> list[AGUIEvent]:
+        """The AG-UI events that ``event`` produces, in order."""
+        out: list[AGUIEvent] = []
+        self._feed_into(event, out)
+        return out
+
+    def feed_many(self, events: Iterable[AgentEvent | UnknownEvent]) -> list[AGUIEvent]:
+        """The AG-UI events that ``events`` produce, in order."""
+        out: list[AGUIEvent] = []
+        feed = self._feed_into
+        texts, open_texts = self._texts, self._open_texts
+        for event in events:
+            # Text deltas are most of a reply: the common case (an open block
+            # of this reply, inside a run) of _text_delta, without two calls.
+            if type(event) is TextBlockDeltaEvent and self._run_open and event.reply_id == self.reply_id:
+                id = event.block_id
+                parts = texts.get(id)
+                if parts is not None and id in open_texts:
+                    delta = event.delta
+                    parts.append(delta)
+                    out.append({"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": delta})
+                    continue
+            feed(event, out)
+        return out
+
+    def _feed_into(self, event: AgentEvent | UnknownEvent, out: list[AGUIEvent]) -> None:
+        cls = type(event)
+        if cls is UnknownEvent:
+            self._unknown(event, out)  # type: ignore[arg-type]
+            return
+        handler = self._handlers.get(cls)
+        if handler is None:
+            raise LocalProtocolError(f"AGUIBridge.feed() takes agentscope events, not {cls.__name__}")
+        if cls is not CustomEvent:  # every other event names its reply
+            reply_id = event.reply_id  # type: ignore[union-attr]
+            if reply_id != self.reply_id:
+                if self.reply_id is not None:
+                    return
+                self.reply_id = reply_id
+        handler(event, out)
+
+    def close(self) -> list[AGUIEvent]:
+        """End of input. A run still open is closed and ends with ``RUN_ERROR``
+        (:data:`INCOMPLETE_CODE`); so do events held for a continuation that
+        never started, after a run that delivers them."""
+        out: list[AGUIEvent] = []
+        if not self._run_open and self.pending:
+            self._open_run(out)
+        if self._run_open:
+            self._close_all(out)
+            error: AGUIEvent = {"type": "RUN_ERROR",
+                                "message": "the agentscope event stream ended before REPLY_END",
+                                "code": INCOMPLETE_CODE}
+            self._add_usage(error)
+            self._run_open = False
+            out.append(error)
+        return out
+
+    # -- runs ----------------------------------------------------------------------------------
+
+    def _emit(self, out: list[AGUIEvent], event: AGUIEvent) -> None:
+        """Send ``event`` now, or hold it for the next run if none is open."""
+        (out if self._run_open else self.pending).append(event)
+
+    def _open_run(self, out: list[AGUIEvent]) -> None:
+        reply_id = self.reply_id or ""
+        run_id = reply_id if self.runs == 0 else f"{reply_id}.{self.runs}"
+        self.runs += 1
+        self.run_id = run_id
+        thread_id = self.thread_id or ""
+        started: AGUIEvent = {"type": "RUN_STARTED", "threadId": thread_id, "runId": run_id}
+        if self._interrupts:
+            resume = [self._resume.get(id) or {"interruptId": id, "status": "cancelled"}
+                      for id in self._interrupts]
+            started["input"] = {"threadId": thread_id, "runId": run_id, "messages": [], "resume": resume}
+        self._interrupts = []
+        self._resume = {}
+        self._run_open = True
+        out.append(started)
+        out += self.pending
+        self.pending = []
+
+    def _close_all(self, out: list[AGUIEvent]) -> None:
+        """End everything open: AG-UI rejects RUN_FINISHED while anything is."""
+        for id in self._open_texts:
+            out.append({"type": "TEXT_MESSAGE_END", "messageId": id})
+        self._open_texts.clear()
+        for id in self._open_thinking:
+            out.append({"type": "REASONING_MESSAGE_END", "messageId": id})
+            out.append({"type": "REASONING_END", "messageId": id})
+        self._open_thinking.clear()
+        for id in self._open_calls:
+            out.append({"type": "TOOL_CALL_END", "toolCallId": id})
+        self._open_calls.clear()
+        if self._step is not None:
+            out.append({"type": "STEP_FINISHED", "stepName": self._step})
+            self._step = None
+
+    def _add_usage(self, event: AGUIEvent) -> None:
+        """Put the run's usage on the event that ends it, and start counting
+        the next run's (calls that end between runs count in the next one)."""
+        if not self._usage:
+            return
+        usage = []
+        for model, (inp, outp, cached, written) in self._usage.items():
+            entry: AGUIEvent = {} if model is None else {"model": model}
+            entry.update(inputTokens=inp, outputTokens=outp, totalTokens=inp + outp,
+                         cachedInputTokens=cached, cacheWriteInputTokens=written)
+            usage.append(entry)
+        event["usage"] = usage
+        self._usage = {}
+
+    def _finish_run(self, out: list[AGUIEvent], outcome: AGUIEvent, agentscope: AGUIEvent) -> None:
+        self._close_all(out)
+        finished: AGUIEvent = {"type": "RUN_FINISHED", "metadata": {"agentscope": agentscope},
+                               "threadId": self.thread_id or "", "runId": self.run_id or "", "outcome": outcome}
+        self._add_usage(finished)
+        self._run_open = False
+        out.append(finished)
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def _reply_start(self, e: ReplyStartEvent, out: list[AGUIEvent]) -> None:
+        self._name = e.name
+        self._role = e.role
+        if self.thread_id is None:
+            self.thread_id = e.session_id
+        if not self._run_open:
+            self._open_run(out)
+
+    def _reply_end(self, e: ReplyEndEvent, out: list[AGUIEvent]) -> None:
+        if self.thread_id is None:
+            self.thread_id = e.session_id
+        if not self._run_open:
+            self._open_run(out)  # a parked reply that ends without a continuation
+        reason = e.finished_reason
+        if reason == ReplyFinishedReason.ERROR:
+            self._close_all(out)
+            error: AGUIEvent = {"type": "RUN_ERROR", "metadata": {"agentscope": {"finished_reason": str(reason)}},
+                                "message": e.error.message if e.error else "the agent reported an error"}
+            if e.error is not None:
+                error["code"] = str(e.error.type)
+            self._add_usage(error)
+            self._run_open = False
+            out.append(error)
+            return
+        outcome = {"type": "cancelled" if reason == ReplyFinishedReason.INTERRUPTED else "success"}
+        self._finish_run(out, outcome, {"finished_reason": str(reason)})
+
+    def _model_call_start(self, e: ModelCallStartEvent, out: list[AGUIEvent]) -> None:
+        if self._step is not None:
+            self._emit(out, {"type": "STEP_FINISHED", "stepName": self._step})
+        self._step = self._model = e.model_name
+        self._model_calls += 1
+        self._parent = None
+        self._emit(out, {"type": "STEP_STARTED", "stepName": e.model_name})
+
+    def _model_call_end(self, e: ModelCallEndEvent, out: list[AGUIEvent]) -> None:
+        counts = self._usage.setdefault(self._model, [0, 0, 0, 0])
+        counts[0] += e.input_tokens
+        counts[1] += e.output_tokens
+        counts[2] += e.cache_input_tokens
+        counts[3] += e.cache_creation_input_tokens
+        if self._step is None:
+            return  # no open step to finish (END without START, or held between runs)
+        self._emit(out, {"type": "STEP_FINISHED", "metadata": {"agentscope": {
+            "input_tokens": e.input_tokens, "output_tokens": e.output_tokens,
+            "cache_input_tokens": e.cache_input_tokens,
+            "cache_creation_input_tokens": e.cache_creation_input_tokens,
+            "finished_reason": str(e.finished_reason)}}, "stepName": self._step})
+        self._step = None
+
+    # -- text and thinking ---------------------------------------------------------------------
+
+    def _text_message_start(self, id: str) -> AGUIEvent:
+        start: AGUIEvent = {"type": "TEXT_MESSAGE_START", "messageId": id, "role": self._role}
+        if self._name is not None:
+            start["name"] = self._name
+        return start
+
+    def _text_start(self, e: TextBlockStartEvent, out: list[AGUIEvent]) -> None:
+        id = e.block_id
+        if id in self._texts:
+            return  # duplicate START: agentscope keeps the first block
+        self._texts[id] = []
+        self._open_texts[id] = None
+        if self._role == "assistant":
+            self._parent = id
+        self._emit(out, self._text_message_start(id))
+
+    def _text_delta(self, e: TextBlockDeltaEvent, out: list[AGUIEvent]) -> None:
+        id = e.block_id
+        parts = self._texts.get(id)
+        if parts is None:
+            return  # before its START: agentscope drops it too
+        delta = e.delta
+        parts.append(delta)
+        if id not in self._open_texts:  # after END: agentscope still appends, so re-open
+            self._open_texts[id] = None
+            self._emit(out, self._text_message_start(id))
+        # The hot path (most events of a reply): _emit inlined.
+        (out if self._run_open else self.pending).append(
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": delta})
+
+    def _text_end(self, e: TextBlockEndEvent, out: list[AGUIEvent]) -> None:
+        id = e.block_id
+        parts = self._texts.get(id)
+        if parts is None:
+            return
+        end: AGUIEvent = {"type": "TEXT_MESSAGE_END", "messageId": id}
+        if e.text is not None:
+            streamed = "".join(parts)
+            if e.text != streamed:
+                if e.text.startswith(streamed):  # an extension: send the rest as content
+                    self._text_delta(TextBlockDeltaEvent(reply_id=e.reply_id, block_id=id,
+                                                         delta=e.text[len(streamed):]), out)
+                else:  # AG-UI cannot replace a message's content: carried in metadata
+                    end = {"type": "TEXT_MESSAGE_END", "metadata": {"agentscope": {"text": e.text}},
+                           "messageId": id}
+                    if id not in self._open_texts:
+                        self._open_texts[id] = None
+                        self._emit(out, self._text_message_start(id))
+                parts[:] = [e.text]
+        if id in self._open_texts:
+            del self._open_texts[id]
+            self._emit(out, end)
+
+    def _thinking_open(self, id: str, out: list[AGUIEvent]) -> None:
+        self._open_thinking[id] = None
+        self._emit(out, {"type": "REASONING_START", "messageId": id})
+        self._emit(out, {"type": "REASONING_MESSAGE_START", "messageId": id, "role": "reasoning"})
+
+    def _thinking_start(self, e: ThinkingBlockStartEvent, out: list[AGUIEvent]) -> None:
+        if e.block_id in self._thinking:
+            return
+        self._thinking.add(e.block_id)
+        self._thinking_open(e.block_id, out)
+
+    def _thinking_delta(self, e: ThinkingBlockDeltaEvent, out: list[AGUIEvent]) -> None:
+        id = e.block_id
+        if id not in self._thinking:
+            return
+        if id not in self._open_thinking:
+            self._thinking_open(id, out)
+        self._emit(out, {"type": "REASONING_MESSAGE_CONTENT", "messageId": id, "delta": e.delta})
+
+    def _thinking_end(self, e: ThinkingBlockEndEvent, out: list[AGUIEvent]) -> None:
+        id = e.block_id
+        if id in self._open_thinking:
+            del self._open_thinking[id]
+            self._emit(out, {"type": "REASONING_MESSAGE_END", "messageId": id})
+            self._emit(out, {"type": "REASONING_END", "messageId": id})
+
+    # -- data blocks and hints -----------------------------------------------------------------
+
+    def _folded(self, event: AgentEvent) -> Msg:
+        """Apply ``event`` to the private Msg that folds results and data blocks."""
+        if self._fold is None:
+            self._fold = AssistantMsg(self._name or "", [], id=self.reply_id)
+        self._fold.append_event(event)
+        return self._fold
+
+    def _data_start(self, e: DataBlockStartEvent, out: list[AGUIEvent]) -> None:
+        if e.block_id in self._data:
+            return
+        content = self._folded(e).content
+        block = content[-1] if content else None
+        if not isinstance(block, DataBlock) or block.id != e.block_id:
+            return
+        self._data[e.block_id] = block
+        body: AGUIEvent = {"status": "streaming", "mediaType": e.media_type}
+        if e.name is not None:
+            body["name"] = e.name
+        self._emit(out, {"type": "ACTIVITY_SNAPSHOT", "messageId": e.block_id,
+                         "activityType": "agentscope.data", "content": body})
+
+    def _data_delta(self, e: DataBlockDeltaEvent, out: list[AGUIEvent]) -> None:
+        if e.block_id not in self._data:
+            return
+        self._folded(e)
+        if e.block_id in self._data_done:  # after END (agentscope still applies it): send it again
+            self._emit(out, self._data_snapshot(self._data[e.block_id]))
+
+    def _data_end(self, e: DataBlockEndEvent, out: list[AGUIEvent]) -> None:
+        block = self._data.get(e.block_id)
+        if block is None or e.block_id in self._data_done:
+            return
+        self._folded(e)
+        self._data_done.add(e.block_id)
+        self._emit(out, self._data_snapshot(block))
+
+    @staticmethod
+    def _source(block: DataBlock) -> AGUIEvent:
+        """A DataBlock's source as AG-UI's PartSource (DataSource or UrlSource)."""
+        source = block.source
+        if isinstance(source, Base64Source):
+            return {"type": "data", "value": base64.b64encode(source.data).decode("ascii"),
+                    "mimeType": source.media_type}
+        return {"type": "url", "value": source.url, "mimeType": source.media_type}
+
+    def _data_snapshot(self, block: DataBlock) -> AGUIEvent:
+        body: AGUIEvent = {"status": "done", "mediaType": block.source.media_type}
+        if block.name is not None:
+            body["name"] = block.name
+        body["source"] = self._source(block)
+        return {"type": "ACTIVITY_SNAPSHOT", "messageId": block.id, "activityType": "agentscope.data",
+                "content": body}
+
+    def _hint(self, e: HintBlockEvent, out: list[AGUIEvent]) -> None:
+        body: AGUIEvent = {"hint": e.hint if isinstance(e.hint, str) else _builtins(e.hint)}
+        if e.source is not None:
+            body["source"] = e.source
+        self._emit(out, {"type": "ACTIVITY_SNAPSHOT", "messageId": e.block_id,
+                         "activityType": "agentscope.hint", "content": body})
+
+    # -- tool calls and results ----------------------------------------------------------------
+
+    def _call_start_event(self, id: str) -> AGUIEvent:
+        name, parent = self._calls[id]
+        return {"type": "TOOL_CALL_START", "toolCallId": id, "toolCallName": name, "parentMessageId": parent}
+
+    def _call_start(self, e: ToolCallStartEvent, out: list[AGUIEvent]) -> None:
+        id = e.tool_call_id
+        if id in self._calls:
+            return
+        # Calls of one model call share one assistant message, as providers send them.
+        parent = self._parent or f"{self.reply_id}.call{self._model_calls}"
+        self._calls[id] = (e.tool_call_name, parent)
+        self._open_calls[id] = None
+        self._emit(out, self._call_start_event(id))
+
+    def _call_delta(self, e: ToolCallDeltaEvent, out: list[AGUIEvent]) -> None:
+        id = e.tool_call_id
+        if id not in self._calls:
+            return
+        if id not in self._open_calls:  # after END: agentscope appends, the client re-opens
+            self._open_calls[id] = None
+            self._emit(out, self._call_start_event(id))
+        self._emit(out, {"type": "TOOL_CALL_ARGS", "toolCallId": id, "delta": e.delta})
+
+    def _call_end(self, e: ToolCallEndEvent, out: list[AGUIEvent]) -> None:
+        if e.tool_call_id in self._open_calls:
+            del self._open_calls[e.tool_call_id]
+            self._emit(out, {"type": "TOOL_CALL_END", "toolCallId": e.tool_call_id})
+
+    def _result_start(self, e: ToolResultStartEvent, out: list[AGUIEvent]) -> None:
+        if e.tool_call_id in self._results:
+            return
+        content = self._folded(e).content
+        block = content[-1] if content else None
+        if isinstance(block, ToolResultBlock) and block.id == e.tool_call_id:
+            self._results[e.tool_call_id] = block
+
+    def _result_fold(self, e: ToolResultTextDeltaEvent | ToolResultDataDeltaEvent, out: list[AGUIEvent]) -> None:
+        if e.tool_call_id in self._results:
+            self._folded(e)
+
+    def _result_end(self, e: ToolResultEndEvent, out: list[AGUIEvent]) -> None:
+        id = e.tool_call_id
+        block = self._results.get(id)
+        if block is None or id in self._sent_results:
+            return  # no START (agentscope ignores the END), or already sent once
+        self._folded(e)
+        if id in self._open_calls:
+            del self._open_calls[id]
+            self._emit(out, {"type": "TOOL_CALL_END", "toolCallId": id})
+        self._emit(out, self._tool_result(block))
+
+    def _tool_result(self, block: ToolResultBlock) -> AGUIEvent:
+        """TOOL_CALL_RESULT for a finished result; its state has no field in the event."""
+        self._sent_results.add(block.id)
+        output = block.output
+        content: str | list[AGUIEvent]
+        if isinstance(output, str):
+            content = output
+        elif len(output) == 1 and isinstance(output[0], TextBlock):
+            content = output[0].text
+        else:
+            content = []
+            for part in output:
+                if isinstance(part, TextBlock):
+                    content.append({"type": "text", "text": part.text})
+                else:
+                    kind = part.source.media_type.partition("/")[0]
+                    content.append({"type": kind if kind in ("image", "audio", "video") else "document",
+                                    "id": part.id, "source": self._source(part)})
+        return {"type": "TOOL_CALL_RESULT",
+                "metadata": {"agentscope": {"state": str(block.state), "name": block.name,
+                                            "metadata": block.metadata}},
+                "messageId": f"{block.id}.result", "toolCallId": block.id, "content": content, "role": "tool"}
+
+    # -- human in the loop ---------------------------------------------------------------------
+
+    def _park_calls(self, calls: list[ToolCallBlock]) -> list[ToolCallBlock]:
+        """The calls of a park the client knows; all of them if it knows none."""
+        known = [call for call in calls if call.id in self._calls]
+        return known or calls
+
+    def _require_confirm(self, e: RequireUserConfirmEvent, out: list[AGUIEvent]) -> None:
+        calls = self._park_calls(e.tool_calls)
+        if not calls:  # an interrupt outcome needs at least one interrupt
+            self._custom_named("agentscope.require_user_confirm", e, out)
+            return
+        interrupts: list[AGUIEvent] = []
+        for call in calls:
+            interrupts.append({
+                "id": f"{call.id}.confirm", "reason": "tool_call", "message": f"Allow the call to {call.name}?",
+                "toolCallId": call.id, "responseSchema": _CONFIRM_SCHEMA,
+                "metadata": {"agentscope": {"tool_name": call.name, "input": call.input,
+                                            "suggested_rules": _builtins(call.suggested_rules)}}})
+        if not self._run_open:
+            self._open_run(out)
+        self._finish_run(out, {"type": "interrupt", "interrupts": interrupts}, {"parked": "user_confirm"})
+        self._interrupts = [f"{call.id}.confirm" for call in calls]
+
+    def _require_external(self, e: RequireExternalExecutionEvent, out: list[AGUIEvent]) -> None:
+        calls = self._park_calls(e.tool_calls)
+        if not self._run_open:
+            self._open_run(out)
+        outcome: AGUIEvent = {"type": "success", "pendingToolCallIds": [call.id for call in calls]}
+        self._finish_run(out, outcome, {"parked": "external_execution"})
+
+    def _confirm_result(self, e: UserConfirmResultEvent, out: list[AGUIEvent]) -> None:
+        for result in e.confirm_results:
+            interrupt = f"{result.tool_call.id}.confirm"
+            payload: AGUIEvent = {"approved": result.confirmed}
+            try:
+                args = msgspec.json.decode(result.tool_call.input or "{}")
+            except msgspec.DecodeError:
+                args = None
+            if isinstance(args, dict):
+                payload["editedArgs"] = args
+            entry: AGUIEvent = {"interruptId": interrupt, "status": "resolved", "payload": payload}
+            if result.rules is not None:
+                entry["metadata"] = {"agentscope": {"rules": _builtins(result.rules)}}
+            self._resume[interrupt] = entry
+        self._custom_named("agentscope.user_confirm_result", e, out)
+
+    def _user_interrupt(self, e: UserInterruptEvent, out: list[AGUIEvent]) -> None:
+        self._emit(out, {"type": "CUSTOM", "name": "agentscope.user_interrupt", "value": {"reply_id": e.reply_id}})
+
+    def _external_result(self, e: ExternalExecutionResultEvent, out: list[AGUIEvent]) -> None:
+        fresh = [result for result in e.execution_results
+                 if result.id not in self._results and result.id not in self._sent_results]
+        self._folded(e)
+        for result in fresh:
+            if result.id not in self._sent_results:  # one tool message per call
+                self._emit(out, self._tool_result(result))
+        self._custom_named("agentscope.external_execution_result", e, out)
+
+    # -- one-shot ------------------------------------------------------------------------------
+
+    def _custom_named(self, name: str, e: AgentEvent, out: list[AGUIEvent]) -> None:
+        """A CUSTOM event carrying ``e`` whole, as agentscope's JSON."""
+        value = msgspec.json.decode(wire.json.encode(e))
+        self._emit(out, {"type": "CUSTOM", "name": name, "value": value})
+
+    def _exceed_max_iters(self, e: ExceedMaxItersEvent, out: list[AGUIEvent]) -> None:
+        self._emit(out, {"type": "CUSTOM", "name": "agentscope.exceed_max_iters", "value": {"name": e.name}})
+
+    def _custom(self, e: CustomEvent, out: list[AGUIEvent]) -> None:
+        self._emit(out, {"type": "CUSTOM", "name": e.name, "value": e.value})
+
+    def _unknown(self, e: UnknownEvent, out: list[AGUIEvent]) -> None:
+        """An event this version of wire does not know, passed on as AG-UI RAW."""
+        decode = msgspec.json.decode if e.format == "json" else msgspec.msgpack.decode
+        self._emit(out, {"type": "RAW", "event": decode(e.raw), "source": "agentscope"})
+
+
+# -- whole captures ------------------------------------------------------------------------------
+
+
+def to_agui(events: Iterable[AgentEvent | UnknownEvent]) -> list[AGUIEvent]:
+    """The AG-UI events of a capture: one bridge per reply, the replies' runs
+    one after the other in the order the replies start (AG-UI allows several
+    runs in a stream, not two at once). An event without a reply (CUSTOM, an
+    unknown one) goes with the reply before it, or the first one."""
+    events = list(events)
+    named = {getattr(event, "reply_id", None) for event in events} - {None}
+    if len(named) <= 1:  # the usual capture, one reply: no grouping needed
+        bridge = AGUIBridge(reply_id=next(iter(named), None))
+        return bridge.feed_many(events) + bridge.close()
+    replies: dict[str | None, list[AgentEvent | UnknownEvent]] = {}
+    current: str | None = None
+    for event in events:
+        reply_id = None if type(event) is UnknownEvent else getattr(event, "reply_id", None)
+        if reply_id is not None:
+            current = reply_id
+        elif current is None and replies:
+            current = next(iter(replies))
+        replies.setdefault(current, []).append(event)
+    if None in replies and len(replies) > 1:  # replyless events before the first reply join it
+        head = replies.pop(None)
+        first = next(iter(replies))
+        replies[first][:0] = head
+    out: list[AGUIEvent] = []
+    for reply_id, reply_events in replies.items():
+        bridge = AGUIBridge(reply_id=reply_id)
+        out += bridge.feed_many(reply_events)
+        out += bridge.close()
+    return out
+
+
+def to_agui_sse(events: Iterable[AgentEvent | UnknownEvent]) -> bytes:
+    """A capture as the AG-UI SSE body ``@ag-ui/encoder`` would write (``to_agui``)."""
+    return encode_sse_batch(to_agui(events))
