@@ -1,4 +1,5 @@
-"""The README's shell examples run as written (its Python examples are doctests)."""
+"""The README's shell examples and programs run as written, and what it quotes of
+examples/ is verbatim (its ``>>>`` examples are doctests)."""
 
 from __future__ import annotations
 
@@ -49,7 +50,8 @@ def python_scripts() -> list[str]:
     """The README's whole programs: ```python blocks that run something
     themselves (the ``>>>`` examples are doctests)."""
     return [block for block in re.findall(r"```python\n(.*?)```", README, flags=re.S)
-            if ">>>" not in block and re.search(r"^(asyncio|anyio)\.run\(", block, flags=re.M)]
+            if ">>>" not in block and re.search(r"^(asyncio|anyio)\.run\(", block, flags=re.M)
+            and not re.search(r"^\s*# …", block, flags=re.M)]
 
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
@@ -93,3 +95,4 @@ def test_excerpts_are_the_example_programs_verbatim(block: str) -> None:
 
 def test_every_example_is_shown() -> None:
     assert EXAMPLES and len(excerpts()) >= len(EXAMPLES)
+    assert all(f"examples/{p.name}" in README for p in EXAMPLES)
