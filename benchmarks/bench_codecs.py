@@ -1,4 +1,4 @@
-"""Issue #2: encode and decode the 24,800-event reply, wire against its peers.
+"""Encode and decode the 24,800-event reply, wire against its peers.
 
 Every decoder reads the same bytes, the NDJSON ``wire.json.encode_events``
 writes (pre-split into lines, outside the timer, for the per-line cases; the

@@ -1,4 +1,4 @@
-"""Issue #7: peeking envelopes against full decoding, and MessagePack data
+"""Peeking envelopes against full decoding, and MessagePack data
 chunks as bytes against views.
 
 * ``peek-ndjson``: the 24,800-event reply as NDJSON, every event fully decoded

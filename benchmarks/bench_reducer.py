@@ -1,4 +1,4 @@
-"""Issue #3: the reducer (``Msg.extend_events``), its growth, and the path from bytes to a Msg.
+"""The reducer (``Msg.extend_events``), its growth, and the path from bytes to a Msg.
 
 * growth: a text block of 10k, 100k and 1M deltas, a data block of 64, 512
   and 4,096 chunks of 4 KiB, through ``extend_events`` alone and then read

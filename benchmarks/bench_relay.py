@@ -1,4 +1,4 @@
-"""Issue #7: a relay that routes NDJSON frames by reply id, raw against decoded.
+"""A relay that routes NDJSON frames by reply id, raw against decoded.
 
 Both relays read the stream in 4 KiB chunks and do the same per chunk: feed
 the decoder, group what it returns by reply id (a dict of lists, one Python
@@ -15,7 +15,7 @@ per chunk), and four replies at a quarter of its size (seeds 0-3, 24,908
 events, 7.2 MB) with their own reply ids, interleaved event by event at random
 (about four groups per chunk). The relays' outputs are checked equal.
 
-Target (issue #7): the raw relay >= 3x as fast as the decoded one. The same
+Target: the raw relay >= 3x as fast as the decoded one. The same
 run times where the raw relay's time goes: its decoder with and without the
 peek, and the full decoder, alone; and the floor of any relay that forwards
 frames it has checked, a bare loop that splits the chunks into lines (a bytes

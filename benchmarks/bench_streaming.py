@@ -1,4 +1,4 @@
-"""Issue #4: streaming decoders and encoders on the 24,800-event reply.
+"""Streaming decoders and encoders on the 24,800-event reply.
 
 Each stream is cut into chunks outside the timer; a case feeds every chunk to
 a new decoder and closes it. "whole" feeds the stream in one call.

@@ -1,4 +1,4 @@
-"""The target ratios of issues #2 and #3, each measured round-robin.
+"""The target ratios of the codecs and the reducer, each measured round-robin.
 
 bench_codecs.py and bench_reducer.py time every case on its own, one case
 after another, which gives the detailed tables; on a shared machine a burst of

@@ -89,8 +89,8 @@ def split_lines_and_decode(chunks: list[bytes], decode: Callable[[bytes], Any]) 
 
 
 def decode_lines_per_chunk(chunks: list[bytes], decode_lines: Callable[[bytes], list[Any]]) -> int:
-    """One ``decode_lines`` call per chunk over its complete lines (the
-    batch splitter of msgspec-findings §3). Not exact: ``decode_lines``
+    """One ``decode_lines`` call per chunk over its complete lines (a
+    batch splitter). Not exact: ``decode_lines``
     reads whitespace-separated values, so two events on one line, or one
     spread over two lines, decode or fail depending on where chunks end.
     What giving up exactness would buy. Returns the number of events."""

@@ -5,7 +5,7 @@
     .venv/bin/python benchmarks/report.py a.json b.json   # pytest-benchmark --benchmark-json files
     .venv/bin/python benchmarks/report.py benchmarks/results/latest.json   # re-render
     .venv/bin/python benchmarks/report.py -- -k decode    # arguments after -- go to pytest
-    .venv/bin/python benchmarks/report.py --runs 2 --readme   # and refresh README.md's table
+    .venv/bin/python benchmarks/report.py --runs 2 --readme   # and refresh benchmarks/README.md's tables
 
 Writes ``benchmarks/results/latest.json`` (every run's pytest-benchmark JSON
 and the computed targets) and ``benchmarks/results/latest.md`` (what is
@@ -193,7 +193,7 @@ def extra_ratio_rows(runs: list[Run]) -> list[str]:
 
 
 def readme_block(runs: list[Run]) -> str:
-    """What goes between the README's benchmark markers: the machine and the
+    """What goes between benchmarks/README.md's markers: the machine and the
     target tables, without the detail tables."""
     md = render(runs)
     head, _, rest = md.partition("#### Details")
@@ -201,7 +201,7 @@ def readme_block(runs: list[Run]) -> str:
     return head.replace("### Benchmark results\n\n", "").rstrip() + "\n\n" + caveats.strip() + "\n"
 
 
-def update_readme(runs: list[Run], readme: Path = ROOT / "README.md") -> None:
+def update_readme(runs: list[Run], readme: Path = ROOT / "benchmarks" / "README.md") -> None:
     text = readme.read_text(encoding="utf-8")
     start, end = "<!-- benchmark-results:start -->", "<!-- benchmark-results:end -->"
     if start not in text or end not in text:
@@ -375,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=RESULTS, help="where latest.json and latest.md go")
     p.add_argument("--no-save", action="store_true", help="print only")
     p.add_argument("--readme", action="store_true",
-                   help="also put the machine and target tables between the README's benchmark markers")
+                   help="also put the machine and target tables between benchmarks/README.md's markers")
     argv = sys.argv[1:] if argv is None else argv
     extra = argv[argv.index("--") + 1:] if "--" in argv else []  # passed to pytest, e.g. -k decode
     args = p.parse_args(argv[:len(argv) - len(extra) - (1 if "--" in argv else 0)])

@@ -1,9 +1,9 @@
 """The seeded benchmark workload: one large, realistic agentscope 2.0 reply.
 
-Its shape follows agentscope's own "large case" (reference
-``agentscope-2.0-wire.md`` §8: 24,783 events, 2,000 thinking deltas, 20,000
-text deltas, 500 tool-call fragments, 2,000 tool-result deltas, 265 base64
-chunks making about 1 MiB), in the order the real agent emits events (§7):
+Its shape follows a large agentscope reply (about 24,800 events: 2,000
+thinking deltas, 20,000 text deltas, 500 tool-call fragments, 2,000
+tool-result deltas, 265 base64 chunks making about 1 MiB), in the order
+agentscope's agent emits events:
 
 * ``REPLY_START``, the runtime-state ``HINT_BLOCK`` the agent injects by default;
 * model call 1: a thinking block (2,000 deltas), a text block (8,000 deltas),
@@ -88,7 +88,7 @@ AGENT_NAME = "Friday"
 START_TIME = "2026-01-01T10:00:00.000000+00:00"
 _START = datetime(2026, 1, 1, 10, 0, 0, tzinfo=UTC)
 
-# The large case's sizes (§8). 3,960 bytes is a multiple of 3, so every chunk
+# The large reply's sizes. 3,960 bytes is a multiple of 3, so every chunk
 # but the last is 5,280 base64 characters with no padding; 265 of them make 1 MiB.
 THINKING_DELTAS = 2_000
 TEXT_DELTAS = (8_000, 12_000)

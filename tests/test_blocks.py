@@ -1,5 +1,5 @@
-"""Content blocks and sources: tags, fields and defaults of the reference
-(agentscope-2.0-wire.md §3), provider keys on ThinkingBlock, hints, data
+"""Content blocks and sources: tags, fields and defaults of agentscope 2.0.11
+(``agentscope.message._block``), provider keys on ThinkingBlock, hints, data
 sources, URL normalization, tool calls and results."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def check_fields(cls: type[Any], spec: list[tuple[str, Any]]) -> None:
             assert type(msgspec.to_builtins(field_default(info))) is type(default), name
 
 
-# The reference's table (§3), transcribed: tag, then the fields in wire order.
+# agentscope's block fields (agentscope.message._block), transcribed: tag, then the fields in wire order.
 BLOCKS: dict[type[Any], tuple[str, list[tuple[str, Any]]]] = {
     wire.TextBlock: ("text", [("text", REQUIRED), ("id", GENERATED), ("created_at", GENERATED),
                               ("finished_at", None)]),
@@ -245,7 +245,7 @@ def test_an_unknown_source_type_is_a_decode_error() -> None:
     assert info.value.path == "$.content[0].source.type"
 
 
-# The three normalizations the reference observed agentscope (pydantic AnyUrl) make.
+# Three normalizations agentscope (pydantic AnyUrl) makes, as observed on agentscope 2.0.11.
 @pytest.mark.parametrize(("given_url", "stored"), [
     ("https://EXAMPLE.com", "https://example.com/"),
     ("https://example.com/a b.png", "https://example.com/a%20b.png"),

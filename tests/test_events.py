@@ -1,5 +1,5 @@
-"""The 28 events: tags, fields, defaults and enum strings of the reference
-(agentscope-2.0-wire.md §5), the records they carry, and their invariants."""
+"""The 28 events: tags, fields, defaults and enum strings of agentscope 2.0.11
+(``agentscope.event._event``), the records they carry, and their invariants."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ R = ("reply_id", REQUIRED)
 B = ("block_id", REQUIRED)
 C = ("tool_call_id", REQUIRED)
 
-# The reference's table (§5), transcribed: the tag and the fields after the envelope.
+# agentscope's event fields (agentscope.event._event), transcribed: the tag and the fields after the envelope.
 EVENTS: dict[type[Any], tuple[str, list[tuple[str, Any]]]] = {
     wire.ReplyStartEvent: ("REPLY_START", [("session_id", REQUIRED), R, ("name", REQUIRED), ("role", "assistant")]),
     wire.ReplyEndEvent: ("REPLY_END", [("session_id", REQUIRED), R, ("finished_reason", "completed"),

@@ -87,7 +87,7 @@ def test_assistant_builds_its_text_block_before_stamping_the_msg(counters: None)
     assert (block.id, msg.id) == ("id1", "id2")
 
 
-# -- helpers (reference §4) ----------------------------------------------------------------------------------
+# -- helpers ----------------------------------------------------------------------------------
 
 CALL = wire.ToolCallBlock(id="c", name="Bash", input="{}", created_at="c")
 RESULT = wire.ToolResultBlock(id="c", name="Bash", output=[wire.TextBlock(text="inner", id="i", created_at="c")],

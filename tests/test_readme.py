@@ -1,4 +1,5 @@
-"""The README's shell examples run as written (its Python examples are doctests)."""
+"""The README's shell examples and programs run as written, and what it quotes of
+examples/ is verbatim (its ``>>>`` examples are doctests)."""
 
 from __future__ import annotations
 
@@ -49,11 +50,21 @@ def python_scripts() -> list[str]:
     """The README's whole programs: ```python blocks that run something
     themselves (the ``>>>`` examples are doctests)."""
     return [block for block in re.findall(r"```python\n(.*?)```", README, flags=re.S)
-            if ">>>" not in block and re.search(r"^(asyncio|anyio)\.run\(", block, flags=re.M)]
+            if ">>>" not in block and re.search(r"^(asyncio|anyio)\.run\(", block, flags=re.M)
+            and not re.search(r"^\s*# …", block, flags=re.M)]
 
 
-@pytest.mark.parametrize("script", python_scripts(), ids=lambda s: s.splitlines()[-1][:40])
-def test_python_programs_run_and_print_what_their_comments_say(script: str, tmp_path: Path) -> None:
+EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
+
+
+def programs() -> list[tuple[str, str]]:
+    """(name, source) of every program the README shows whole or in part."""
+    return ([(f"README: {s.splitlines()[-1][:40]}", s) for s in python_scripts()]
+            + [(f"examples/{p.name}", p.read_text(encoding="utf-8")) for p in EXAMPLES])
+
+
+@pytest.mark.parametrize(("name", "script"), programs(), ids=[name for name, _ in programs()])
+def test_python_programs_run_and_print_what_their_comments_say(name: str, script: str, tmp_path: Path) -> None:
     (tmp_path / "example.py").write_text(script, encoding="utf-8")
     result = subprocess.run([sys.executable, "-W", "error", "example.py"], cwd=tmp_path, capture_output=True,
                             text=True, timeout=120, check=False)
@@ -63,4 +74,25 @@ def test_python_programs_run_and_print_what_their_comments_say(script: str, tmp_
 
 
 def test_the_readme_has_its_python_programs() -> None:
-    assert len(python_scripts()) >= 3
+    assert len(programs()) >= 3
+
+
+def excerpts() -> list[str]:
+    """The README's ```python blocks that show a program in part: lines
+    starting with ``# …`` mark what they leave out."""
+    return [block for block in re.findall(r"```python\n(.*?)```", README, flags=re.S)
+            if re.search(r"^\s*# …", block, flags=re.M)]
+
+
+@pytest.mark.parametrize("block", excerpts(), ids=lambda b: b.splitlines()[0][:40])
+def test_excerpts_are_the_example_programs_verbatim(block: str) -> None:
+    chunks = [c for c in re.split(r"^\s*# ….*\n", block, flags=re.M) if c.strip()]
+    sources = {p.name: p.read_text(encoding="utf-8") for p in EXAMPLES}
+    shown_in = [name for name, source in sources.items() if all(c in source for c in chunks)]
+    assert shown_in, f"not verbatim in any of examples/: {block[:200]}"
+    assert f"examples/{shown_in[0]}" in README  # the README names the file it quotes
+
+
+def test_every_example_is_shown() -> None:
+    assert EXAMPLES and len(excerpts()) >= len(EXAMPLES)
+    assert all(f"examples/{p.name}" in README for p in EXAMPLES)

@@ -1,4 +1,4 @@
-"""Issue #7: a relay that routes the frames of interleaved replies to their
+"""A relay that routes the frames of interleaved replies to their
 subscribers by reply id, without decoding them.
 
 The relay of ``tests/relay_example.py`` (the README's) runs over real TCP on
@@ -214,7 +214,7 @@ async def test_relay_stops_at_a_bad_frame_and_forwards_none_of_it(bad: str) -> N
 def test_the_readme_shows_the_tested_relay() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     if README_HEADING not in readme:
-        pytest.skip(f"README.md has no {README_HEADING!r} section yet (the one written to /tmp/readme/relay.md)")
+        pytest.skip(f"README.md has no {README_HEADING!r} section")
     section = readme.split(README_HEADING, 1)[1]
     block = re.search(r"```python\n(.*?)```", section, flags=re.S)
     assert block is not None, "the relay section has no python block"

@@ -554,18 +554,14 @@ def test_consumer_rebuilds_agentscope_messages_from_their_events(
 
 # -- the documentation shows the code that is tested ----------------------------------------------
 
-README_SECTION = "## Using the types in a TypeScript frontend"
+def doc_sources() -> list[tuple[str, str]]:
+    """(name, Markdown) of the TypeScript guide: schemas/README.md, its one home."""
+    return [("schemas/README.md", (SCHEMAS / "README.md").read_text(encoding="utf-8"))]
 
 
-def doc_sources() -> list[tuple[str, str | None]]:
-    """(name, Markdown) of the package README and of the main README's section
-    (None while the main README does not have the section)."""
-    main = (ROOT / "README.md").read_text(encoding="utf-8") if (ROOT / "README.md").exists() else ""
-    section = None
-    if README_SECTION in main:
-        section = main.split(README_SECTION, 1)[1]
-        section = re.split(r"^## ", section, maxsplit=1, flags=re.M)[0]
-    return [("schemas/README.md", (SCHEMAS / "README.md").read_text(encoding="utf-8")), ("README.md", section)]
+def test_the_typescript_guide_lives_in_one_place() -> None:
+    main = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert not code_blocks(main, "ts") and "schemas/README.md" in main
 
 
 def code_blocks(markdown: str, language: str) -> list[str]:
@@ -573,9 +569,7 @@ def code_blocks(markdown: str, language: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("name", "markdown"), doc_sources(), ids=[n for n, _ in doc_sources()])
-def test_documented_code_is_the_tested_consumer(name: str, markdown: str | None) -> None:
-    if markdown is None:
-        pytest.skip(f"{name} has no section {README_SECTION!r} yet")
+def test_documented_code_is_the_tested_consumer(name: str, markdown: str) -> None:
     consumer = (TS_DIR / "consumer.ts").read_text(encoding="utf-8")
     blocks = code_blocks(markdown, "ts")
     assert len(blocks) >= 5

@@ -6,8 +6,8 @@ values of :class:`EventType`). The tag is written first; agentscope writes
 key order. Events are frozen (they are facts; the reducer copies what it keeps)
 and ``gc=False``: they hold scalars, bytes, blocks and decoded dicts, so they
 cannot form a reference cycle unless a caller puts an event inside its own
-metadata (such a cycle would never be collected). That saves about 7% on
-decoding.
+metadata (such a cycle would never be collected). Decoding then skips the
+garbage collector's bookkeeping for every event.
 
 ``Usage``, ``ErrorInfo`` and ``ConfirmResult`` live here because events carry
 them; ``wire.messages`` re-uses them for ``Msg``.

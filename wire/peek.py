@@ -5,10 +5,10 @@ event belongs (its type, reply, session, block or tool call) and forwards the
 frame's bytes untouched. Decoding the whole event for that builds every string,
 decodes base64 and validates nested blocks only to throw them away. A peek
 decodes into an :class:`Envelope`, a Struct that declares nothing but those
-fields; msgspec skips every other key while it tokenises. Measured on the
-24,800-event benchmark reply (benchmarks/bench_peek.py): 4.3 ms against
-8.8-9.0 ms for ``wire.json.decode_events``, and within 17 % of a Struct that
-reads the tag alone, so tokenising is the floor and a peek is at it.
+fields; msgspec skips every other key while it tokenises. On the benchmark
+reply a peek of every line takes about half the time of
+``wire.json.decode_events`` (benchmarks/bench_peek.py; figures in
+benchmarks/README.md).
 
 What an envelope holds, and what it does not:
 

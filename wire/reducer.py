@@ -288,10 +288,11 @@ class Reducer:
 # Text grows in place: each grower makes the block let go of its string
 # first, so that the local name holds the only reference and CPython's
 # in-place str concatenation resizes the string instead of copying it
-# (measured linear up to 640k deltas, with glibc's mmap threshold high or
-# low). A string held elsewhere as well is copied, as ``+`` always does. One
-# function per field: attribute access by name is 2.7x cheaper than through
-# the field's descriptor, and this is the reducer's hottest line.
+# (linear in the number of deltas: the growth cases of
+# benchmarks/bench_reducer.py compare 10k, 100k and 1M). A string held
+# elsewhere as well is copied, as ``+`` always does. One function per field:
+# attribute access by name is cheaper than through the field's descriptor
+# (benchmarks/README.md), and this is the reducer's hottest line.
 
 
 def _grow_text(block: TextBlock, part: str) -> None:

@@ -1,6 +1,6 @@
 // A frontend's use of @wire/agentscope-types: validate incoming events with
 // ajv, fold them into the replies they belong to, render the replies.
-// The README section "Using the types in a TypeScript frontend" shows this
+// schemas/README.md (the TypeScript guide) shows this
 // file; tests/test_schema.py compiles it with `tsc --strict` and runs it over
 // agentscope's conformance vectors, comparing its rendering of the replies it
 // built with its rendering of the messages agentscope built.

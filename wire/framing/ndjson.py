@@ -9,16 +9,16 @@ are :class:`~wire.framing.StreamDecoder`'s, shared by every framing.
 
 Speed. The cost of streaming in Python is per-frame Python work, not parsing.
 The decoder looks only at the bytes each chunk adds: a chunk without a newline
-is just kept (a list append, so a long line arriving in tiny chunks stays
-linear); a chunk with newlines is split once and every complete line decoded
+is just appended to one bytearray (so a long line arriving in tiny chunks
+stays linear); a chunk with newlines is split once and every complete line decoded
 in one C-level ``map`` over msgspec's decoder, with no Python code per event.
 Only a chunk holding something wrong (a blank line, a bad or unknown event) is
 decoded again line by line to say exactly where. A buffer longer than 64 KiB
 is taken in 64 KiB windows, so that the copies of its lines are not all alive
 at once (``wire.framing._base.WINDOW``).
 
-Why not one ``decode_lines`` over each chunk's complete lines (about 1.25x
-faster on the benchmark reply): it reads whitespace-separated values, so an
+Why not one ``decode_lines`` over each chunk's complete lines (about 1.3x
+faster on the benchmark reply, benchmarks/README.md): it reads whitespace-separated values, so an
 event spread over two lines, or two events on one line, would decode or fail
 depending on where a chunk ended, and a peer's bad framing would pass some
 runs and fail others. Proving that each line held exactly one event needs the
@@ -104,8 +104,9 @@ class NDJSONDecoder(StreamDecoder[T]):
         self._decode: Callable[[bytes], Any] | None = None if raw else self._payloads._decode
         self._peek: Callable[[bytes], Envelope] | None = self._payloads.peek
         # The incomplete last line. A bytearray, so that it costs its length
-        # however small the chunks it came in (a list of 2-byte chunks costs
-        # 20 times their bytes): within max_frame_bytes, whatever the peer does.
+        # however small the chunks it came in (in a list, each chunk would be a
+        # bytes object with some 40 bytes of overhead: 2-byte chunks would cost
+        # about 20 times their size): within max_frame_bytes, whatever the peer does.
         self._pending = bytearray()
         self._room = max_frame_bytes  # bytes the incomplete line may still grow by
         self._offset = 0  # stream offset of the incomplete line
@@ -117,7 +118,7 @@ class NDJSONDecoder(StreamDecoder[T]):
         if type(data) is not bytes:
             data = bytes(data)
         # Only the new bytes are searched: the pending bytes hold no newline. (An int
-        # operand takes memchr: 9x faster than b"\n" on a 64-byte chunk.)
+        # operand takes memchr, much cheaper than b"\n": benchmarks/README.md.)
         if 10 not in data:
             room = self._room - len(data)
             if room < 0:
@@ -172,7 +173,7 @@ class NDJSONDecoder(StreamDecoder[T]):
                         self._lines(lines, base, out)
                 # A blank line is skipped: only a line that starts with a space,
                 # a tab or nothing can be blank, and the least line starts with
-                # the least byte (one C-level pass, 6x cheaper than a strip per line).
+                # the least byte (one C-level pass, cheaper than a strip per line).
                 elif min(lines)[:1] > b" ":
                     out = list(map(RawFrame, lines))  # type: ignore[arg-type]
                     self._index += len(out)

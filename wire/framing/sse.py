@@ -42,10 +42,10 @@ is checked and cut in place; a longer run is cut with a few C-level passes
 (``split``, slices, ``map``) and decoded in one ``map`` over msgspec's decoder.
 Both check the shape exactly, so nothing is accepted that the spec parser
 would read differently. Lines that end in CRLF (sse-starlette's default) take
-the same paths once their CRs are deleted, about 1.3x the cost of LF; a CR
-alone, a heartbeat, multi-line data or other fields go through the spec
-parser (``wire.framing._sse_spec``), which follows every rule above one line
-at a time and is about half as fast. How the decoder reads the stream is one
+the same paths once their CRs are deleted, at about 1.35x the cost of LF
+(benchmarks/README.md); a CR alone, a heartbeat, multi-line data or other
+fields go through the spec parser (``wire.framing._sse_spec``), which follows
+every rule above one line at a time, more slowly. How the decoder reads the stream is one
 mode, settled by what it has seen so far (``_BOM_MODE``, ``_LF``, ``_CRLF``,
 ``_SPEC``).
 """
@@ -188,7 +188,7 @@ class SSEDecoder(StreamDecoder[T]):
         # A closed or failed decoder replaces feed, so no state check here.
         if type(data) is not bytes:
             data = bytes(data)
-        # Membership of an int takes memchr: 9x faster than b"\r" on 64 bytes.
+        # Membership of an int takes memchr, much cheaper than b"\r" (benchmarks/README.md).
         if self._mode is not _LF or 13 in data:
             if len(data) > WINDOW:
                 return self._feed_windows(data)
