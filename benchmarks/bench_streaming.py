@@ -34,8 +34,7 @@ import pytest
 
 import wire
 from benchmarks.conftest import Reply, decode_lines_per_chunk, interleaved, run, split_lines_and_decode
-from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder
-from wire.sse import SSEDecoder, SSEEncoder
+from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder, SSEDecoder, SSEEncoder
 
 KIB = 1024
 _EVENT = msgspec.json.Decoder(wire.AgentEvent)  # msgspec's own, for the reference loops

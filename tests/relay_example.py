@@ -5,9 +5,8 @@ import anyio
 from anyio.abc import SocketListener
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from wire.aio import EventReceiveStream, EventSendStream
-from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder, RawFrame
-from wire.sse import SSEEncoder
+from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder, RawFrame, SSEEncoder
+from wire.transports.streams import EventReceiveStream, EventSendStream
 
 Decoder = NDJSONDecoder[RawFrame] | MsgpackFrameDecoder[RawFrame]
 Encoder = NDJSONEncoder | MsgpackFrameEncoder | SSEEncoder

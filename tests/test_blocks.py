@@ -14,28 +14,8 @@ import pytest
 from hypothesis import given, settings
 
 import wire
+from tests.helpers import GENERATED, REQUIRED, check_fields
 from tests.strategies import urls
-from tests.test_conformance import field_default
-
-REQUIRED = "<required>"
-GENERATED = "<generated>"
-
-
-def check_fields(cls: type[Any], spec: list[tuple[str, Any]]) -> None:
-    """``cls`` has exactly the fields of ``spec``, in its order, each required,
-    generated (a fresh id or timestamp) or defaulting to the given JSON value."""
-    fields = msgspec.structs.fields(cls)
-    assert [f.encode_name for f in fields] == [name for name, _ in spec]
-    for info, (name, default) in zip(fields, spec, strict=True):
-        if default == REQUIRED:
-            assert info.default is msgspec.NODEFAULT and info.default_factory is msgspec.NODEFAULT, name
-        elif default == GENERATED:
-            assert info.default_factory not in (msgspec.NODEFAULT, list, dict), name
-        else:
-            assert field_default(info) is not msgspec.NODEFAULT, name
-            assert msgspec.to_builtins(field_default(info)) == default, name
-            assert type(msgspec.to_builtins(field_default(info))) is type(default), name
-
 
 # The reference's table (§3), transcribed: tag, then the fields in wire order.
 BLOCKS: dict[type[Any], tuple[str, list[tuple[str, Any]]]] = {

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import wire
-from tests.conftest import CASES, VECTORS
+from tests.helpers import CASES, VECTORS
 from wire.cli import COMMANDS, main
 from wire.framing import MsgpackFrameEncoder
 

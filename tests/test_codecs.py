@@ -16,7 +16,7 @@ import msgspec
 import pytest
 
 import wire
-from tests.conftest import MESSAGES
+from tests.helpers import MESSAGES
 
 VERBS = ("decode_event", "decode_events", "decode_msg", "encode", "encode_events")
 LINE = b'{"type":"USER_INTERRUPT","reply_id":"r"}'

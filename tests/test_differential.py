@@ -30,9 +30,8 @@ import pytest
 from hypothesis import given, settings
 
 import wire
-from tests.conftest import CASES, catalog_lines, standalone_messages
+from tests.helpers import CASES, assert_same_json, catalog_lines, field_default, standalone_messages
 from tests.strategies import events, msgs, urls
-from tests.test_conformance import assert_same_json, field_default
 
 as_message = pytest.importorskip("agentscope.message")
 as_event = pytest.importorskip("agentscope.event")

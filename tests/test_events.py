@@ -13,8 +13,7 @@ import msgspec
 import pytest
 
 import wire
-from tests.conftest import catalog_lines
-from tests.test_blocks import GENERATED, REQUIRED, check_fields
+from tests.helpers import GENERATED, REQUIRED, catalog_lines, check_fields
 
 ENVELOPE = [("id", GENERATED), ("created_at", GENERATED), ("metadata", {})]
 R = ("reply_id", REQUIRED)

@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 import wire
-from tests.test_blocks import GENERATED, REQUIRED, check_fields
+from tests.helpers import GENERATED, REQUIRED, check_fields
 
 
 def test_msg_has_the_eleven_fields_of_the_reference() -> None:

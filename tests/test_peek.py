@@ -16,12 +16,11 @@ from hypothesis import strategies as st
 
 import wire
 from tests import strategies
-from tests.conftest import Case, catalog_lines
+from tests.helpers import CATALOG, Case, catalog_lines
 from wire.events import AgentEvent, EventType
 from wire.peek import Envelope, UnknownEnvelope, envelope_of, peek_json, peek_json_lines, peek_msgpack
 
 ENVELOPE_FIELDS = ("session_id", "reply_id", "block_id", "tool_call_id")
-CATALOG = [wire.json.decode_event(line) for line in catalog_lines()]
 
 
 class Codec:

@@ -14,29 +14,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import wire
-from tests.conftest import Case
-from tests.reducer_streams import REPLY, initial_msg, reply_streams
-
-
-# The fields where wire deliberately differs from agentscope (README, "Where
-# wire differs from agentscope"): agentscope stamps them with the apply-time
-# clock and fresh ids; wire takes them from the events, so replay is exact.
-def mask_apply_time(msg: dict[str, Any]) -> dict[str, Any]:
-    for block in msg["content"]:
-        block["created_at"] = "<event time>"
-        if block["type"] == "hint":
-            block["finished_at"] = "<event time>"
-        if block["type"] == "tool_result" and isinstance(block["output"], list):
-            for part in block["output"]:
-                part["created_at"] = "<event time>"
-                if part["type"] == "text":
-                    part["id"] = "<derived id>"
-    return msg
-
-
-def as_json(msg: wire.Msg) -> dict[str, Any]:
-    """The Msg as agentscope would print it: defaults re-filled by a decode."""
-    return json.loads(wire.json.encode(msg))  # type: ignore[no-any-return]
+from tests.helpers import (
+    ANOMALIES,
+    ASK_C,
+    CALL,
+    REPLY,
+    RESULT_DATA,
+    RESULT_START,
+    START_TEXT,
+    Case,
+    as_json,
+    delta,
+    initial_msg,
+    mask_apply_time,
+)
+from tests.strategies import reply_streams
 
 
 def reduce_case(case: Case, **kwargs: Any) -> wire.Msg:
@@ -76,9 +68,9 @@ def test_text_read_after_every_delta_is_the_text_so_far() -> None:
     block = msg.content[0]
     assert isinstance(block, wire.TextBlock)
     so_far = ""
-    for i, delta in enumerate(["Hel", "lo", " wörld", " 🌍", "", "\n"]):
-        msg.append_event(wire.TextBlockDeltaEvent(reply_id=REPLY, block_id="b", delta=delta))
-        so_far += delta
+    for i, part in enumerate(["Hel", "lo", " wörld", " 🌍", "", "\n"]):
+        msg.append_event(wire.TextBlockDeltaEvent(reply_id=REPLY, block_id="b", delta=part))
+        so_far += part
         if i % 2:  # reads at some points only: joins must catch up on the rest
             assert block.text == so_far
     assert msg.get_text_content() == so_far
@@ -127,79 +119,6 @@ def test_tool_result_text_after_data_starts_a_new_text_block() -> None:
 
 # -- anomalies ----------------------------------------------------------------------
 
-S = {"reply_id": REPLY}
-START_TEXT = wire.TextBlockStartEvent(block_id="b", **S)
-END_TEXT = wire.TextBlockEndEvent(block_id="b", **S)
-DATA_START = wire.DataBlockStartEvent(block_id="d", media_type="m", **S)
-URL_DELTA = wire.DataBlockDeltaEvent(block_id="d", media_type="m", url="https://x.test/a", **S)
-CALL = wire.ToolCallStartEvent(tool_call_id="c", tool_call_name="f", **S)
-ASK_C = wire.RequireUserConfirmEvent(tool_calls=[wire.ToolCallBlock(id="c", name="f", input="")], **S)
-DATA_END = wire.DataBlockEndEvent(block_id="d", **S)
-RESULT_START = wire.ToolResultStartEvent(tool_call_id="c", tool_call_name="f", **S)
-RESULT_END = wire.ToolResultEndEvent(tool_call_id="c", state=wire.ToolResultState.SUCCESS, **S)
-RESULT_TEXT = wire.ToolResultTextDeltaEvent(tool_call_id="c", delta="out", **S)
-RESULT_DATA = wire.ToolResultDataDeltaEvent(tool_call_id="c", block_id="p", media_type="image/png", data=b"png", **S)
-ASK = wire.RequireUserConfirmEvent(tool_calls=[wire.ToolCallBlock(id="c", name="f", input="")], **S)
-
-
-def delta(text: str = "x", block_id: str = "b") -> wire.TextBlockDeltaEvent:
-    return wire.TextBlockDeltaEvent(block_id=block_id, delta=text, **S)
-
-
-def confirm(call_id: str) -> wire.UserConfirmResultEvent:
-    tool_call = wire.ToolCallBlock(id=call_id, name="f", input="")
-    return wire.UserConfirmResultEvent(confirm_results=[wire.ConfirmResult(confirmed=True, tool_call=tool_call)], **S)
-
-
-# (name, events before, the bad event, kind, what the lenient default leaves)
-ANOMALIES: list[tuple[str, list[Any], Any, str, Any]] = [
-    ("delta before its start", [], delta(), wire.AnomalyKind.UNKNOWN_BLOCK, lambda m: m.content == []),
-    ("unknown block id", [START_TEXT], delta(block_id="nope"), wire.AnomalyKind.UNKNOWN_BLOCK,
-     lambda m: m.content[0].text == ""),
-    ("end of unknown block", [], END_TEXT, wire.AnomalyKind.UNKNOWN_BLOCK, lambda m: m.content == []),
-    ("duplicate start", [START_TEXT, delta("a")], START_TEXT, wire.AnomalyKind.DUPLICATE_START,
-     lambda m: [b.text for b in m.content] == ["a", ""]),
-    ("delta after end", [START_TEXT, delta("a"), END_TEXT], delta("b"), wire.AnomalyKind.AFTER_END,
-     lambda m: m.content[0].text == "ab"),
-    ("second end", [START_TEXT, END_TEXT], wire.TextBlockEndEvent(block_id="b", created_at="late", **S),
-     wire.AnomalyKind.AFTER_END, lambda m: m.content[0].finished_at == "late"),
-    ("data after url", [DATA_START, URL_DELTA],
-     wire.DataBlockDeltaEvent(block_id="d", media_type="m", data=b"x", **S), wire.AnomalyKind.DATA_AFTER_URL,
-     lambda m: m.content[0].source.url == "https://x.test/a"),
-    ("invalid url", [DATA_START], wire.DataBlockDeltaEvent(block_id="d", media_type="m", url="nope", **S),
-     wire.AnomalyKind.INVALID_URL, lambda m: m.content[0].source.data == b""),
-    ("another reply", [START_TEXT], wire.TextBlockDeltaEvent(reply_id="other", block_id="b", delta="x"),
-     wire.AnomalyKind.OTHER_REPLY, lambda m: m.content[0].text == ""),
-    ("another reply's end", [], wire.ReplyEndEvent(reply_id="other", session_id="s"),
-     wire.AnomalyKind.OTHER_REPLY, lambda m: m.finished_at is None),
-    ("confirm for unknown call", [], confirm("nope"), wire.AnomalyKind.UNKNOWN_TOOL_CALL,
-     lambda m: m.content == []),
-    ("confirm for a call not asking", [CALL], confirm("c"), wire.AnomalyKind.NOT_ASKING,
-     lambda m: m.content[0].state == "pending"),
-    ("ask for unknown call", [], ASK, wire.AnomalyKind.UNKNOWN_TOOL_CALL, lambda m: m.content == []),
-    ("data chunk after end", [DATA_START, DATA_END],
-     wire.DataBlockDeltaEvent(block_id="d", media_type="m", data=b"x", **S), wire.AnomalyKind.AFTER_END,
-     lambda m: m.content[0].source.data == b"x"),
-    ("url after end", [DATA_START, DATA_END], URL_DELTA, wire.AnomalyKind.AFTER_END,
-     lambda m: m.content[0].source.url == "https://x.test/a"),
-    ("data chunk for unknown block", [],
-     wire.DataBlockDeltaEvent(block_id="d", media_type="m", data=b"x", **S), wire.AnomalyKind.UNKNOWN_BLOCK,
-     lambda m: m.content == []),
-    ("result text after end", [RESULT_START, RESULT_END], RESULT_TEXT, wire.AnomalyKind.AFTER_END,
-     lambda m: m.content[0].output[0].text == "out"),
-    ("result data after end", [RESULT_START, RESULT_END], RESULT_DATA, wire.AnomalyKind.AFTER_END,
-     lambda m: m.content[0].output[0].source.data == b"png"),
-    ("result text for unknown call", [], RESULT_TEXT, wire.AnomalyKind.UNKNOWN_BLOCK, lambda m: m.content == []),
-    ("result data for unknown call", [], RESULT_DATA, wire.AnomalyKind.UNKNOWN_BLOCK, lambda m: m.content == []),
-    ("submit unknown call", [],
-     wire.RequireExternalExecutionEvent(tool_calls=[wire.ToolCallBlock(id="c", name="f", input="")], **S),
-     wire.AnomalyKind.UNKNOWN_TOOL_CALL, lambda m: m.content == []),
-    ("result end without result", [CALL],
-     wire.ToolResultEndEvent(tool_call_id="c", state=wire.ToolResultState.SUCCESS, **S),
-     wire.AnomalyKind.UNKNOWN_BLOCK, lambda m: m.content[0].state == "pending"),
-]
-
-
 @pytest.mark.parametrize(("before", "bad", "kind", "left"), [a[1:] for a in ANOMALIES],
                          ids=[a[0] for a in ANOMALIES])
 def test_anomaly_is_recorded_and_handled_like_agentscope(before: list[Any], bad: Any, kind: str, left: Any) -> None:
@@ -226,13 +145,13 @@ def test_strict_mode_raises_and_changes_nothing(before: list[Any], bad: Any, kin
 def test_msg_built_from_events_keeps_its_role_rules(role: wire.Role) -> None:
     msg = wire.Msg(name="u", content=[], role=role, id=REPLY)
     msg.append_event(CALL)
-    msg.append_event(wire.ThinkingBlockStartEvent(block_id="t", **S))
+    msg.append_event(wire.ThinkingBlockStartEvent(block_id="t", reply_id=REPLY))
     msg.append_event(START_TEXT)
     assert [a.kind for a in msg.anomalies] == [wire.AnomalyKind.ROLE_FORBIDS] * 2
     assert [b.type for b in msg.content] == ["text"]
     assert wire.json.decode_msg(wire.json.encode(msg)) == msg  # it still loads from its own JSON
     with pytest.raises(wire.StreamOrderError, match=r"cannot hold"):
-        msg.append_event(wire.ToolResultStartEvent(tool_call_id="c", tool_call_name="f", **S), strict=True)
+        msg.append_event(wire.ToolResultStartEvent(tool_call_id="c", tool_call_name="f", reply_id=REPLY), strict=True)
 
 
 def test_invalid_base64_never_reaches_the_reducer() -> None:
@@ -323,11 +242,12 @@ def test_an_unknown_event_is_an_anomaly_not_a_crash() -> None:
 def test_external_results_append_once_and_a_str_output_grows_into_blocks() -> None:
     result = wire.ToolResultBlock(id="c", name="f", output="first", state=wire.ToolResultState.SUCCESS,
                                   created_at="t0")
-    external = wire.ExternalExecutionResultEvent(id="x1", created_at="t1", execution_results=[result], **S)
+    external = wire.ExternalExecutionResultEvent(id="x1", created_at="t1", execution_results=[result], reply_id=REPLY)
     msg = initial_msg().extend_events([CALL, external, external])  # the second is already there: skipped
     assert [b.type for b in msg.content] == ["tool_call", "tool_result"]
     assert msg.content[1].finished_at == "t1" and result.finished_at is None  # the event is not mutated
-    msg.append_event(wire.ToolResultTextDeltaEvent(id="d1", created_at="t2", tool_call_id="c", delta="+", **S))
+    msg.append_event(wire.ToolResultTextDeltaEvent(id="d1", created_at="t2", tool_call_id="c", delta="+",
+                                                   reply_id=REPLY))
     output = msg.content[1].output  # type: ignore[union-attr]
     assert isinstance(output, list) and [(p.id, p.text) for p in output] == [("d1", "first+")]  # type: ignore[union-attr]
     assert result.output == "first"
@@ -336,7 +256,7 @@ def test_external_results_append_once_and_a_str_output_grows_into_blocks() -> No
 
 def test_tool_result_url_chunks_always_append() -> None:
     url = wire.ToolResultDataDeltaEvent(tool_call_id="c", block_id="p", media_type="image/png",
-                                        url="https://x.test/a.png", **S)
+                                        url="https://x.test/a.png", reply_id=REPLY)
     msg = initial_msg().extend_events([RESULT_START, url, url, RESULT_DATA, RESULT_DATA])
     output = msg.content[0].output  # type: ignore[union-attr]
     assert [type(p.source).__name__ for p in output] == ["URLSource", "URLSource", "Base64Source"]  # type: ignore[union-attr]
@@ -346,8 +266,8 @@ def test_tool_result_url_chunks_always_append() -> None:
 def test_strict_mode_checks_every_call_of_an_event_before_changing_any() -> None:
     msg = initial_msg().extend_events([CALL])
     two = [wire.ToolCallBlock(id="c", name="f", input=""), wire.ToolCallBlock(id="nope", name="f", input="")]
-    for event in (wire.RequireUserConfirmEvent(tool_calls=two, **S),
-                  wire.RequireExternalExecutionEvent(tool_calls=two, **S)):
+    for event in (wire.RequireUserConfirmEvent(tool_calls=two, reply_id=REPLY),
+                  wire.RequireExternalExecutionEvent(tool_calls=two, reply_id=REPLY)):
         with pytest.raises(wire.StreamOrderError):
             msg.append_event(event, strict=True)
         assert msg.content[0].state == "pending"  # type: ignore[union-attr]
@@ -356,7 +276,8 @@ def test_strict_mode_checks_every_call_of_an_event_before_changing_any() -> None
 def test_two_confirm_results_for_one_call_apply_in_order() -> None:
     call = wire.ToolCallBlock(id="c", name="f", input="")
     results = [wire.ConfirmResult(confirmed=True, tool_call=call), wire.ConfirmResult(confirmed=False, tool_call=call)]
-    msg = initial_msg().extend_events([CALL, ASK_C, wire.UserConfirmResultEvent(confirm_results=results, **S)])
+    answer = wire.UserConfirmResultEvent(confirm_results=results, reply_id=REPLY)
+    msg = initial_msg().extend_events([CALL, ASK_C, answer])
     assert msg.content[0].state == "allowed"  # type: ignore[union-attr]  # the second saw "allowed"
     assert [a.kind for a in msg.anomalies] == ["not_asking"]
 

@@ -31,7 +31,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import wire
-from tests.conftest import CASES, catalog_lines, standalone_messages
+from tests.helpers import CASES, catalog_lines, standalone_messages
 from wire import cli
 from wire import schema as wire_schema
 from wire.events import _Event

@@ -9,9 +9,8 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
 
 import anyio
 import httpx
@@ -24,21 +23,17 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 import wire
-from wire.aio import EventLog, EventReceiveStream, EventSendStream, iter_events
-from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder
-from wire.http import ndjson_response, sse_endpoint
-from wire.sse import SSEDecoder, SSEEncoder, read_checkpoint
+from wire.framing import FRAMINGS, NDJSONDecoder, SSEDecoder
+from wire.resume import read_checkpoint
+from wire.stores.memory import EventLog
+from wire.transports.http import ndjson_response, sse_endpoint
+from wire.transports.streams import EventReceiveStream, EventSendStream, iter_events
 
 # benchmarks/ is a package at the repo root, not an installed one.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks import workload
 
 EVENTS = workload.reply_events(seed=0)
-FRAMINGS: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {
-    "ndjson": (NDJSONEncoder, NDJSONDecoder),
-    "sse": (SSEEncoder, SSEDecoder),
-    "msgpack": (MsgpackFrameEncoder, MsgpackFrameDecoder),
-}
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +50,7 @@ async def test_tcp_reply_round_trip(framing: str, expected: wire.Msg) -> None:
     """The client sends the reply, the server rebuilds the Msg and sends
     every event back, the client rebuilds it too: all three Msgs are equal."""
     assert len(EVENTS) == 24_800
-    encoder_type, decoder_type = FRAMINGS[framing]
+    encoder_type, decoder_type = FRAMINGS[framing].encoder, FRAMINGS[framing].decoder
     server_msg = workload.initial_msg()
 
     async def serve(connection: SocketStream) -> None:

@@ -31,14 +31,13 @@ from hypothesis import strategies as st
 import wire
 from benchmarks import workload
 from tests import strategies
-from tests.conftest import CASES, Case, catalog_lines
+from tests.helpers import CASES, CATALOG, Case
 from wire import zerocopy
 from wire.events import AgentEvent, DataBlockDeltaEvent, EventType, ToolResultDataDeltaEvent
 from wire.zerocopy import DataBlockDeltaView, ToolResultDataDeltaView
 
 T = TypeVar("T")
 CHUNK = 64 * 1024
-CATALOG = [wire.json.decode_event(line) for line in catalog_lines()]
 VIEWS: dict[type[Any], type[Any]] = {DataBlockDeltaEvent: DataBlockDeltaView,
                                      ToolResultDataDeltaEvent: ToolResultDataDeltaView}
 
