@@ -25,7 +25,7 @@ What "valid" means here:
   default and other ports, non-ASCII and spaces in path, query and fragment.
   It leaves out forms where wire's normalization is known to differ from
   pydantic's ``AnyUrl`` (dot segments, IDN hosts, userinfo, port 0...); those
-  are pinned one by one in ``test_differential.py``.
+  are pinned one by one in ``test_url.py``.
 * Metadata and other free-form dicts hold JSON values only (no NaN or
   infinity, ints within 64 bits), so JSON and MessagePack agree on them.
 * Msgs respect the role rules: a user Msg holds text and data blocks, a
