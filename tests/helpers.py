@@ -10,7 +10,8 @@ never from each other; Hypothesis strategies live in ``tests/strategies.py``).
   and ``check_fields`` for a model's fields against a table;
 * the reducer's anomalies, one bad event each: ``ANOMALIES``, and
   ``mask_apply_time`` for the fields wire deliberately takes from events;
-* ``growth_ratio``: how a cost grows from n to 4n, for the linear-time tests.
+* ``growth_ratio``: how a cost grows from n to 4n, for the linear-time tests;
+* ``expect(cls, value)``: ``value``, asserted to be a ``cls``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -30,6 +31,15 @@ from wire.events import AgentEvent
 from wire.framing import StreamDecoder
 
 ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
+
+
+def expect(cls: type[T], value: object) -> T:
+    """``value``, asserted to be a ``cls``: the test says which block or event
+    it expects where the model can only say "one of these"."""
+    assert isinstance(value, cls), f"expected a {cls.__name__}, got {type(value).__name__}"
+    return value
+
 
 # -- the vectors --------------------------------------------------------------------------------
 
@@ -276,7 +286,7 @@ def confirm(call_id: str) -> wire.UserConfirmResultEvent:
 Left = Callable[[Any], bool]
 
 # (name, events before, the bad event, kind, what the lenient default leaves)
-ANOMALIES: list[tuple[str, list[AgentEvent], AgentEvent, wire.AnomalyKind, Left]] = [
+ANOMALIES: list[tuple[str, list[AgentEvent], AgentEvent, str, Left]] = [
     ("delta before its start", [], delta(), wire.AnomalyKind.UNKNOWN_BLOCK, lambda m: m.content == []),
     ("unknown block id", [START_TEXT], delta(block_id="nope"), wire.AnomalyKind.UNKNOWN_BLOCK,
      lambda m: m.content[0].text == ""),

@@ -60,8 +60,9 @@ sequences with ``st.lists(events(...))``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC
-from typing import Any
+from typing import Any, Literal
 
 from hypothesis import strategies as st
 
@@ -141,7 +142,7 @@ json_objects = st.dictionaries(texts, json_values, max_size=4)
 _label = st.from_regex(r"[A-Za-z0-9]([A-Za-z0-9-]{0,6}[A-Za-z0-9])?", fullmatch=True).filter(
     lambda s: not s.lower().startswith("xn--"))  # punycode labels are validated by pydantic
 _tld = st.from_regex(r"[A-Za-z][A-Za-z0-9]{0,5}", fullmatch=True)  # never numeric: no IPv4 reading
-_no_controls = ("Cs", "Cc")
+_no_controls: tuple[Literal["Cs"], Literal["Cc"]] = ("Cs", "Cc")
 _segment = st.text(st.characters(codec="utf-8", exclude_categories=_no_controls, exclude_characters="/?#\\"),
                    max_size=8).filter(lambda s: s.lower().replace("%2e", ".") not in {".", ".."})
 _query = st.text(st.characters(codec="utf-8", exclude_categories=_no_controls, exclude_characters="#"), max_size=10)
@@ -250,8 +251,10 @@ def block_strategy(cls: type[Any], provider_keys: bool = True) -> st.SearchStrat
     """The strategy for one block class."""
     if cls is wire.ThinkingBlock:
         return thinking_blocks(provider_keys=provider_keys)
-    return {wire.TextBlock: text_blocks, wire.HintBlock: hint_blocks, wire.DataBlock: data_blocks,
-            wire.ToolCallBlock: tool_call_blocks, wire.ToolResultBlock: tool_result_blocks}[cls]()
+    builders: dict[type[Any], Callable[[], st.SearchStrategy[Any]]] = {
+        wire.TextBlock: text_blocks, wire.HintBlock: hint_blocks, wire.DataBlock: data_blocks,
+        wire.ToolCallBlock: tool_call_blocks, wire.ToolResultBlock: tool_result_blocks}
+    return builders[cls]()
 
 
 def content_blocks(role: str = "assistant", provider_keys: bool = True) -> st.SearchStrategy[Any]:
@@ -381,7 +384,8 @@ def events(*classes: type[Any]) -> st.SearchStrategy[Any]:
 # each block's own events staying in order, with model-call usage in between
 # and a REPLY_END at the close, all of reply ``REPLY``. Event ids and
 # timestamps are unique and increasing, as a real producer writes them.
-_short_texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+_no_surrogates: tuple[Literal["Cs"]] = ("Cs",)
+_short_texts = st.text(st.characters(codec="utf-8", exclude_categories=_no_surrogates), max_size=12)
 _short_chunks = st.binary(max_size=24)
 
 
@@ -390,6 +394,7 @@ def _block_program(draw: st.DrawFn, n: int) -> list[tuple[str, dict[str, Any]]]:
     """The events of block number ``n`` as (event class name, fields) pairs."""
     kind = draw(st.sampled_from(["text", "thinking", "data", "url", "tool", "hint"]))
     bid = f"b{n}"
+    ops: list[tuple[str, dict[str, Any]]]
     if kind in ("text", "thinking"):
         cls = "TextBlock" if kind == "text" else "ThinkingBlock"
         ops = [(f"{cls}StartEvent", {"block_id": bid})]

@@ -284,7 +284,7 @@ async def test_log_sse_fresh_checkpoint_and_replay() -> None:
         got, _ = await _sse_events(log, bad, resume="replay")
         assert got == events[:100]
     with pytest.raises(ValueError, match="resume"):
-        await _sse_events(log, "1", resume="rewind")  # type: ignore[arg-type]
+        await _sse_events(log, "1", resume="rewind")
 
     empty = new_log()
     empty.close()

@@ -48,8 +48,8 @@ def test_block_tags_are_the_references(cls: type[Any]) -> None:
     tag = BLOCKS[cls][0]
     assert cls.__struct_config__.tag_field == "type"
     assert cls.__struct_config__.tag == tag
-    fields = {name: (b"AA==" if name == "data" else "https://x.io/" if name == "url" else "x")
-              for name, default in BLOCKS[cls][1] if default == REQUIRED}
+    fields: dict[str, Any] = {name: (b"AA==" if name == "data" else "https://x.io/" if name == "url" else "x")
+                              for name, default in BLOCKS[cls][1] if default == REQUIRED}
     if cls is wire.DataBlock:
         fields["source"] = wire.URLSource(url="https://x.io/", media_type="x")
     block = cls(**fields)
@@ -99,7 +99,8 @@ def test_a_hint_block_is_finished_when_made() -> None:
 def test_mutable_defaults_are_not_shared() -> None:
     a = wire.ToolCallBlock(id="c", name="n", input="")
     b = wire.ToolCallBlock(id="c", name="n", input="")
-    a.suggested_rules.append(wire.PermissionRule(tool_name="t", rule_content=None, behavior="allow", source="s"))
+    rule = wire.PermissionRule(tool_name="t", rule_content=None, behavior=wire.PermissionBehavior.ALLOW, source="s")
+    a.suggested_rules.append(rule)
     assert b.suggested_rules == [] and a.state is wire.ToolCallState.PENDING
     r1 = wire.ToolResultBlock(id="c", name="n", output="")
     r2 = wire.ToolResultBlock(id="c", name="n", output="")
@@ -190,7 +191,9 @@ def test_a_hint_holds_a_str_or_a_list_of_text_and_data_blocks() -> None:
     text = wire.TextBlock(text="note", id="t", created_at="c")
     data = wire.DataBlock(source=wire.URLSource(url="https://example.com/n.png", media_type="image/png"),
                           id="d", created_at="c")
-    for hint in ("<system-reminder>be concise</system-reminder>", [text, data]):
+    hints: list[str | list[wire.TextBlock | wire.DataBlock]] = ["<system-reminder>be concise</system-reminder>",
+                                                               [text, data]]
+    for hint in hints:
         block = wire.HintBlock(hint=hint, id="h", source="system", created_at="c", finished_at="c")
         msg = wire.AssistantMsg("a", [block], id="m", created_at="c")
         assert wire.json.decode_msg(wire.json.encode(msg)).content[0] == block

@@ -134,7 +134,7 @@ def test_has_content_blocks() -> None:
 
 # -- role rules ---------------------------------------------------------------------------------------------------
 
-ALL_BLOCKS = {
+ALL_BLOCKS: dict[str, Callable[[], wire.ContentBlock]] = {
     "text": lambda: wire.TextBlock(text="t"),
     "data": lambda: wire.DataBlock(source=wire.Base64Source(data=b"\x00", media_type="x")),
     "thinking": lambda: wire.ThinkingBlock(thinking="t"),
@@ -267,7 +267,7 @@ def test_the_conftest_factories_are_agentscopes_apply_regime(deterministic_facto
                                    "2026-11-21T20:50:03.769839+00:00", "not a time at all"])
 def test_any_timestamp_survives_both_codecs_unchanged(stamp: str) -> None:
     msg = wire.UserMsg("u", "x", created_at=stamp, id="m")
-    msg.content[0].created_at = stamp  # type: ignore[union-attr]
+    msg.content[0].created_at = stamp
     for codec in (wire.json, wire.msgpack):
         back = codec.decode_msg(codec.encode(msg))
-        assert back.created_at == back.finished_at == back.content[0].created_at == stamp  # type: ignore[union-attr]
+        assert back.created_at == back.finished_at == back.content[0].created_at == stamp

@@ -25,10 +25,23 @@ from tests.helpers import (
     Case,
     as_json,
     delta,
+    expect,
     initial_msg,
     mask_apply_time,
 )
 from tests.strategies import reply_streams
+
+
+def output_of(msg: wire.Msg, index: int) -> list[wire.TextBlock | wire.DataBlock]:
+    """The output of the tool result at ``msg.content[index]``, a list of blocks."""
+    output = expect(wire.ToolResultBlock, msg.content[index]).output
+    assert isinstance(output, list)
+    return output
+
+
+def base64_source(block: object) -> wire.Base64Source:
+    """The source of a data block that holds bytes."""
+    return expect(wire.Base64Source, expect(wire.DataBlock, block).source)
 
 
 def reduce_case(case: Case, **kwargs: Any) -> wire.Msg:
@@ -101,7 +114,7 @@ def test_data_chunks_are_joined_bytes_never_reencoded() -> None:
 
 def test_tool_result_text_after_data_starts_a_new_text_block() -> None:
     msg = initial_msg()
-    events = [
+    events: list[wire.AgentEvent] = [
         wire.ToolResultStartEvent(reply_id=REPLY, tool_call_id="c", tool_call_name="f"),
         wire.ToolResultTextDeltaEvent(id="t1", reply_id=REPLY, tool_call_id="c", delta="a"),
         wire.ToolResultTextDeltaEvent(id="t2", reply_id=REPLY, tool_call_id="c", delta="b"),
@@ -110,11 +123,12 @@ def test_tool_result_text_after_data_starts_a_new_text_block() -> None:
         wire.ToolResultTextDeltaEvent(id="t3", reply_id=REPLY, tool_call_id="c", delta="c"),
     ]
     msg.extend_events(events)
-    output = msg.content[0].output  # type: ignore[union-attr]
+    output = output_of(msg, 0)
     assert [type(p).__name__ for p in output] == ["TextBlock", "DataBlock", "TextBlock"]
-    assert [output[0].text, output[2].text] == ["ab", "c"]  # type: ignore[union-attr]
-    assert [output[0].id, output[2].id] == ["t1", "t3"]  # ids derived from the delta that made them
-    assert output[1].source.data == b"12" and output[1].source.media_type == "m"  # type: ignore[union-attr]
+    first, data, last = expect(wire.TextBlock, output[0]), base64_source(output[1]), expect(wire.TextBlock, output[2])
+    assert [first.text, last.text] == ["ab", "c"]
+    assert [first.id, last.id] == ["t1", "t3"]  # ids derived from the delta that made them
+    assert data.data == b"12" and data.media_type == "m"
 
 
 # -- anomalies ----------------------------------------------------------------------
@@ -233,7 +247,7 @@ def test_an_unknown_event_is_an_anomaly_not_a_crash() -> None:
     newer = wire.UnknownEvent("FUTURE_EVENT", b'{"type":"FUTURE_EVENT","reply_id":"reply-1"}', "json")
     msg = initial_msg().extend_events([START_TEXT, newer, delta("a")])
     assert [(a.index, a.kind, a.event_type) for a in msg.anomalies] == [(1, "unknown_event", "FUTURE_EVENT")]
-    assert msg.content[0].text == "a"  # type: ignore[union-attr]
+    assert expect(wire.TextBlock, msg.content[0]).text == "a"
     with pytest.raises(wire.StreamOrderError) as info:
         initial_msg().append_event(newer, strict=True)
     assert (info.value.kind, info.value.index) == ("unknown_event", 0)
@@ -248,8 +262,8 @@ def test_external_results_append_once_and_a_str_output_grows_into_blocks() -> No
     assert msg.content[1].finished_at == "t1" and result.finished_at is None  # the event is not mutated
     msg.append_event(wire.ToolResultTextDeltaEvent(id="d1", created_at="t2", tool_call_id="c", delta="+",
                                                    reply_id=REPLY))
-    output = msg.content[1].output  # type: ignore[union-attr]
-    assert isinstance(output, list) and [(p.id, p.text) for p in output] == [("d1", "first+")]  # type: ignore[union-attr]
+    output = output_of(msg, 1)
+    assert [(p.id, expect(wire.TextBlock, p).text) for p in output] == [("d1", "first+")]
     assert result.output == "first"
     assert [a.kind for a in msg.anomalies] == ["after_end"]  # an external result comes finished
 
@@ -258,9 +272,10 @@ def test_tool_result_url_chunks_always_append() -> None:
     url = wire.ToolResultDataDeltaEvent(tool_call_id="c", block_id="p", media_type="image/png",
                                         url="https://x.test/a.png", reply_id=REPLY)
     msg = initial_msg().extend_events([RESULT_START, url, url, RESULT_DATA, RESULT_DATA])
-    output = msg.content[0].output  # type: ignore[union-attr]
-    assert [type(p.source).__name__ for p in output] == ["URLSource", "URLSource", "Base64Source"]  # type: ignore[union-attr]
-    assert output[2].source.data == b"pngpng"  # type: ignore[union-attr]
+    output = output_of(msg, 0)
+    assert [type(expect(wire.DataBlock, p).source).__name__ for p in output] == ["URLSource", "URLSource",
+                                                                                 "Base64Source"]
+    assert base64_source(output[2]).data == b"pngpng"
 
 
 def test_strict_mode_checks_every_call_of_an_event_before_changing_any() -> None:
@@ -270,7 +285,7 @@ def test_strict_mode_checks_every_call_of_an_event_before_changing_any() -> None
                   wire.RequireExternalExecutionEvent(tool_calls=two, reply_id=REPLY)):
         with pytest.raises(wire.StreamOrderError):
             msg.append_event(event, strict=True)
-        assert msg.content[0].state == "pending"  # type: ignore[union-attr]
+        assert expect(wire.ToolCallBlock, msg.content[0]).state == "pending"
 
 
 def test_two_confirm_results_for_one_call_apply_in_order() -> None:
@@ -278,7 +293,7 @@ def test_two_confirm_results_for_one_call_apply_in_order() -> None:
     results = [wire.ConfirmResult(confirmed=True, tool_call=call), wire.ConfirmResult(confirmed=False, tool_call=call)]
     answer = wire.UserConfirmResultEvent(confirm_results=results, reply_id=REPLY)
     msg = initial_msg().extend_events([CALL, ASK_C, answer])
-    assert msg.content[0].state == "allowed"  # type: ignore[union-attr]  # the second saw "allowed"
+    assert expect(wire.ToolCallBlock, msg.content[0]).state == "allowed"  # the second saw "allowed"
     assert [a.kind for a in msg.anomalies] == ["not_asking"]
 
 
@@ -305,9 +320,9 @@ def growing_msg() -> wire.Msg:
 def test_a_msg_mid_stream_is_whole_to_msgspec_and_copies() -> None:
     msg = growing_msg()
     text, call, data = msg.content
-    assert copy.copy(text).text == "Hello"  # type: ignore[union-attr]
+    assert copy.copy(expect(wire.TextBlock, text)).text == "Hello"
     assert msgspec.structs.asdict(call)["input"] == '{"a": 1}'
-    assert copy.deepcopy(data).source.data == b"\x89PNG"  # type: ignore[union-attr]
+    assert base64_source(copy.deepcopy(data)).data == b"\x89PNG"
     bare = json.loads(msgspec.json.encode(msg))
     assert bare == json.loads(wire.json.encode(msg))
     assert [bare["content"][0]["text"], bare["content"][1]["input"]] == ["Hello", '{"a": 1}']
@@ -315,9 +330,10 @@ def test_a_msg_mid_stream_is_whole_to_msgspec_and_copies() -> None:
 
 def test_what_a_reader_took_never_changes_under_them() -> None:
     msg = growing_msg()
-    text, call, data = msg.content
-    held_text, held_input, held_data = text.text, call.input, data.source.data  # type: ignore[union-attr]
-    snapshot = copy.copy(data.source)  # type: ignore[union-attr]
+    text, call, data = expect(wire.TextBlock, msg.content[0]), expect(wire.ToolCallBlock, msg.content[1]), \
+        expect(wire.DataBlock, msg.content[2])
+    held_text, held_input, held_data = text.text, call.input, base64_source(data).data
+    snapshot = copy.copy(base64_source(data))
     msg.extend_events([
         wire.TextBlockDeltaEvent(reply_id="r", block_id="t", delta="!"),
         wire.ToolCallDeltaEvent(reply_id="r", tool_call_id="c", delta=" "),
@@ -325,12 +341,12 @@ def test_what_a_reader_took_never_changes_under_them() -> None:
     ])
     assert (held_text, held_input, bytes(held_data)) == ("Hello", '{"a": 1}', b"\x89PNG")
     assert snapshot.data == b"\x89PNG"
-    assert (text.text, call.input, data.source.data) == ("Hello!", '{"a": 1} ', b"\x89PNG...")  # type: ignore[union-attr]
+    assert (text.text, call.input, base64_source(data).data) == ("Hello!", '{"a": 1} ', b"\x89PNG...")
 
 
 def test_data_is_bytes_once_its_block_ends() -> None:
     msg = growing_msg()
-    source = msg.content[2].source  # type: ignore[union-attr]
+    source = base64_source(msg.content[2])
     msg.append_event(wire.DataBlockEndEvent(reply_id="r", block_id="d"))
     assert type(source.data) is bytes
     assert source.data == b"\x89PNG"
@@ -351,7 +367,7 @@ def test_the_reducer_never_changes_an_event() -> None:
         msg.extend_events(events)
     assert wire.json.encode(events[0]) == before
     assert msgs[0] == msgs[1]
-    assert msgs[0].content[0].output[0].source.data == b"abcd"  # type: ignore[union-attr]
+    assert base64_source(output_of(msgs[0], 0)[0]).data == b"abcd"
 
 
 def test_a_failing_batch_still_joins_the_deltas_before_it() -> None:
@@ -365,4 +381,4 @@ def test_a_failing_batch_still_joins_the_deltas_before_it() -> None:
     ]
     with pytest.raises(wire.StreamOrderError):
         msg.extend_events(events, strict=True)
-    assert msg.content[0].text == "abc"  # type: ignore[union-attr]
+    assert expect(wire.TextBlock, msg.content[0]).text == "abc"

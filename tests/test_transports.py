@@ -9,7 +9,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from pathlib import Path
 
 import anyio
@@ -192,7 +192,9 @@ async def test_sse_drop_and_resume_with_a_checkpoint(server: tuple[str, Replies]
             assert response.headers["content-type"].startswith("text/event-stream")
             assert response.headers["cache-control"] == "no-cache"
             seen = 0
-            async with contextlib.aclosing(iter_events(response.aiter_bytes(), decoder)) as events:
+            received = iter_events(response.aiter_bytes(), decoder)
+            assert isinstance(received, AsyncGenerator)  # closed on the way out, as the connection is
+            async with contextlib.aclosing(received) as events:
                 async for event in events:
                     msg.append_event(event)
                     seen += 1

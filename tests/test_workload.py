@@ -35,7 +35,7 @@ def test_reduces_to_the_expected_blocks() -> None:
     ]
     assert msg.finished_reason == wire.ReplyFinishedReason.COMPLETED
     assert msg.usage is not None and msg.usage.input_tokens > 0
-    assert all(b.state == wire.ToolCallState.FINISHED for b in msg.content if b.type == "tool_call")
+    assert all(b.state == wire.ToolCallState.FINISHED for b in msg.content if isinstance(b, wire.ToolCallBlock))
     data = msg.content[-1]
     assert isinstance(data, wire.DataBlock) and isinstance(data.source, wire.Base64Source)
     assert len(data.source.data) == round(workload.DATA_BYTES * 0.02)
