@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 import pytest
@@ -31,29 +32,29 @@ from tests.helpers import (
     strict_equal,
 )
 
+T = TypeVar("T", wire.AgentEvent, wire.Msg)
+
 # -- one vector's checks (the comparison rule is tests/helpers.py's assert_same_json) ---------
 
 
+def check_round_trips(data: bytes, decode: Callable[[bytes], T], decode_msgpack: Callable[[bytes], T]) -> T:
+    """agentscope's JSON of an event or a Msg: decodes, re-encodes to
+    equivalent JSON, and survives both codecs' round trips."""
+    obj = decode(data)
+    ours = wire.json.encode(obj)
+    assert_same_json(obj, json.loads(ours), json.loads(data))
+    assert decode(ours) == obj
+    assert wire.json.encode(decode(ours)) == ours
+    assert decode_msgpack(wire.msgpack.encode(obj)) == obj
+    return obj
+
+
 def check_event_line(line: bytes) -> wire.AgentEvent:
-    """An agentscope event line: decodes, re-encodes to equivalent JSON, and
-    survives both codecs' round trips."""
-    event = wire.json.decode_event(line)
-    ours = wire.json.encode(event)
-    assert_same_json(event, json.loads(ours), json.loads(line))
-    assert wire.json.decode_event(ours) == event
-    assert wire.json.encode(wire.json.decode_event(ours)) == ours
-    assert wire.msgpack.decode_event(wire.msgpack.encode(event)) == event
-    return event
+    return check_round_trips(line, wire.json.decode_event, wire.msgpack.decode_event)
 
 
 def check_msg(data: bytes) -> wire.Msg:
-    msg = wire.json.decode_msg(data)
-    ours = wire.json.encode(msg)
-    assert_same_json(msg, json.loads(ours), json.loads(data))
-    assert wire.json.decode_msg(ours) == msg
-    assert wire.json.encode(wire.json.decode_msg(ours)) == ours
-    assert wire.msgpack.decode_msg(wire.msgpack.encode(msg)) == msg
-    return msg
+    return check_round_trips(data, wire.json.decode_msg, wire.msgpack.decode_msg)
 
 
 # -- the rule itself can fail ---------------------------------------------------------------
