@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 import wire
-from tests.helpers import CASES, VECTORS
+from tests.helpers import CASES, ROOT, VECTORS
 from wire.cli import COMMANDS, main
 from wire.framing import MsgpackFrameEncoder
 
-ROOT = Path(__file__).parent.parent
 DEMO_REPLY = ROOT / "wire" / "data" / "demo-reply.jsonl"
 TOOL_CASE = VECTORS / "tool_call_success"
 

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import socket
-import sys
 import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
-from pathlib import Path
 
 import anyio
 import httpx
@@ -23,15 +21,12 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 import wire
+from benchmarks import workload
 from wire.framing import FRAMINGS, NDJSONDecoder, SSEDecoder
 from wire.resume import read_checkpoint
 from wire.stores.memory import EventLog
 from wire.transports.http import ndjson_response, sse_endpoint
 from wire.transports.streams import EventReceiveStream, EventSendStream, iter_events
-
-# benchmarks/ is a package at the repo root, not an installed one.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks import workload
 
 EVENTS = workload.reply_events(seed=0)
 

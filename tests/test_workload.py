@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
 import wire
-
-# benchmarks/ is a package at the repo root, not an installed one.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks import workload
 
 
