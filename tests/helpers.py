@@ -4,8 +4,8 @@ never from each other; Hypothesis strategies live in ``tests/strategies.py``).
 * the agentscope 2.0.11 vectors (``tests/vectors``): ``CASES``, the standalone
   messages, and ``CATALOG``, one event of each of the 28 types;
 * a reply to build: ``REPLY`` and ``initial_msg``;
-* stream decoders: ``run`` (a decoder to its outcome) and ``cut`` (bytes
-  split anywhere); the framings are ``wire.framing.FRAMINGS``;
+* stream decoders: ``run`` (a decoder to its outcome), ``cut`` and ``mutate`` (bytes
+  split anywhere, or damaged); the framings are ``wire.framing.FRAMINGS``;
 * wire's JSON against agentscope's: ``field_default``, ``assert_same_json``,
   and ``check_fields`` for a model's fields against a table;
 * the reducer's anomalies, one bad event each: ``ANOMALIES``, and

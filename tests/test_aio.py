@@ -31,6 +31,7 @@ from wire.transports.streams import EventReceiveStream, EventSendStream, iter_ev
 
 pytestmark = pytest.mark.anyio
 
+
 class Chunks(ByteReceiveStream):
     """A byte stream that yields the given chunks, then EOF."""
 

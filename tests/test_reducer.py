@@ -131,7 +131,8 @@ def test_tool_result_text_after_data_starts_a_new_text_block() -> None:
     assert data.data == b"12" and data.media_type == "m"
 
 
-# -- anomalies ----------------------------------------------------------------------
+# -- anomalies (tests/helpers.py's ANOMALIES: one bad event each) ---------------------
+
 
 @pytest.mark.parametrize(("before", "bad", "kind", "left"), [a[1:] for a in ANOMALIES],
                          ids=[a[0] for a in ANOMALIES])
