@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 
 import wire
-from tests.helpers import GENERATED, REQUIRED, check_fields
+from tests.helpers import GENERATED, REQUIRED, check_fields, expect
 from tests.strategies import urls
 
 # The reference's table (§3), transcribed: tag, then the fields in wire order.
@@ -174,7 +174,7 @@ def test_any_provider_key_agentscope_keeps_is_kept(key: str) -> None:
     data = ('{"name":"n","role":"assistant","content":[{"type":"thinking","thinking":"x","id":"i",'
             f'"created_at":"c","{key}":"v"}}]}}').encode()
     msg = wire.json.decode_msg(data)
-    assert msg.content[0].thinking == "x"  # type: ignore[union-attr]
+    assert expect(wire.ThinkingBlock, msg.content[0]).thinking == "x"
     assert json.loads(wire.json.encode(msg))["content"][0][key] == "v"
 
 
@@ -238,7 +238,7 @@ def test_urls_are_normalized_on_construction_and_decoding(given_url: str, stored
     assert wire.URLSource(url=given_url, media_type="x").url == stored
     data = json.dumps({"name": "n", "role": "user", "content": [
         {"type": "data", "source": {"type": "url", "url": given_url, "media_type": "x"}}]}).encode()
-    assert wire.json.decode_msg(data).content[0].source.url == stored  # type: ignore[union-attr]
+    assert expect(wire.URLSource, expect(wire.DataBlock, wire.json.decode_msg(data).content[0]).source).url == stored
 
 
 @pytest.mark.parametrize("bad", ["not a url", "/relative/path.png", "example.com/x", ""])

@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 import wire
-from tests.helpers import GENERATED, REQUIRED, check_fields
+from tests.helpers import GENERATED, REQUIRED, check_fields, expect
 
 
 def test_msg_has_the_eleven_fields_of_the_reference() -> None:
@@ -47,7 +47,7 @@ def test_user_and_system_msgs_wrap_a_str_and_finish_when_created(factory: Callab
 
 def test_assistant_msg_wraps_a_str_and_is_not_finished() -> None:
     msg = wire.AssistantMsg("bot", "hi")
-    assert [type(b) for b in msg.content] == [wire.TextBlock] and msg.content[0].text == "hi"  # type: ignore[union-attr]
+    assert [type(b) for b in msg.content] == [wire.TextBlock] and expect(wire.TextBlock, msg.content[0]).text == "hi"
     assert msg.finished_at is None and msg.role == "assistant"
 
 
@@ -206,7 +206,8 @@ def test_default_timestamps_are_iso_8601_utc_with_an_offset() -> None:
     before = datetime.now().astimezone()
     stamp = wire.UserMsg("u", "x").created_at
     parsed = datetime.fromisoformat(stamp)
-    assert parsed.utcoffset() is not None and parsed.utcoffset().total_seconds() == 0  # type: ignore[union-attr]
+    offset = parsed.utcoffset()
+    assert offset is not None and offset.total_seconds() == 0
     assert stamp.endswith("+00:00")
     assert abs((parsed - before).total_seconds()) < 60
 

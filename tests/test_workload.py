@@ -6,6 +6,7 @@ import pytest
 
 import wire
 from benchmarks import workload
+from tests.helpers import expect
 
 
 @pytest.mark.parametrize("seed", [0, 7])
@@ -51,4 +52,5 @@ def test_growth_workloads() -> None:
     msg = workload.initial_msg().extend_events(workload.text_delta_events(50), strict=True)
     assert len(msg.content) == 1 and msg.content[0].finished_at is not None
     msg = workload.initial_msg().extend_events(workload.data_delta_events(3, chunk=30), strict=True)
-    assert len(msg.content[0].source.data) == 90  # type: ignore[union-attr]
+    source = expect(wire.Base64Source, expect(wire.DataBlock, msg.content[0]).source)
+    assert len(source.data) == 90
