@@ -144,8 +144,8 @@ def test_decode(benchmark: Any, reply: Reply, case: str) -> None:
 # -- where the encode time goes: the 20,000 text deltas, as they are and ASCII-only ---------
 
 
-def _text_events(r: Reply, ascii_only: bool) -> list[Any]:
-    out = [e for e in r.events if e.type == "TEXT_BLOCK_DELTA"]
+def _text_events(r: Reply, ascii_only: bool) -> list[wire.TextBlockDeltaEvent]:
+    out = [e for e in r.events if isinstance(e, wire.TextBlockDeltaEvent)]
     if ascii_only:
         out = [msgspec.structs.replace(e, delta=e.delta.encode("ascii", "replace").decode()) for e in out]
     return out
@@ -156,6 +156,8 @@ def _text_events(r: Reply, ascii_only: bool) -> list[Any]:
 @pytest.mark.parametrize("encoder", ["wire.json encode_events", "orjson dumps(list of dicts)"])
 def test_encode_text(benchmark: Any, reply: Reply, encoder: str, ascii_only: bool) -> None:
     events = _text_events(reply, ascii_only)
+    fn: Callable[[Any], bytes]
+    arg: list[Any]
     if encoder.startswith("wire"):
         fn, arg = wire.json.encode_events, events
     else:

@@ -205,6 +205,7 @@ def _wire_read_each(msg: Msg, events: list[AgentEvent]) -> Msg:
     append = msg.append_event
     append(events[0])
     block = msg.content[-1]
+    assert isinstance(block, wire.TextBlock)  # once, outside the loop that is measured
     for event in events[1:]:
         append(event)
         block.text  # noqa: B018 - the read is what is measured

@@ -25,7 +25,7 @@ Run: ``.venv/bin/python -m pytest benchmarks/bench_streaming.py --benchmark-only
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache, partial
 from typing import Any
 
@@ -33,9 +33,8 @@ import msgspec
 import pytest
 
 import wire
-from benchmarks.conftest import Reply, decode_lines_per_chunk, interleaved, run, split_lines_and_decode
-from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder
-from wire.sse import SSEDecoder, SSEEncoder
+from benchmarks.conftest import Prepared, Reply, decode_lines_per_chunk, interleaved, run, split_lines_and_decode
+from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder, SSEDecoder, SSEEncoder
 
 KIB = 1024
 _EVENT = msgspec.json.Decoder(wire.AgentEvent)  # msgspec's own, for the reference loops
@@ -151,9 +150,13 @@ def test_encode(benchmark: Any, reply: Reply, framing: str, path: str) -> None:
 # -- targets, round-robin --------------------------------------------------------------------------
 
 
-def _target(benchmark: Any, reply: Reply, cases: dict[str, tuple[Callable[..., Any], Any]],
+def _args_of(arg: Any) -> Callable[[], tuple[Any, ...]]:
+    return lambda: (arg,)
+
+
+def _target(benchmark: Any, reply: Reply, cases: Mapping[str, tuple[Callable[..., Any], Any]],
             pairs: dict[str, tuple[str, str]], rounds: int) -> dict[str, float]:
-    prepared = {name: (fn, (lambda arg=arg: (arg,))) for name, (fn, arg) in cases.items()}
+    prepared: dict[str, Prepared] = {name: (fn, _args_of(arg)) for name, (fn, arg) in cases.items()}
     medians = interleaved(benchmark, prepared, rounds=rounds, events=dict.fromkeys(cases, reply.n))
     ratios = _ratios(medians, pairs)
     benchmark.extra_info["ratios"] = ratios
@@ -171,7 +174,7 @@ def test_target_ndjson_chunked_vs_whole(benchmark: Any, reply: Reply) -> None:
     whole, chunked = "decode_events, whole buffer", "NDJSONDecoder, 4 KiB chunks"
     floor = "floor of an exact decoder: split each chunk, decode each line, 4 KiB chunks"
     inexact = "decode_lines per chunk (not exact), 4 KiB chunks"
-    cases = {
+    cases: dict[str, tuple[Callable[..., Any], Any]] = {
         whole: (wire.json.decode_events, data),
         "NDJSONDecoder, whole buffer in one feed": (_decode(make), [data]),
         chunked: (_decode(make), chunks),
@@ -206,7 +209,7 @@ def test_target_sse_chunked_vs_whole(benchmark: Any, reply: Reply) -> None:
 @pytest.mark.benchmark(group="streaming: targets")
 def test_target_msgpack_frames(benchmark: Any, reply: Reply) -> None:
     data, make = _streams(reply)["MessagePack frames"]
-    cases = {
+    cases: dict[str, tuple[Callable[..., Any], Any]] = {
         "wire.msgpack.decode_events, one array": (wire.msgpack.decode_events, reply.msgpack),
         "MsgpackFrameDecoder, whole": (_decode(make), [data]),
         "MsgpackFrameDecoder, 4 KiB chunks": (_decode(make), _chunks(data, 4 * KIB)),

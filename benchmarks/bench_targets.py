@@ -27,7 +27,7 @@ import wire
 from benchmarks import pydantic_models, workload
 from benchmarks.bench_codecs import _orjson_b64_dumps, _per_item, _with_bytes
 from benchmarks.bench_reducer import _data_events, _extend, _json_to_msg, _text_events, _wire_reduce
-from benchmarks.conftest import Reply, agentscope_msg, agentscope_reduce, interleaved
+from benchmarks.conftest import Prepared, Reply, agentscope_msg, agentscope_reduce, interleaved
 from wire.events import AgentEvent
 
 
@@ -38,7 +38,7 @@ def _same(n: int, names: list[str]) -> dict[str, int]:
 @pytest.mark.benchmark(group="targets")
 def test_target_decode(benchmark: Any, reply: Reply) -> None:
     lines, array, ndjson = reply.lines, reply.json_array, reply.ndjson
-    cases = {
+    cases: dict[str, Prepared] = {
         "wire.json decode_events": (wire.json.decode_events, lambda: (ndjson,)),
         "pydantic validate_json per line": (
             _per_item(pydantic_models.EventAdapter.validate_json), lambda: (lines,)),
@@ -50,7 +50,7 @@ def test_target_decode(benchmark: Any, reply: Reply) -> None:
 @pytest.mark.benchmark(group="targets")
 def test_target_encode(benchmark: Any, reply: Reply) -> None:
     events, dicts, with_bytes = reply.events, reply.dicts, _with_bytes(reply.dicts)
-    cases = {
+    cases: dict[str, Prepared] = {
         "wire.json encode_events": (wire.json.encode_events, lambda: (events,)),
         "orjson dumps(list of dicts)": (orjson.dumps, lambda: (dicts,)),
         "orjson dumps, bytes via default": (_orjson_b64_dumps, lambda: (with_bytes,)),
@@ -98,7 +98,7 @@ _bare = msgspec.json.Decoder(AgentEvent)
 @pytest.mark.benchmark(group="targets")
 def test_target_bytes_to_msg(benchmark: Any, reply: Reply) -> None:
     ndjson = reply.ndjson
-    cases = {
+    cases: dict[str, Prepared] = {
         "wire decode_events + extend_events": (_json_to_msg, lambda: (workload.initial_msg(), ndjson)),
         "msgspec decode_lines (bare)": (_bare.decode_lines, lambda: (ndjson,)),
     }

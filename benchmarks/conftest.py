@@ -17,7 +17,7 @@ import logging
 import os
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cached_property
 from importlib import metadata
 from typing import Any
@@ -115,7 +115,7 @@ def decode_lines_per_chunk(chunks: list[bytes], decode_lines: Callable[[bytes], 
 Prepared = tuple[Callable[..., Any], Callable[[], tuple[Any, ...]]]  # (fn, make its args)
 
 
-def interleaved(benchmark: Any, cases: dict[str, Prepared], *, rounds: int,
+def interleaved(benchmark: Any, cases: Mapping[str, Prepared], *, rounds: int,
                 events: dict[str, int]) -> dict[str, float]:
     """Time several cases round-robin (A B C, then C B A, ...) and return the
     median of each; a burst of noise on the shared machine then lands on every

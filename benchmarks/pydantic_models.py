@@ -106,8 +106,8 @@ class TextBlock(_Model):
 
 class DataBlock(_Model):
     type: Literal["data"] = "data"
-    source: Annotated[Base64Source | URLSource, Field(discriminator="type")]
     id: str = Field(default_factory=_id)
+    source: Annotated[Base64Source | URLSource, Field(discriminator="type")]
     name: str | None = None
     created_at: str = Field(default_factory=_now)
     finished_at: str | None = None

@@ -52,8 +52,8 @@ def _label(b: dict[str, Any]) -> str:
     params = b.get("params") or {}
     if "case" in params:
         return str(params["case"])
-    name = b["name"].removeprefix("test_")
-    return name
+    name: str = b["name"]
+    return name.removeprefix("test_")
 
 
 # -- targets -------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Hypothesis strategies for valid wire objects: blocks, messages and all 28 events.
+"""Hypothesis strategies for valid wire objects (blocks, messages and all 28
+events), for well-formed reply streams, and for cutting and damaging bytes.
 
 Import them from any test module (``tests`` is a package, see ``tests/__init__.py``)::
 
@@ -24,7 +25,7 @@ What "valid" means here:
   default and other ports, non-ASCII and spaces in path, query and fragment.
   It leaves out forms where wire's normalization is known to differ from
   pydantic's ``AnyUrl`` (dot segments, IDN hosts, userinfo, port 0...); those
-  are pinned one by one in ``test_differential.py``.
+  are pinned one by one in ``test_url.py``.
 * Metadata and other free-form dicts hold JSON values only (no NaN or
   infinity, ints within 64 bits), so JSON and MessagePack agree on them.
 * Msgs respect the role rules: a user Msg holds text and data blocks, a
@@ -46,7 +47,11 @@ object is a function returning a strategy, as Hypothesis's own are:
   ``confirm_results()``;
 * ``msgs(role=None, provider_keys=True)``: a Msg of the given or any role;
 * ``events(*classes)``: any of the 28 events, or of the classes given;
-  ``EVENT_STRATEGIES`` maps every event class to its strategy.
+  ``EVENT_STRATEGIES`` maps every event class to its strategy;
+* ``reply_streams(max_blocks=5)``: the events of one well-formed reply
+  (``tests.helpers.REPLY``), blocks interleaved;
+* ``points`` and ``edits``: where to cut a byte stream and how to damage it
+  (for ``tests.helpers.cut`` and ``mutate``).
 
 Sizes are small (a few blocks, short strings) so that hundreds of examples
 run in well under a second; reducer and stream tests can build longer
@@ -55,12 +60,14 @@ sequences with ``st.lists(events(...))``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC
-from typing import Any
+from typing import Any, Literal
 
 from hypothesis import strategies as st
 
 import wire
+from tests.helpers import REPLY
 
 __all__ = (
     "EVENT_STRATEGIES",
@@ -71,6 +78,7 @@ __all__ = (
     "content_blocks",
     "data_blocks",
     "error_infos",
+    "edits",
     "events",
     "hint_blocks",
     "ids",
@@ -81,6 +89,8 @@ __all__ = (
     "names",
     "payloads",
     "permission_rules",
+    "points",
+    "reply_streams",
     "roles",
     "text_blocks",
     "texts",
@@ -132,7 +142,7 @@ json_objects = st.dictionaries(texts, json_values, max_size=4)
 _label = st.from_regex(r"[A-Za-z0-9]([A-Za-z0-9-]{0,6}[A-Za-z0-9])?", fullmatch=True).filter(
     lambda s: not s.lower().startswith("xn--"))  # punycode labels are validated by pydantic
 _tld = st.from_regex(r"[A-Za-z][A-Za-z0-9]{0,5}", fullmatch=True)  # never numeric: no IPv4 reading
-_no_controls = ("Cs", "Cc")
+_no_controls: tuple[Literal["Cs"], Literal["Cc"]] = ("Cs", "Cc")
 _segment = st.text(st.characters(codec="utf-8", exclude_categories=_no_controls, exclude_characters="/?#\\"),
                    max_size=8).filter(lambda s: s.lower().replace("%2e", ".") not in {".", ".."})
 _query = st.text(st.characters(codec="utf-8", exclude_categories=_no_controls, exclude_characters="#"), max_size=10)
@@ -241,8 +251,10 @@ def block_strategy(cls: type[Any], provider_keys: bool = True) -> st.SearchStrat
     """The strategy for one block class."""
     if cls is wire.ThinkingBlock:
         return thinking_blocks(provider_keys=provider_keys)
-    return {wire.TextBlock: text_blocks, wire.HintBlock: hint_blocks, wire.DataBlock: data_blocks,
-            wire.ToolCallBlock: tool_call_blocks, wire.ToolResultBlock: tool_result_blocks}[cls]()
+    builders: dict[type[Any], Callable[[], st.SearchStrategy[Any]]] = {
+        wire.TextBlock: text_blocks, wire.HintBlock: hint_blocks, wire.DataBlock: data_blocks,
+        wire.ToolCallBlock: tool_call_blocks, wire.ToolResultBlock: tool_result_blocks}
+    return builders[cls]()
 
 
 def content_blocks(role: str = "assistant", provider_keys: bool = True) -> st.SearchStrategy[Any]:
@@ -363,3 +375,96 @@ EVENT_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
 def events(*classes: type[Any]) -> st.SearchStrategy[Any]:
     """Any of the 28 events, or of the given event classes only."""
     return st.one_of([EVENT_STRATEGIES[cls] for cls in classes or EVENT_STRATEGIES])
+
+
+# -- well-formed reply streams, for the reducer and the framings ----------------
+#
+# A stream is a set of blocks (text, thinking, base64 data, URL data, tool call
+# with its result, hint) whose START/delta/END events are interleaved at random,
+# each block's own events staying in order, with model-call usage in between
+# and a REPLY_END at the close, all of reply ``REPLY``. Event ids and
+# timestamps are unique and increasing, as a real producer writes them.
+_no_surrogates: tuple[Literal["Cs"]] = ("Cs",)
+_short_texts = st.text(st.characters(codec="utf-8", exclude_categories=_no_surrogates), max_size=12)
+_short_chunks = st.binary(max_size=24)
+
+
+@st.composite
+def _block_program(draw: st.DrawFn, n: int) -> list[tuple[str, dict[str, Any]]]:
+    """The events of block number ``n`` as (event class name, fields) pairs."""
+    kind = draw(st.sampled_from(["text", "thinking", "data", "url", "tool", "hint"]))
+    bid = f"b{n}"
+    ops: list[tuple[str, dict[str, Any]]]
+    if kind in ("text", "thinking"):
+        cls = "TextBlock" if kind == "text" else "ThinkingBlock"
+        ops = [(f"{cls}StartEvent", {"block_id": bid})]
+        ops += [(f"{cls}DeltaEvent", {"block_id": bid, "delta": d}) for d in draw(st.lists(_short_texts, max_size=6))]
+        end: dict[str, Any] = {"block_id": bid}
+        if kind == "text" and draw(st.booleans()):
+            end["text"] = draw(_short_texts)
+        ops.append((f"{cls}EndEvent", end))
+        return ops
+    if kind in ("data", "url"):
+        ops = [("DataBlockStartEvent", {"block_id": bid, "media_type": "image/png",
+                                        "name": draw(st.none() | st.just("x.png"))})]
+        ops += [("DataBlockDeltaEvent", {"block_id": bid, "media_type": "image/png", "data": c})
+                for c in draw(st.lists(_short_chunks, max_size=5))]
+        if kind == "url":
+            ops.append(("DataBlockDeltaEvent", {"block_id": bid, "media_type": "image/jpeg",
+                                                "url": f"https://example.com/{n}.jpg"}))
+        ops.append(("DataBlockEndEvent", {"block_id": bid}))
+        return ops
+    if kind == "hint":
+        hint: Any = draw(_short_texts | st.just([wire.TextBlock(text="note", id=f"h{n}", created_at="t0")]))
+        return [("HintBlockEvent", {"block_id": bid, "hint": hint, "source": draw(st.none() | _short_texts)})]
+    call = f"call_{n}"
+    ops = [("ToolCallStartEvent", {"tool_call_id": call, "tool_call_name": "Bash"})]
+    ops += [("ToolCallDeltaEvent", {"tool_call_id": call, "delta": d})
+            for d in draw(st.lists(_short_texts, max_size=4))]
+    ops.append(("ToolCallEndEvent", {"tool_call_id": call}))
+    ops.append(("ToolResultStartEvent", {"tool_call_id": call, "tool_call_name": "Bash"}))
+    parts = st.tuples(st.booleans(), _short_texts, _short_chunks, st.sampled_from(["d1", "d2"]))
+    for part in draw(st.lists(parts, max_size=5)):
+        is_text, text, data, data_id = part
+        if is_text:
+            ops.append(("ToolResultTextDeltaEvent", {"tool_call_id": call, "delta": text}))
+        else:
+            ops.append(("ToolResultDataDeltaEvent", {"tool_call_id": call, "block_id": f"{call}-{data_id}",
+                                                     "media_type": "image/png", "data": data}))
+    state = draw(st.sampled_from(list(wire.ToolResultState)))
+    ops.append(("ToolResultEndEvent", {"tool_call_id": call, "state": state,
+                                       "metadata": draw(st.just({}) | st.just({"exit_code": 0}))}))
+    return ops
+
+
+@st.composite
+def reply_streams(draw: st.DrawFn, max_blocks: int = 5) -> list[wire.AgentEvent]:
+    """A well-formed reply: REPLY_START, interleaved block events, usage, REPLY_END."""
+    programs = [draw(_block_program(n)) for n in range(draw(st.integers(0, max_blocks)))]
+    for _ in range(draw(st.integers(0, 2))):
+        programs.append([("ModelCallEndEvent", {"input_tokens": draw(st.integers(0, 99)),
+                                                "output_tokens": draw(st.integers(0, 99))})])
+    ops: list[tuple[str, dict[str, Any]]] = []
+    cursors = [0] * len(programs)
+    while any(c < len(p) for c, p in zip(cursors, programs, strict=True)):
+        live = [i for i, (c, p) in enumerate(zip(cursors, programs, strict=True)) if c < len(p)]
+        i = draw(st.sampled_from(live))
+        ops.append(programs[i][cursors[i]])
+        cursors[i] += 1
+    ops.insert(0, ("ReplyStartEvent", {"session_id": "s", "name": "Friday"}))
+    ops.append(("ReplyEndEvent", {"session_id": "s"}))
+    return [getattr(wire, cls)(id=f"e{i:05d}", created_at=f"2026-01-01T00:00:{i // 1000:02d}.{i % 1000:06d}",
+                               reply_id=REPLY, **fields)
+            for i, (cls, fields) in enumerate(ops)]
+
+
+
+# -- bytes: where to cut a stream, and how to damage it -------------------------
+
+#: Cut points for ``tests.helpers.cut`` (any ints: they are taken modulo the length).
+points = st.lists(st.integers(0, 1 << 20), max_size=30)
+#: Edits for ``tests.helpers.mutate``: (position, bytes to delete, bytes to insert).
+edits = st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 3),
+                           st.sampled_from([b"", b"\n", b"\r", b"\x00", b"{", b"}", b'"', b"\xff",
+                                            b"\x00\x00\x00\x05", b"\x81", b" ", b"\xc3"])),
+                 min_size=1, max_size=4)

@@ -4,7 +4,7 @@ async-iterable loop, and the replayable EventLog with SSE resume."""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -14,20 +14,22 @@ from anyio.abc import ByteReceiveStream, ByteSendStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 import wire
-from tests.conftest import catalog_lines
-from tests.reducer_streams import REPLY
-from wire.aio import EventLog, EventReceiveStream, EventSendStream, iter_events
-from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder, RawFrame
-from wire.sse import CHECKPOINT, SSEDecoder, SSEEncoder, read_checkpoint
+from tests.helpers import CATALOG, REPLY
+from wire.framing import (
+    FRAMINGS,
+    MsgpackFrameDecoder,
+    MsgpackFrameEncoder,
+    NDJSONDecoder,
+    NDJSONEncoder,
+    RawFrame,
+    SSEDecoder,
+    SSEEncoder,
+)
+from wire.resume import CHECKPOINT, read_checkpoint
+from wire.stores.memory import EventLog
+from wire.transports.streams import EventReceiveStream, EventSendStream, iter_events
 
 pytestmark = pytest.mark.anyio
-
-CATALOG = [wire.json.decode_event(line) for line in catalog_lines()]
-FRAMINGS: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {
-    "ndjson": (NDJSONEncoder, NDJSONDecoder),
-    "sse": (SSEEncoder, SSEDecoder),
-    "msgpack": (MsgpackFrameEncoder, MsgpackFrameDecoder),
-}
 
 
 class Chunks(ByteReceiveStream):
@@ -83,7 +85,7 @@ def reply() -> list[wire.AgentEvent]:
 @pytest.mark.parametrize("framing", FRAMINGS)
 @pytest.mark.parametrize("size", [1, 7, 4096])
 async def test_receive_stream(framing: str, size: int) -> None:
-    encoder_type, decoder_type = FRAMINGS[framing]
+    encoder_type, decoder_type = FRAMINGS[framing].encoder, FRAMINGS[framing].decoder
     transport = Chunks(chunked(encoder_type().encode_batch(CATALOG), size))
     stream = EventReceiveStream(transport, decoder_type(), receive_size=5)
     got = [event async for event in stream]
@@ -126,7 +128,7 @@ async def test_truncated_stream_ends_with_frame_error() -> None:
 
 @pytest.mark.parametrize("framing", FRAMINGS)
 async def test_send_stream(framing: str) -> None:
-    encoder_type, decoder_type = FRAMINGS[framing]
+    encoder_type, decoder_type = FRAMINGS[framing].encoder, FRAMINGS[framing].decoder
     sink = Sink()
     stream = EventSendStream(sink, encoder_type())
     await stream.send(CATALOG[0])
@@ -283,7 +285,7 @@ async def test_log_sse_fresh_checkpoint_and_replay() -> None:
         got, _ = await _sse_events(log, bad, resume="replay")
         assert got == events[:100]
     with pytest.raises(ValueError, match="resume"):
-        await _sse_events(log, "1", resume="rewind")  # type: ignore[arg-type]
+        await _sse_events(log, "1", resume="rewind")
 
     empty = new_log()
     empty.close()

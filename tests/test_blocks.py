@@ -14,28 +14,8 @@ import pytest
 from hypothesis import given, settings
 
 import wire
+from tests.helpers import GENERATED, REQUIRED, check_fields, expect
 from tests.strategies import urls
-from tests.test_conformance import field_default
-
-REQUIRED = "<required>"
-GENERATED = "<generated>"
-
-
-def check_fields(cls: type[Any], spec: list[tuple[str, Any]]) -> None:
-    """``cls`` has exactly the fields of ``spec``, in its order, each required,
-    generated (a fresh id or timestamp) or defaulting to the given JSON value."""
-    fields = msgspec.structs.fields(cls)
-    assert [f.encode_name for f in fields] == [name for name, _ in spec]
-    for info, (name, default) in zip(fields, spec, strict=True):
-        if default == REQUIRED:
-            assert info.default is msgspec.NODEFAULT and info.default_factory is msgspec.NODEFAULT, name
-        elif default == GENERATED:
-            assert info.default_factory not in (msgspec.NODEFAULT, list, dict), name
-        else:
-            assert field_default(info) is not msgspec.NODEFAULT, name
-            assert msgspec.to_builtins(field_default(info)) == default, name
-            assert type(msgspec.to_builtins(field_default(info))) is type(default), name
-
 
 # agentscope's block fields (agentscope.message._block), transcribed: tag, then the fields in wire order.
 BLOCKS: dict[type[Any], tuple[str, list[tuple[str, Any]]]] = {
@@ -68,8 +48,8 @@ def test_block_tags_are_the_references(cls: type[Any]) -> None:
     tag = BLOCKS[cls][0]
     assert cls.__struct_config__.tag_field == "type"
     assert cls.__struct_config__.tag == tag
-    fields = {name: (b"AA==" if name == "data" else "https://x.io/" if name == "url" else "x")
-              for name, default in BLOCKS[cls][1] if default == REQUIRED}
+    fields: dict[str, Any] = {name: (b"AA==" if name == "data" else "https://x.io/" if name == "url" else "x")
+                              for name, default in BLOCKS[cls][1] if default == REQUIRED}
     if cls is wire.DataBlock:
         fields["source"] = wire.URLSource(url="https://x.io/", media_type="x")
     block = cls(**fields)
@@ -119,7 +99,8 @@ def test_a_hint_block_is_finished_when_made() -> None:
 def test_mutable_defaults_are_not_shared() -> None:
     a = wire.ToolCallBlock(id="c", name="n", input="")
     b = wire.ToolCallBlock(id="c", name="n", input="")
-    a.suggested_rules.append(wire.PermissionRule(tool_name="t", rule_content=None, behavior="allow", source="s"))
+    rule = wire.PermissionRule(tool_name="t", rule_content=None, behavior=wire.PermissionBehavior.ALLOW, source="s")
+    a.suggested_rules.append(rule)
     assert b.suggested_rules == [] and a.state is wire.ToolCallState.PENDING
     r1 = wire.ToolResultBlock(id="c", name="n", output="")
     r2 = wire.ToolResultBlock(id="c", name="n", output="")
@@ -193,7 +174,7 @@ def test_any_provider_key_agentscope_keeps_is_kept(key: str) -> None:
     data = ('{"name":"n","role":"assistant","content":[{"type":"thinking","thinking":"x","id":"i",'
             f'"created_at":"c","{key}":"v"}}]}}').encode()
     msg = wire.json.decode_msg(data)
-    assert msg.content[0].thinking == "x"  # type: ignore[union-attr]
+    assert expect(wire.ThinkingBlock, msg.content[0]).thinking == "x"
     assert json.loads(wire.json.encode(msg))["content"][0][key] == "v"
 
 
@@ -210,7 +191,9 @@ def test_a_hint_holds_a_str_or_a_list_of_text_and_data_blocks() -> None:
     text = wire.TextBlock(text="note", id="t", created_at="c")
     data = wire.DataBlock(source=wire.URLSource(url="https://example.com/n.png", media_type="image/png"),
                           id="d", created_at="c")
-    for hint in ("<system-reminder>be concise</system-reminder>", [text, data]):
+    hints: list[str | list[wire.TextBlock | wire.DataBlock]] = ["<system-reminder>be concise</system-reminder>",
+                                                               [text, data]]
+    for hint in hints:
         block = wire.HintBlock(hint=hint, id="h", source="system", created_at="c", finished_at="c")
         msg = wire.AssistantMsg("a", [block], id="m", created_at="c")
         assert wire.json.decode_msg(wire.json.encode(msg)).content[0] == block
@@ -255,7 +238,7 @@ def test_urls_are_normalized_on_construction_and_decoding(given_url: str, stored
     assert wire.URLSource(url=given_url, media_type="x").url == stored
     data = json.dumps({"name": "n", "role": "user", "content": [
         {"type": "data", "source": {"type": "url", "url": given_url, "media_type": "x"}}]}).encode()
-    assert wire.json.decode_msg(data).content[0].source.url == stored  # type: ignore[union-attr]
+    assert expect(wire.URLSource, expect(wire.DataBlock, wire.json.decode_msg(data).content[0]).source).url == stored
 
 
 @pytest.mark.parametrize("bad", ["not a url", "/relative/path.png", "example.com/x", ""])

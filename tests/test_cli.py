@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 import wire
-from tests.conftest import CASES, VECTORS
+from tests.helpers import CASES, ROOT, VECTORS, Case, expect
 from wire.cli import COMMANDS, main
 from wire.framing import MsgpackFrameEncoder
 
-ROOT = Path(__file__).parent.parent
 DEMO_REPLY = ROOT / "wire" / "data" / "demo-reply.jsonl"
 TOOL_CASE = VECTORS / "tool_call_success"
 
@@ -43,7 +42,7 @@ def test_demo_streams_the_recorded_reply_over_loopback(format: str, capsys: pyte
     recorded = wire.AssistantMsg("Friday", [], id="5f0c9a1e7b3d4c2a8e6f1b0d9c7a5e31")
     recorded.extend_events(wire.json.decode_events(DEMO_REPLY.read_bytes()))
     assert f"over {format.upper()} from http://127.0.0.1:" in out
-    assert recorded.content[4].text in out  # type: ignore[union-attr]  # the answer, shown whole
+    assert expect(wire.TextBlock, recorded.content[4]).text in out  # the answer, shown whole
     assert "⚙ tool call Bash" in out and "↳ success" in out and "slowest-steps.png (image/png, 4,957 bytes)" in out
     assert "blocks     1 thinking, 2 text, 1 tool_call, 1 tool_result, 1 data" in out
     assert "events     198 in" in out and "\x1b[" not in out
@@ -64,14 +63,14 @@ def test_demo_refuses_a_negative_pace() -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_inspect_prints_every_event_and_the_rebuilt_reply(case: object, capsys: pytest.CaptureFixture[str]) -> None:
-    path = case.path / "events.jsonl"  # type: ignore[attr-defined]
+def test_inspect_prints_every_event_and_the_rebuilt_reply(case: Case, capsys: pytest.CaptureFixture[str]) -> None:
+    path = case.path / "events.jsonl"
     assert main(["inspect", str(path), "--json"]) == 0
     out = capsys.readouterr().out.splitlines()
     lines = [line for line in path.read_bytes().splitlines() if line.strip()]
     assert [int(line.split()[0]) for line in out[: len(lines)]] == list(range(len(lines)))
     rebuilt = wire.json.decode_msg(out[-1])
-    expected = wire.json.decode_msg((case.path / "expected_msg.json").read_bytes())  # type: ignore[attr-defined]
+    expected = wire.json.decode_msg((case.path / "expected_msg.json").read_bytes())
     assert rebuilt.get_text_content() == expected.get_text_content()
     assert [b.type for b in rebuilt.content] == [b.type for b in expected.content]
 

@@ -16,7 +16,7 @@ import msgspec
 import pytest
 
 import wire
-from tests.conftest import MESSAGES
+from tests.helpers import MESSAGES, expect
 
 VERBS = ("decode_event", "decode_events", "decode_msg", "encode", "encode_events")
 LINE = b'{"type":"USER_INTERRUPT","reply_id":"r"}'
@@ -53,7 +53,7 @@ def test_json_writes_binary_data_as_standard_padded_base64(payload: bytes) -> No
                                      data=payload)
     written = json.loads(wire.json.encode(event))["data"]
     assert written == base64.b64encode(payload).decode("ascii")  # '+' and '/', '=' padding: never URL-safe
-    assert wire.json.decode_event(wire.json.encode(event)).data == payload
+    assert expect(wire.DataBlockDeltaEvent, wire.json.decode_event(wire.json.encode(event))).data == payload
 
 
 def test_json_base64_is_agentscopes_own_text() -> None:
@@ -129,7 +129,8 @@ def test_json_decoders_take_bytes_like_and_str(kind: type[Any]) -> None:
 
 
 def test_encode_events_writes_one_line_per_event() -> None:
-    events = [INTERRUPT, wire.TextBlockDeltaEvent(id="e2", created_at="t", reply_id="r", block_id="b", delta="a\nb")]
+    events: list[wire.AgentEvent] = [
+        INTERRUPT, wire.TextBlockDeltaEvent(id="e2", created_at="t", reply_id="r", block_id="b", delta="a\nb")]
     data = wire.json.encode_events(events)
     assert data.endswith(b"\n") and data.count(b"\n") == 2
     assert [wire.json.decode_event(line) for line in data.splitlines()] == events
@@ -204,7 +205,7 @@ def test_msgpack_takes_bin_not_base64_text() -> None:
 
 
 def test_msgpack_event_streams_are_one_array() -> None:
-    events = [INTERRUPT, wire.CustomEvent(id="c", created_at="t", name="x", value={"a": [1, 2]})]
+    events: list[wire.AgentEvent] = [INTERRUPT, wire.CustomEvent(id="c", created_at="t", name="x", value={"a": [1, 2]})]
     data = wire.msgpack.encode_events(events)
     assert isinstance(msgspec.msgpack.decode(data), list)
     assert wire.msgpack.decode_events(data) == events
@@ -282,7 +283,7 @@ def _streamed_call() -> tuple[wire.Msg, wire.ToolCallBlock]:
 def test_a_msg_still_being_reduced_encodes_its_whole_text(codec: Any) -> None:
     msg, _ = _streamed_call()  # nothing has read the blocks: their parts are still pending
     back = codec.decode_msg(codec.encode(msg))
-    assert back.content[0].input == '{"command": "ls"}'  # type: ignore[union-attr]
+    assert back.content[0].input == '{"command": "ls"}'
     assert back.get_text_content() == "Hello"
 
 

@@ -13,94 +13,48 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 import pytest
 
 import wire
-from tests.conftest import CASES, MESSAGES, Case, catalog_lines, standalone_messages
+from tests.helpers import (
+    CASES,
+    MESSAGES,
+    Case,
+    assert_same_json,
+    catalog_lines,
+    field_default,
+    standalone_messages,
+    strict_equal,
+)
 
-# -- the comparison rule -----------------------------------------------------------------
+T = TypeVar("T", wire.AgentEvent, wire.Msg)
 
-
-def field_default(info: msgspec.structs.FieldInfo) -> Any:
-    """The value a field holds when it is left out, or NODEFAULT when leaving it
-    out gives a freshly generated value (an id, a timestamp) or is an error."""
-    if info.default is not msgspec.NODEFAULT:
-        return info.default
-    if info.default_factory in (list, dict):
-        return info.default_factory()
-    return msgspec.NODEFAULT
-
-
-def strict_equal(ours: Any, theirs: Any) -> bool:
-    """JSON values equal in type too (``1`` is not ``1.0`` nor ``true``)."""
-    if type(ours) is not type(theirs):
-        return False
-    if isinstance(ours, dict):
-        return ours.keys() == theirs.keys() and all(strict_equal(ours[k], theirs[k]) for k in ours)
-    if isinstance(ours, list):
-        return len(ours) == len(theirs) and all(strict_equal(a, b) for a, b in zip(ours, theirs, strict=True))
-    return bool(ours == theirs)
+# -- one vector's checks (the comparison rule is tests/helpers.py's assert_same_json) ---------
 
 
-def assert_same_json(obj: Any, ours: Any, theirs: Any, path: str = "$") -> None:
-    """Assert that ``ours`` (wire's JSON of ``obj``, parsed) says what ``theirs``
-    (agentscope's JSON, parsed) says: the same keys except fields wire left out
-    because they hold their default, and equal values everywhere.
-
-    ``obj`` is the wire object both describe; its Struct fields say which keys
-    are fields and what their defaults are. Keys that are not fields (the tag,
-    a ThinkingBlock's provider keys) must be present in both and equal."""
-    if isinstance(obj, msgspec.Struct):
-        assert isinstance(ours, dict) and isinstance(theirs, dict), path
-        unexpected = set(ours) - set(theirs)
-        assert not unexpected, f"{path}: wire wrote keys agentscope did not: {sorted(unexpected)}"
-        fields = msgspec.structs.fields(obj)
-        names = {f.encode_name for f in fields}
-        for info in fields:
-            where = f"{path}.{info.encode_name}"
-            assert info.encode_name in theirs, f"{where}: agentscope always writes every field"
-            if info.encode_name in ours:
-                assert_same_json(getattr(obj, info.name), ours[info.encode_name], theirs[info.encode_name], where)
-            else:
-                default = field_default(info)
-                assert default is not msgspec.NODEFAULT, f"{where}: wire left out a field that has no fixed default"
-                assert strict_equal(msgspec.to_builtins(default), theirs[info.encode_name]), (
-                    f"{where}: wire left it out as a default, agentscope wrote {theirs[info.encode_name]!r}")
-        for key in set(theirs) - names:  # the tag, and provider keys
-            assert key in ours, f"{path}: wire dropped {key!r}"
-            assert strict_equal(ours[key], theirs[key]), f"{path}.{key}: {ours[key]!r} != {theirs[key]!r}"
-    elif isinstance(obj, list):
-        assert isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs) == len(obj), path
-        for i, (item, a, b) in enumerate(zip(obj, ours, theirs, strict=True)):
-            assert_same_json(item, a, b, f"{path}[{i}]")
-    else:
-        assert strict_equal(ours, theirs), f"{path}: wire wrote {ours!r}, agentscope {theirs!r}"
+def check_round_trips(data: bytes, decode: Callable[[bytes], T], decode_msgpack: Callable[[bytes], T]) -> T:
+    """agentscope's JSON of an event or a Msg: decodes, re-encodes to
+    equivalent JSON, and survives both codecs' round trips."""
+    obj = decode(data)
+    ours = wire.json.encode(obj)
+    assert_same_json(obj, json.loads(ours), json.loads(data))
+    assert decode(ours) == obj
+    assert wire.json.encode(decode(ours)) == ours
+    assert decode_msgpack(wire.msgpack.encode(obj)) == obj
+    return obj
 
 
 def check_event_line(line: bytes) -> wire.AgentEvent:
-    """An agentscope event line: decodes, re-encodes to equivalent JSON, and
-    survives both codecs' round trips."""
-    event = wire.json.decode_event(line)
-    ours = wire.json.encode(event)
-    assert_same_json(event, json.loads(ours), json.loads(line))
-    assert wire.json.decode_event(ours) == event
-    assert wire.json.encode(wire.json.decode_event(ours)) == ours
-    assert wire.msgpack.decode_event(wire.msgpack.encode(event)) == event
-    return event
+    return check_round_trips(line, wire.json.decode_event, wire.msgpack.decode_event)
 
 
 def check_msg(data: bytes) -> wire.Msg:
-    msg = wire.json.decode_msg(data)
-    ours = wire.json.encode(msg)
-    assert_same_json(msg, json.loads(ours), json.loads(data))
-    assert wire.json.decode_msg(ours) == msg
-    assert wire.json.encode(wire.json.decode_msg(ours)) == ours
-    assert wire.msgpack.decode_msg(wire.msgpack.encode(msg)) == msg
-    return msg
+    return check_round_trips(data, wire.json.decode_msg, wire.msgpack.decode_msg)
 
 
 # -- the rule itself can fail ---------------------------------------------------------------

@@ -11,7 +11,8 @@ installed; CI installs it).
   random wire objects decodes in wire to an equal object.
 * The factories and constructors generate ids and timestamps in agentscope's
   order, so the same deterministic factories give the same JSON.
-* URLs are normalized as pydantic's ``AnyUrl`` normalizes them.
+* A relative URL is refused on both sides (URL normalization against
+  pydantic's ``AnyUrl`` needs only pydantic: test_url.py).
 * The lax coercions agentscope performs and wire deliberately does not.
 """
 
@@ -30,9 +31,8 @@ import pytest
 from hypothesis import given, settings
 
 import wire
-from tests.conftest import CASES, catalog_lines, standalone_messages
-from tests.strategies import events, msgs, urls
-from tests.test_conformance import assert_same_json, field_default
+from tests.helpers import CASES, assert_same_json, catalog_lines, field_default, standalone_messages
+from tests.strategies import events, msgs
 
 as_message = pytest.importorskip("agentscope.message")
 as_event = pytest.importorskip("agentscope.event")
@@ -43,7 +43,6 @@ as_common = pytest.importorskip("agentscope._utils._common")
 pydantic = pytest.importorskip("pydantic")
 
 _events = pydantic.TypeAdapter(Annotated[as_event.AgentEvent, pydantic.Field(discriminator="type")])
-_any_url = pydantic.TypeAdapter(pydantic.AnyUrl)
 
 
 def as_parse_event(data: bytes | str) -> Any:
@@ -263,55 +262,7 @@ def test_events_generate_their_ids_in_agentscopes_order(counting_factories: None
     assert_same_json(ours, json.loads(wire.json.encode(ours)), json.loads(theirs.model_dump_json()))
 
 
-# -- URLs normalized as pydantic's AnyUrl normalizes them ------------------------------------------------
-
-
-def pydantic_url(url: str) -> str | None:
-    try:
-        return str(_any_url.validate_python(url))
-    except pydantic.ValidationError:
-        return None
-
-
-def wire_url(url: str) -> str | None:
-    try:
-        return wire.URLSource(url=url, media_type="x").url
-    except ValueError:
-        return None
-
-
-AGREED_URLS = [
-    "https://EXAMPLE.com", "https://example.com/a b.png", "HTTPS://Example.com:443/Path/ü?x=a b",
-    "http://example.com:080/", "ftp://Ex.com:21/x", "ws://a.com:80", "https://example.com?q='x'",
-    "https://example.com/a#f g", "https://example.com/{}", "https://example.com/?a=`", "https://example.com/a%2",
-    "data:image/png;base64,AAAA", "file:///tmp/a b", "mailto:A@B.com", "s3://Bucket/Key With Space",
-    "https://[::1]:8080/x", "https://1.2.3.4/", "https://u:p@a.com:443/", "https://example.com:/x",
-    "not a url", "https://", "https://example.com:99999/", "  https://example.com/trim  ",
-]
-
-
-# Forms the WHATWG parser treats specially; each was a difference once.
-WHATWG_URLS = [
-    "https://example.com/a/../b", "https://example.com/./a", "https://例え.jp/x", "data:text/plain,hello world",
-    "http://a:0/", "https://exa mple.com/", "https://example.com/\tx", "https://example.com/a\\b",
-    "https://user:p w@example.com/", "https://ex%41mple.com/", "https:example.com", "https://[0:0:0:0:0:0:0:1]/",
-    "https://0x7f.1/", "file://Host/x", "file://localhost/etc", "https://example.com/a/%2e%2E/b",
-    "https://example.com/a/..", "https://256.1.1.1/", "https://1.2.3/", "http://[::1/", "https://a.com:08080/",
-    "s3://bucket/a/../b", "HTTP://U@A.com", "https://example.com/?q=a b#frag`x",
-]
-
-
-@pytest.mark.parametrize("url", AGREED_URLS + WHATWG_URLS)
-def test_urls_are_normalized_as_pydantic_anyurl_does(url: str) -> None:
-    assert wire_url(url) == pydantic_url(url)
-
-
-@settings(max_examples=300, deadline=None)
-@given(url=urls)
-def test_generated_urls_normalize_as_pydantic_and_are_stable(url: str) -> None:
-    normalized = wire_url(url)
-    assert normalized == pydantic_url(url)
-    assert normalized is not None and wire_url(normalized) == normalized
+# -- URLs: what agentscope's Msg refuses, wire refuses (the normalization itself: test_url.py) ------------
 
 
 def test_a_relative_url_is_rejected_on_both_sides() -> None:

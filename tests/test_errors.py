@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wire
-from tests.conftest import CASES, catalog_lines, standalone_messages
+from tests.helpers import CASES, catalog_lines, standalone_messages
 
 
 def test_the_hierarchy() -> None:

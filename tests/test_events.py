@@ -13,8 +13,7 @@ import msgspec
 import pytest
 
 import wire
-from tests.conftest import catalog_lines
-from tests.test_blocks import GENERATED, REQUIRED, check_fields
+from tests.helpers import GENERATED, REQUIRED, catalog_lines, check_fields, expect
 
 ENVELOPE = [("id", GENERATED), ("created_at", GENERATED), ("metadata", {})]
 R = ("reply_id", REQUIRED)
@@ -135,9 +134,9 @@ def test_a_data_chunk_has_exactly_one_of_data_and_url(cls: type[Any]) -> None:
 
 def test_a_tool_result_chunk_without_block_id_gets_a_fresh_one() -> None:
     line = b'{"type":"TOOL_RESULT_DATA_DELTA","reply_id":"r","tool_call_id":"c","media_type":"x","data":"AA=="}'
-    a, b = wire.json.decode_event(line), wire.json.decode_event(line)
-    assert re.fullmatch(r"[0-9a-f]{32}", a.block_id) and a.block_id != b.block_id  # type: ignore[union-attr]
-    assert json.loads(wire.json.encode(a))["block_id"] == a.block_id  # type: ignore[union-attr]
+    a, b = (expect(wire.ToolResultDataDeltaEvent, wire.json.decode_event(line)) for _ in range(2))
+    assert re.fullmatch(r"[0-9a-f]{32}", a.block_id) and a.block_id != b.block_id
+    assert json.loads(wire.json.encode(a))["block_id"] == a.block_id
 
 
 def test_events_are_frozen_and_do_not_share_metadata() -> None:

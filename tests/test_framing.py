@@ -5,9 +5,7 @@ limits hold, and raw frames and unknown events round-trip byte for byte."""
 from __future__ import annotations
 
 import struct
-import time
-from collections.abc import Callable, Sequence
-from itertools import pairwise
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -16,12 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wire
-from tests.conftest import CASES, Case, catalog_lines
-from tests.decoding import run
-from tests.reducer_streams import reply_streams
+from tests.helpers import CASES, CATALOG, Case, cut, growth_ratio, mutate, run
+from tests.strategies import edits, points, reply_streams
 from wire.events import UnknownEvent
 from wire.framing import (
     DEFAULT_MAX_FRAME_BYTES,
+    FRAMINGS,
     MsgpackFrameDecoder,
     MsgpackFrameEncoder,
     NDJSONDecoder,
@@ -29,17 +27,8 @@ from wire.framing import (
     RawFrame,
 )
 
-CATALOG = [wire.json.decode_event(line) for line in catalog_lines()]
-FRAMINGS = {
-    "ndjson": (NDJSONEncoder, NDJSONDecoder),
-    "msgpack": (MsgpackFrameEncoder, MsgpackFrameDecoder),
-}
-
-
-def cut(data: bytes, points: Sequence[int]) -> list[bytes]:
-    """``data`` split at ``points`` (any ints, reduced modulo its length)."""
-    marks = sorted({p % (len(data) + 1) for p in points} | {0, len(data)})
-    return [data[a:b] for a, b in pairwise(marks)]
+# SSE, the registry's third framing, has its own tests (test_sse.py).
+LINE_AND_LENGTH = {name: FRAMINGS[name] for name in ("ndjson", "msgpack")}
 
 
 def decode_all(decoder_type: Callable[[], Any], data: bytes) -> list[Any]:
@@ -48,20 +37,6 @@ def decode_all(decoder_type: Callable[[], Any], data: bytes) -> list[Any]:
     return items
 
 
-def mutate(data: bytes, edits: list[tuple[int, int, bytes]]) -> bytes:
-    """``data`` with each (position, bytes to delete, bytes to insert) applied."""
-    buf = bytearray(data)
-    for pos, delete, insert in edits:
-        pos %= len(buf) + 1
-        buf[pos:pos + delete] = insert
-    return bytes(buf)
-
-
-edits = st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 3),
-                           st.sampled_from([b"", b"\n", b"\r", b"\x00", b"{", b"}", b'"', b"\xff",
-                                            b"\x00\x00\x00\x05", b"\x81", b" ", b"\xc3"])),
-                 min_size=1, max_size=4)
-points = st.lists(st.integers(0, 1 << 20), max_size=30)
 
 
 # -- every chunking, same events ---------------------------------------------------------
@@ -80,18 +55,18 @@ def test_vectors_any_chunking(case: Case) -> None:
         assert run(MsgpackFrameDecoder(), chunks) == (expected, None)
 
 
-@pytest.mark.parametrize("framing", FRAMINGS)
+@pytest.mark.parametrize("framing", LINE_AND_LENGTH)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(events=reply_streams(), cuts=points)
 def test_any_chunking_same_events(framing: str, events: list[wire.AgentEvent], cuts: list[int]) -> None:
-    encoder_type, decoder_type = FRAMINGS[framing]
+    encoder_type, decoder_type = FRAMINGS[framing].encoder, FRAMINGS[framing].decoder
     data = encoder_type().encode_batch(events + CATALOG)
     assert run(decoder_type(), cut(data, cuts)) == (events + CATALOG, None)
 
 
-@pytest.mark.parametrize("framing", FRAMINGS)
+@pytest.mark.parametrize("framing", LINE_AND_LENGTH)
 def test_byte_by_byte(framing: str) -> None:
-    encoder_type, decoder_type = FRAMINGS[framing]
+    encoder_type, decoder_type = FRAMINGS[framing].encoder, FRAMINGS[framing].decoder
     data = encoder_type().encode_batch(CATALOG)
     assert run(decoder_type(), [data[i:i + 1] for i in range(len(data))]) == (CATALOG, None)
 
@@ -126,9 +101,9 @@ def test_ndjson_crlf_blank_lines_and_no_final_newline() -> None:
 # -- encoders ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("framing", FRAMINGS)
+@pytest.mark.parametrize("framing", LINE_AND_LENGTH)
 def test_encode_paths_agree(framing: str) -> None:
-    encoder_type, _ = FRAMINGS[framing]
+    encoder_type = FRAMINGS[framing].encoder
     batch = encoder_type().encode_batch(iter(CATALOG))
     encoder = encoder_type()
     assert b"".join(encoder.encode(e) for e in CATALOG) == batch
@@ -145,9 +120,9 @@ def test_ndjson_encoder_writes_what_wire_json_writes() -> None:
         assert MsgpackFrameEncoder().encode(event)[4:] == wire.msgpack.encode(event)
 
 
-@pytest.mark.parametrize("framing", FRAMINGS)
+@pytest.mark.parametrize("framing", LINE_AND_LENGTH)
 def test_failed_encode_leaves_buffer_untouched(framing: str) -> None:
-    encoder_type, _ = FRAMINGS[framing]
+    encoder_type = FRAMINGS[framing].encoder
     bad = wire.TextBlockDeltaEvent(reply_id="r", block_id="b", delta="\ud800")  # lone surrogate
     encoder = encoder_type()
     buf = bytearray(b"before")
@@ -274,13 +249,13 @@ def test_arbitrary_bytes(decoder_type: Callable[[], Any], data: bytes, cuts: lis
     assert run(decoder_type(), cut(data, cuts)) == whole
 
 
-@pytest.mark.parametrize("framing", FRAMINGS)
+@pytest.mark.parametrize("framing", LINE_AND_LENGTH)
 @settings(max_examples=200, deadline=None)
 @given(mutations=edits, cuts=points, unknown=st.sampled_from(["raise", "skip", "keep"]), raw=st.booleans(),
        crlf=st.booleans())
 def test_damaged_streams(framing: str, mutations: list[tuple[int, int, bytes]], cuts: list[int],
                          unknown: str, raw: bool, crlf: bool) -> None:
-    encoder_type, decoder_type = FRAMINGS[framing]
+    encoder_type, decoder_type = FRAMINGS[framing].encoder, FRAMINGS[framing].decoder
     data = encoder_type().encode_batch(CATALOG[:8])
     if crlf and framing == "ndjson":
         data = data.replace(b"\n", b"\r\n")
@@ -322,13 +297,13 @@ def test_msgpack_length_checked_before_buffering() -> None:
     assert (info.value.offset, info.value.index) == (4 + len(GOOD_MP), 1)
 
 
-@pytest.mark.parametrize("framing", FRAMINGS)
+@pytest.mark.parametrize("framing", LINE_AND_LENGTH)
 @settings(max_examples=100, deadline=None)
 @given(n=st.integers(1, 12), slack=st.integers(-3, 3), cuts=points, raw=st.booleans())
 def test_limit_near_frame_sizes(framing: str, n: int, slack: int, cuts: list[int], raw: bool) -> None:
     """A limit around the frames' sizes: the same outcome whole, cut anywhere,
     and one frame per chunk."""
-    encoder_type, decoder_type = FRAMINGS[framing]
+    encoder_type, decoder_type = FRAMINGS[framing].encoder, FRAMINGS[framing].decoder
     frames = [encoder_type().encode(e) for e in CATALOG[:n]]
     sizes = sorted(len(f) - (1 if framing == "ndjson" else 4) for f in frames)
     limit = max(1, sizes[len(sizes) // 2] + slack)
@@ -343,29 +318,37 @@ def test_limit_near_frame_sizes(framing: str, n: int, slack: int, cuts: list[int
     assert run(new(), frames) == whole
 
 
-@pytest.mark.parametrize("framing", ["ndjson", "msgpack"])
+@pytest.mark.parametrize("framing", LINE_AND_LENGTH)
 def test_linear_time_with_tiny_chunks(framing: str) -> None:
-    """A 400 KiB frame fed one byte at a time: a splitter that re-scans its
-    buffer for every chunk needs ~10^11 byte steps here; a linear one, 0.4 M feeds."""
-    big = wire.DataBlockDeltaEvent(reply_id="r", block_id="b", media_type="x/y", data=b"\1" * 300_000)
-    encoder_type, decoder_type = FRAMINGS[framing]
-    data = encoder_type().encode(big)
-    decoder = decoder_type()
-    feed = decoder.feed
-    start = time.perf_counter()
-    for i in range(len(data)):
-        feed(data[i:i + 1])
-    elapsed = time.perf_counter() - start
-    assert decoder.close() == [] and decoder.frames == 1
-    assert elapsed < 5, f"{elapsed:.1f} s for {len(data)} one-byte feeds"
+    """One big frame fed one byte at a time: four times the bytes take about
+    four times as long. A splitter that re-scanned or copied its buffer for
+    every chunk would take about sixteen times as long."""
+    encoder_type, decoder_type = FRAMINGS[framing].encoder, FRAMINGS[framing].decoder
+
+    def one_byte_feeds(size: int) -> Callable[[], None]:
+        big = wire.DataBlockDeltaEvent(reply_id="r", block_id="b", media_type="x/y", data=b"\1" * size)
+        data = encoder_type().encode(big)
+        chunks = [data[i:i + 1] for i in range(len(data))]
+        decoder = decoder_type()
+
+        def feed_all() -> None:
+            feed = decoder.feed
+            for chunk in chunks:
+                feed(chunk)
+            assert decoder.close() == [] and decoder.frames == 1
+
+        return feed_all
+
+    ratio = growth_ratio(one_byte_feeds, 50_000)
+    assert ratio < 8, f"4x the bytes took {ratio:.1f}x the time"
 
 
-@pytest.mark.parametrize("framing", FRAMINGS)
+@pytest.mark.parametrize("framing", LINE_AND_LENGTH)
 @pytest.mark.parametrize("damage_at", [None, 0.0, 0.3, 0.7, 1.0])
 def test_big_buffer_in_one_feed(framing: str, damage_at: float | None) -> None:
     """A buffer of several 64 KiB windows fed at once gives what small chunks
     give; an error in a later window carries the events of the earlier ones."""
-    encoder_type, decoder_type = FRAMINGS[framing]
+    encoder_type, decoder_type = FRAMINGS[framing].encoder, FRAMINGS[framing].decoder
     items: list[Any] = CATALOG * 40
     if damage_at is not None:  # a frame whose payload is no event
         items.insert(int(len(items) * damage_at), RawFrame(b"{oops" if framing == "ndjson" else b"\xc1"))
@@ -382,9 +365,9 @@ def test_big_buffer_in_one_feed(framing: str, damage_at: float | None) -> None:
 FUTURE = {"type": "FUTURE_EVENT", "id": "f1", "payload": {"x": [1, 2.5, None]}, "b": "é"}
 
 
-@pytest.mark.parametrize("framing", FRAMINGS)
+@pytest.mark.parametrize("framing", LINE_AND_LENGTH)
 def test_unknown_policies(framing: str) -> None:
-    encoder_type, decoder_type = FRAMINGS[framing]
+    encoder_type, decoder_type = FRAMINGS[framing].encoder, FRAMINGS[framing].decoder
     fmt = "json" if framing == "ndjson" else "msgpack"
     future = msgspec.json.encode(FUTURE) if fmt == "json" else msgspec.msgpack.encode(FUTURE)
     encoder = encoder_type()
@@ -413,9 +396,9 @@ def test_known_type_with_bad_fields_is_not_unknown() -> None:
     assert items == CATALOG[:1] and error == ("DecodeError", len(GOOD) + 1, 1)
 
 
-@pytest.mark.parametrize("framing", FRAMINGS)
+@pytest.mark.parametrize("framing", LINE_AND_LENGTH)
 def test_raw_frames_round_trip(framing: str) -> None:
-    encoder_type, decoder_type = FRAMINGS[framing]
+    encoder_type, decoder_type = FRAMINGS[framing].encoder, FRAMINGS[framing].decoder
     data = encoder_type().encode_batch(CATALOG)
     for size in (1, 100, len(data)):
         frames, error = run(decoder_type(raw=True), [data[i:i + size] for i in range(0, len(data), size)])

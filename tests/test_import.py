@@ -13,9 +13,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
 
 # Prints the modules that importing the argument adds to sys.modules, measured
 # inside the fresh interpreter after its own startup (site, .pth hooks).

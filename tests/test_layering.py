@@ -117,8 +117,8 @@ def wire_imports(source: str, module: str, modules: set[str] | None = None) -> s
 
     def visit(node: ast.AST) -> None:
         if isinstance(node, ast.If) and _is_type_checking(node.test):
-            for child in node.orelse:
-                visit(child)
+            for branch in node.orelse:
+                visit(branch)
             return
         if isinstance(node, ast.Import):
             for alias in node.names:

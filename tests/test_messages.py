@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 import wire
-from tests.test_blocks import GENERATED, REQUIRED, check_fields
+from tests.helpers import GENERATED, REQUIRED, check_fields, expect
 
 
 def test_msg_has_the_eleven_fields_of_the_reference() -> None:
@@ -47,7 +47,7 @@ def test_user_and_system_msgs_wrap_a_str_and_finish_when_created(factory: Callab
 
 def test_assistant_msg_wraps_a_str_and_is_not_finished() -> None:
     msg = wire.AssistantMsg("bot", "hi")
-    assert [type(b) for b in msg.content] == [wire.TextBlock] and msg.content[0].text == "hi"  # type: ignore[union-attr]
+    assert [type(b) for b in msg.content] == [wire.TextBlock] and expect(wire.TextBlock, msg.content[0]).text == "hi"
     assert msg.finished_at is None and msg.role == "assistant"
 
 
@@ -134,7 +134,7 @@ def test_has_content_blocks() -> None:
 
 # -- role rules ---------------------------------------------------------------------------------------------------
 
-ALL_BLOCKS = {
+ALL_BLOCKS: dict[str, Callable[[], wire.ContentBlock]] = {
     "text": lambda: wire.TextBlock(text="t"),
     "data": lambda: wire.DataBlock(source=wire.Base64Source(data=b"\x00", media_type="x")),
     "thinking": lambda: wire.ThinkingBlock(thinking="t"),
@@ -206,7 +206,8 @@ def test_default_timestamps_are_iso_8601_utc_with_an_offset() -> None:
     before = datetime.now().astimezone()
     stamp = wire.UserMsg("u", "x").created_at
     parsed = datetime.fromisoformat(stamp)
-    assert parsed.utcoffset() is not None and parsed.utcoffset().total_seconds() == 0  # type: ignore[union-attr]
+    offset = parsed.utcoffset()
+    assert offset is not None and offset.total_seconds() == 0
     assert stamp.endswith("+00:00")
     assert abs((parsed - before).total_seconds()) < 60
 
@@ -267,7 +268,7 @@ def test_the_conftest_factories_are_agentscopes_apply_regime(deterministic_facto
                                    "2026-11-21T20:50:03.769839+00:00", "not a time at all"])
 def test_any_timestamp_survives_both_codecs_unchanged(stamp: str) -> None:
     msg = wire.UserMsg("u", "x", created_at=stamp, id="m")
-    msg.content[0].created_at = stamp  # type: ignore[union-attr]
+    msg.content[0].created_at = stamp
     for codec in (wire.json, wire.msgpack):
         back = codec.decode_msg(codec.encode(msg))
-        assert back.created_at == back.finished_at == back.content[0].created_at == stamp  # type: ignore[union-attr]
+        assert back.created_at == back.finished_at == back.content[0].created_at == stamp

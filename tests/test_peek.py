@@ -16,12 +16,11 @@ from hypothesis import strategies as st
 
 import wire
 from tests import strategies
-from tests.conftest import Case, catalog_lines
+from tests.helpers import CATALOG, Case, catalog_lines, expect
 from wire.events import AgentEvent, EventType
 from wire.peek import Envelope, UnknownEnvelope, envelope_of, peek_json, peek_json_lines, peek_msgpack
 
 ENVELOPE_FIELDS = ("session_id", "reply_id", "block_id", "tool_call_id")
-CATALOG = [wire.json.decode_event(line) for line in catalog_lines()]
 
 
 class Codec:
@@ -117,7 +116,7 @@ def test_tool_result_data_delta_without_block_id() -> None:
             b'"media_type":"image/png","data":"AAAA"}')
     env = peek_json(line)
     assert env.block_id is None  # full decoding generates one; a peek cannot know it
-    assert wire.json.decode_event(line).block_id  # type: ignore[union-attr]
+    assert expect(wire.ToolResultDataDeltaEvent, wire.json.decode_event(line)).block_id
     assert env.reply_id == "r"
     assert env.tool_call_id == "c"
 
@@ -126,10 +125,10 @@ def test_tool_result_data_delta_without_block_id() -> None:
 
 
 def test_envelope_is_small_frozen_hashable_and_pickles() -> None:
-    event = next(e for e in CATALOG if e.type is EventType.TEXT_BLOCK_DELTA)
+    event = next(e for e in CATALOG if isinstance(e, wire.TextBlockDeltaEvent))
     env = peek_json(wire.json.encode(event))
-    assert repr(env) == (f"Envelope(type='TEXT_BLOCK_DELTA', reply_id={event.reply_id!r}, "  # type: ignore[union-attr]
-                         f"block_id={event.block_id!r})")  # type: ignore[union-attr]
+    assert repr(env) == (f"Envelope(type='TEXT_BLOCK_DELTA', reply_id={event.reply_id!r}, "
+                         f"block_id={event.block_id!r})")
     with pytest.raises(AttributeError):
         env.reply_id = "other"  # type: ignore[misc]
     routes = {env: "a"}

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).parent.parent
+from tests.helpers import ROOT
+
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 
 import wire
-from tests.reducer_streams import REPLY, initial_msg, reply_streams
-from tests.test_reducer import ANOMALIES, as_json, mask_apply_time
+from tests.helpers import ANOMALIES, REPLY, as_json, initial_msg, mask_apply_time
+from tests.strategies import reply_streams
 
 agentscope_message = pytest.importorskip("agentscope.message")
 agentscope_event = pytest.importorskip("agentscope.event")

@@ -29,20 +29,28 @@ from typing import Any
 import anyio
 import msgspec
 import pytest
-from anyio.abc import SocketAttribute
+from anyio.abc import SocketAttribute, SocketListener
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wire
 from benchmarks.workload import reply_events
-from tests.relay_example import relay
-from tests.test_framing import cut, edits, mutate, points, run
+from tests.helpers import ROOT, cut, mutate, run
+from tests.relay_example import Decoder, Encoder, relay
+from tests.strategies import edits, points
 from wire.events import AgentEvent
-from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder, RawFrame
+from wire.framing import (
+    FRAMINGS,
+    MsgpackFrameDecoder,
+    MsgpackFrameEncoder,
+    NDJSONDecoder,
+    NDJSONEncoder,
+    RawFrame,
+    SSEDecoder,
+    SSEEncoder,
+)
 from wire.peek import UnknownEnvelope, peek_json, peek_msgpack
-from wire.sse import SSEDecoder, SSEEncoder
 
-ROOT = Path(__file__).parent.parent
 README_HEADING = "### A relay: frames routed by reply, bytes untouched"
 
 # -- the workload: several replies, interleaved ------------------------------------------------
@@ -116,6 +124,7 @@ async def run_relay(stream: bytes, decoder: Any, new_encoder: Callable[[], Any],
     """Relay ``stream`` over loopback TCP to one subscriber per SUBSCRIBED
     reply: what each received, and the wire error that ended the relay."""
     (listener,) = (await anyio.create_tcp_listener(local_host="127.0.0.1")).listeners
+    assert isinstance(listener, SocketListener)
     port = listener.extra(SocketAttribute.local_port)
     received: dict[str, bytes] = {}
     errors: list[wire.RemoteProtocolError] = []
@@ -156,7 +165,10 @@ def expected(frames: list[tuple[str | None, bytes]], frame: Callable[[Sequence[b
     return {r: frame([p for reply_id, p in frames if reply_id == r]) for r in SUBSCRIBED}
 
 
-CONVERSIONS = {
+# (codec, new raw decoder, producer's framing, new encoder, subscriber's framing)
+Conversion = tuple[str, Callable[[], Decoder], Callable[[Sequence[bytes]], bytes], Callable[[], Encoder],
+                   Callable[[Sequence[bytes]], bytes]]
+CONVERSIONS: dict[str, Conversion] = {
     "NDJSON to NDJSON": ("json", lambda: NDJSONDecoder(raw=True, peek=True, unknown="keep"), ndjson,
                          NDJSONEncoder, ndjson),
     "MessagePack to MessagePack": ("msgpack", lambda: MsgpackFrameDecoder(raw=True, peek=True, unknown="keep"),
@@ -223,19 +235,16 @@ def test_the_readme_shows_the_tested_relay() -> None:
 
 # -- peek=True under any chunking ------------------------------------------------------------------
 
-PEEKERS: dict[str, tuple[str, Callable[..., Any], Callable[[Sequence[bytes]], bytes]]] = {
-    "ndjson": ("json", NDJSONDecoder, ndjson),
-    "msgpack": ("msgpack", MsgpackFrameDecoder, msgpack_frames),
-    "sse": ("json", SSEDecoder, sse),
-}
+# How a producer frames payloads, by framing name (the names of wire.framing.FRAMINGS).
+FRAMERS: dict[str, Callable[[Sequence[bytes]], bytes]] = {"ndjson": ndjson, "sse": sse, "msgpack": msgpack_frames}
 STREAMS = {fmt: interleaved(fmt) for fmt in ("json", "msgpack")}
 
 
-@pytest.mark.parametrize("framing", PEEKERS)
+@pytest.mark.parametrize("framing", FRAMERS)
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cuts=points, start=st.integers(0, 900), n=st.integers(1, 120))
 def test_peek_frames_any_chunking(framing: str, cuts: list[int], start: int, n: int) -> None:
-    fmt, decoder_type, frame = PEEKERS[framing]
+    fmt, decoder_type, frame = FRAMINGS[framing].codec, FRAMINGS[framing].decoder, FRAMERS[framing]
     payloads = [p for _, p in STREAMS[fmt][start:start + n]]
     frames, error = run(decoder_type(raw=True, peek=True, unknown="keep"), cut(frame(payloads), cuts))
     assert error is None
@@ -244,7 +253,7 @@ def test_peek_frames_any_chunking(framing: str, cuts: list[int], start: int, n: 
     assert [f.envelope for f in frames] == [peek(p, unknown="keep") for p in payloads]
 
 
-@pytest.mark.parametrize("framing", PEEKERS)
+@pytest.mark.parametrize("framing", FRAMERS)
 @settings(max_examples=150, deadline=None)
 @given(mutations=edits, cuts=points, unknown=st.sampled_from(["raise", "skip", "keep"]), crlf=st.booleans())
 def test_peek_damaged_streams(framing: str, mutations: list[tuple[int, int, bytes]], cuts: list[int],
@@ -252,7 +261,7 @@ def test_peek_damaged_streams(framing: str, mutations: list[tuple[int, int, byte
     """Damaged bytes: the same frames and error whole or cut anywhere; every
     frame's envelope is what wire.peek reads from its payload; and a stream
     that decodes in full peeks in full, to the same number of items."""
-    fmt, decoder_type, frame = PEEKERS[framing]
+    fmt, decoder_type, frame = FRAMINGS[framing].codec, FRAMINGS[framing].decoder, FRAMERS[framing]
     data = frame([p for _, p in STREAMS[fmt][:12]])
     if crlf and framing != "msgpack":
         data = data.replace(b"\n", b"\r\n")
@@ -305,7 +314,7 @@ def test_raw_frame_is_refused_by_other_encoders() -> None:
     frame = RawFrame(b'{"type":"FUTURE_EVENT"}', envelope=UnknownEnvelope(type="FUTURE_EVENT"))
     for encode in (wire.json.encode, wire.msgpack.encode):
         with pytest.raises(wire.EncodeError, match="cannot encode RawFrame"):
-            encode(frame)  # type: ignore[arg-type]
+            encode(frame)
     with pytest.raises(wire.EncodeError):
         wire.json.encode_events([frame])  # type: ignore[list-item]
     with pytest.raises(TypeError, match="RawFrame"):
@@ -313,10 +322,9 @@ def test_raw_frame_is_refused_by_other_encoders() -> None:
     assert pickle.loads(pickle.dumps(frame)) == frame
     assert repr(frame) == "RawFrame(b'{\"type\":\"FUTURE_EVENT\"}', envelope=UnknownEnvelope(type='FUTURE_EVENT'))"
     with pytest.raises(TypeError):
-        RawFrame(b"x", None, None)  # type: ignore[call-arg]
+        RawFrame(b"x", None, None)  # type: ignore[call-arg, arg-type]  # its hidden field is keyword-only
 
 
-ENCODERS = {"ndjson": NDJSONEncoder, "msgpack": MsgpackFrameEncoder, "sse": SSEEncoder}
 # Payload bytes chosen to hit every check: line breaks, blanks, leading whitespace.
 payload_bytes = st.lists(st.sampled_from([b"{", b"}", b" ", b"\t", b"\n", b"\r", b"a", b'"']), max_size=6).map(
     b"".join)
@@ -329,7 +337,7 @@ def _outcome(fn: Callable[[], bytes]) -> bytes | str:
         return "EncodeError"
 
 
-@pytest.mark.parametrize("framing", ENCODERS)
+@pytest.mark.parametrize("framing", FRAMINGS)
 @settings(max_examples=200, deadline=None)
 @given(payloads=st.lists(payload_bytes, max_size=6), mixed=st.booleans(),
        as_type=st.sampled_from([bytes, bytearray, memoryview]))
@@ -340,10 +348,10 @@ def test_batch_of_frames_is_the_frames_one_by_one(framing: str, payloads: list[b
     items: list[Any] = [RawFrame(as_type(p)) for p in payloads]
     if mixed:
         items.insert(len(items) // 2, wire.TextBlockEndEvent(id="e", created_at="t", reply_id="r", block_id="b"))
-    one_by_one, batch = ENCODERS[framing](), ENCODERS[framing]()
+    one_by_one, batch = FRAMINGS[framing].encoder(), FRAMINGS[framing].encoder()
     assert _outcome(lambda: batch.encode_batch(items)) == _outcome(
         lambda: b"".join([one_by_one.encode(item) for item in items]))
-    if framing == "sse":
+    if isinstance(batch, SSEEncoder) and isinstance(one_by_one, SSEEncoder):
         assert batch.next_id == one_by_one.next_id
 
 
@@ -351,7 +359,7 @@ def test_batch_paths_agree_on_the_workload() -> None:
     for fmt, framings in (("json", ("ndjson", "sse")), ("msgpack", ("msgpack",))):
         frames = [RawFrame(p) for _, p in STREAMS[fmt]]
         for framing in framings:
-            encoder_type = ENCODERS[framing]
+            encoder_type = FRAMINGS[framing].encoder
             data = encoder_type().encode_batch(frames)
             assert data == b"".join(map(encoder_type().encode, frames))
             buf = bytearray()

@@ -31,12 +31,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import wire
-from tests.conftest import CASES, catalog_lines, standalone_messages
+from tests.helpers import CASES, ROOT, catalog_lines, standalone_messages
 from wire import cli
 from wire import schema as wire_schema
 from wire.events import _Event
 
-ROOT = Path(__file__).parent.parent
 SCHEMAS = ROOT / "schemas"
 TS_DIR = Path(__file__).parent / "ts"
 NODE = shutil.which("node")

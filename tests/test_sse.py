@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -17,19 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wire
-from tests.conftest import CASES, catalog_lines
-from tests.decoding import run
-from tests.reducer_streams import REPLY, initial_msg, reply_streams
+from tests.helpers import CASES, CATALOG, REPLY, cut, growth_ratio, initial_msg, run
+from tests.strategies import points, reply_streams
 from wire.events import UnknownEvent
-from wire.sse import CHECKPOINT, RawFrame, SSEDecoder, SSEEncoder, checkpoint, read_checkpoint
+from wire.framing import RawFrame, SSEDecoder, SSEEncoder
+from wire.resume import CHECKPOINT, checkpoint, read_checkpoint
 
-CATALOG = [wire.json.decode_event(line) for line in catalog_lines()]
 SSE_CASES = [c for c in CASES if c.sse is not None]
-
-
-def cut(data: bytes, points: Sequence[int]) -> list[bytes]:
-    marks = sorted({p % (len(data) + 1) for p in points} | {0, len(data)})
-    return [data[a:b] for a, b in pairwise(marks)]
 
 
 def agentscope_sse(lines: list[bytes], heartbeats: Sequence[int] = ()) -> bytes:
@@ -45,7 +38,6 @@ def agentscope_sse(lines: list[bytes], heartbeats: Sequence[int] = ()) -> bytes:
     return b"".join(out)
 
 
-points = st.lists(st.integers(0, 1 << 20), max_size=30)
 line_ends = st.sampled_from([b"\n", b"\r\n", b"\r"])
 
 
@@ -445,17 +437,26 @@ def test_empty_feeds_change_nothing(end: bytes) -> None:
 
 @pytest.mark.parametrize("end", [b"\n", b"\r\n"])
 def test_linear_time_with_tiny_chunks(end: bytes) -> None:
-    big = wire.DataBlockDeltaEvent(reply_id="r", block_id="b", media_type="x/y", data=b"\1" * 300_000)
-    data = SSEEncoder().encode(big).replace(b"\n", end)
-    decoder = SSEDecoder()
-    feed = decoder.feed
-    start = time.perf_counter()
-    items = []
-    for i in range(len(data)):
-        items += feed(data[i:i + 1])
-    elapsed = time.perf_counter() - start
-    assert items == [big]
-    assert elapsed < 5, f"{elapsed:.1f} s for {len(data)} one-byte feeds"
+    """One big frame fed one byte at a time: four times the bytes take about
+    four times as long (a parser that re-scanned its buffer for every chunk
+    would take about sixteen times as long)."""
+    def one_byte_feeds(size: int) -> Callable[[], None]:
+        big = wire.DataBlockDeltaEvent(reply_id="r", block_id="b", media_type="x/y", data=b"\1" * size)
+        data = SSEEncoder().encode(big).replace(b"\n", end)
+        chunks = [data[i:i + 1] for i in range(len(data))]
+        decoder = SSEDecoder()
+
+        def feed_all() -> None:
+            feed = decoder.feed
+            items = []
+            for chunk in chunks:
+                items += feed(chunk)
+            assert items == [big]
+
+        return feed_all
+
+    ratio = growth_ratio(one_byte_feeds, 50_000)
+    assert ratio < 8, f"4x the bytes took {ratio:.1f}x the time"
 
 
 # -- encoder, raw frames, unknown events -------------------------------------------------------

@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import socket
-import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from pathlib import Path
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 
 import anyio
 import httpx
@@ -24,21 +21,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 import wire
-from wire.aio import EventLog, EventReceiveStream, EventSendStream, iter_events
-from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder
-from wire.http import ndjson_response, sse_endpoint
-from wire.sse import SSEDecoder, SSEEncoder, read_checkpoint
-
-# benchmarks/ is a package at the repo root, not an installed one.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks import workload
+from wire.framing import FRAMINGS, NDJSONDecoder, SSEDecoder
+from wire.resume import read_checkpoint
+from wire.stores.memory import EventLog
+from wire.transports.http import ndjson_response, sse_endpoint
+from wire.transports.streams import EventReceiveStream, EventSendStream, iter_events
 
 EVENTS = workload.reply_events(seed=0)
-FRAMINGS: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {
-    "ndjson": (NDJSONEncoder, NDJSONDecoder),
-    "sse": (SSEEncoder, SSEDecoder),
-    "msgpack": (MsgpackFrameEncoder, MsgpackFrameDecoder),
-}
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +45,7 @@ async def test_tcp_reply_round_trip(framing: str, expected: wire.Msg) -> None:
     """The client sends the reply, the server rebuilds the Msg and sends
     every event back, the client rebuilds it too: all three Msgs are equal."""
     assert len(EVENTS) == 24_800
-    encoder_type, decoder_type = FRAMINGS[framing]
+    encoder_type, decoder_type = FRAMINGS[framing].encoder, FRAMINGS[framing].decoder
     server_msg = workload.initial_msg()
 
     async def serve(connection: SocketStream) -> None:
@@ -197,7 +187,9 @@ async def test_sse_drop_and_resume_with_a_checkpoint(server: tuple[str, Replies]
             assert response.headers["content-type"].startswith("text/event-stream")
             assert response.headers["cache-control"] == "no-cache"
             seen = 0
-            async with contextlib.aclosing(iter_events(response.aiter_bytes(), decoder)) as events:
+            received = iter_events(response.aiter_bytes(), decoder)
+            assert isinstance(received, AsyncGenerator)  # closed on the way out, as the connection is
+            async with contextlib.aclosing(received) as events:
                 async for event in events:
                     msg.append_event(event)
                     seen += 1

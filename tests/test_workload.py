@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
 import wire
-
-# benchmarks/ is a package at the repo root, not an installed one.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks import workload
+from tests.helpers import expect
 
 
 @pytest.mark.parametrize("seed", [0, 7])
@@ -35,7 +30,7 @@ def test_reduces_to_the_expected_blocks() -> None:
     ]
     assert msg.finished_reason == wire.ReplyFinishedReason.COMPLETED
     assert msg.usage is not None and msg.usage.input_tokens > 0
-    assert all(b.state == wire.ToolCallState.FINISHED for b in msg.content if b.type == "tool_call")
+    assert all(b.state == wire.ToolCallState.FINISHED for b in msg.content if isinstance(b, wire.ToolCallBlock))
     data = msg.content[-1]
     assert isinstance(data, wire.DataBlock) and isinstance(data.source, wire.Base64Source)
     assert len(data.source.data) == round(workload.DATA_BYTES * 0.02)
@@ -57,4 +52,5 @@ def test_growth_workloads() -> None:
     msg = workload.initial_msg().extend_events(workload.text_delta_events(50), strict=True)
     assert len(msg.content) == 1 and msg.content[0].finished_at is not None
     msg = workload.initial_msg().extend_events(workload.data_delta_events(3, chunk=30), strict=True)
-    assert len(msg.content[0].source.data) == 90  # type: ignore[union-attr]
+    source = expect(wire.Base64Source, expect(wire.DataBlock, msg.content[0]).source)
+    assert len(source.data) == 90

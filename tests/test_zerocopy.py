@@ -31,14 +31,13 @@ from hypothesis import strategies as st
 import wire
 from benchmarks import workload
 from tests import strategies
-from tests.conftest import CASES, Case, catalog_lines
+from tests.helpers import CASES, CATALOG, Case, expect
 from wire import zerocopy
 from wire.events import AgentEvent, DataBlockDeltaEvent, EventType, ToolResultDataDeltaEvent
 from wire.zerocopy import DataBlockDeltaView, ToolResultDataDeltaView
 
 T = TypeVar("T")
 CHUNK = 64 * 1024
-CATALOG = [wire.json.decode_event(line) for line in catalog_lines()]
 VIEWS: dict[type[Any], type[Any]] = {DataBlockDeltaEvent: DataBlockDeltaView,
                                      ToolResultDataDeltaEvent: ToolResultDataDeltaView}
 
@@ -219,8 +218,14 @@ def started_msg() -> wire.Msg:
 
 
 def read_data(msg: wire.Msg, tool: bool) -> bytes:
-    block: Any = msg.content[1].output[0] if tool else msg.content[0]  # type: ignore[union-attr]
-    return block.source.data  # type: ignore[no-any-return]
+    block: object
+    if tool:
+        output = expect(wire.ToolResultBlock, msg.content[1]).output
+        assert isinstance(output, list)
+        block = output[0]
+    else:
+        block = msg.content[0]
+    return expect(wire.Base64Source, expect(wire.DataBlock, block).source).data
 
 
 def append_all(msg: wire.Msg, decoded: list[Any]) -> None:
