@@ -30,8 +30,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wire
-from tests.conftest import CASES, Case
-from tests.reducer_streams import initial_msg, reply_streams
+from tests.helpers import CASES, Case, initial_msg
+from tests.strategies import reply_streams
 from wire.bridges.agui import (
     INCOMPLETE_CODE,
     AGUIBridge,
@@ -322,7 +322,7 @@ EDGE_STREAMS = {
         ("ToolCallEndEvent", {"tool_call_id": "c1"}),
         ("ModelCallEndEvent", {"input_tokens": 3, "output_tokens": 4}),
         ("RequireUserConfirmEvent", {"tool_calls": [wire.ToolCallBlock(id="c1", name="Bash", input='{"cmd": "ls"}',
-                                                                       state="asking")]}),
+                                                                       state=wire.ToolCallState.ASKING)]}),
         ("CustomEvent", {"name": "between", "value": {"x": 1.5}}),
         ("UserConfirmResultEvent", {"confirm_results": [wire.ConfirmResult(
             confirmed=False, tool_call=wire.ToolCallBlock(id="c1", name="Bash", input='{"cmd": "ls -l"}'))]}),

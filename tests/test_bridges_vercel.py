@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 import wire
 import wire.cli
-from tests.conftest import CASES, Case
+from tests.helpers import CASES, Case, expect
 from wire.blocks import DataBlock, TextBlock, ToolCallBlock, ToolResultBlock, ToolResultState
 from wire.bridges import vercel
 from wire.bridges.vercel import DONE, VercelBridge, encode_chunks, to_chunks, to_sse
@@ -732,13 +732,14 @@ class ChatServer:
         log = self.running.get(chat_id)
         if log is None:
             assert body["messages"][-1]["role"] == "user"
-            log = self.running[chat_id] = EventLog(wire.AssistantMsg("Friday", [], id=self.events[0].reply_id))
+            first = expect(wire.ReplyStartEvent, self.events[0])
+            log = self.running[chat_id] = EventLog(wire.AssistantMsg("Friday", [], id=first.reply_id))
             self.answered[chat_id] = anyio.Event()
             self.task_group.start_soon(self.produce, chat_id, log)
             return ui_message_stream_response(log, heartbeat=0.05)
         # The user's answer, read from the message useChat posts back.
         assert approval_answers(body["messages"][-1]) == {
-            r.tool_call.id: r.confirmed for r in self.answer.confirm_results}
+            r.tool_call.id: r.confirmed for r in expect(wire.UserConfirmResultEvent, self.answer).confirm_results}
         start = len(log.events)
         log.append(self.answer)
         self.answered[chat_id].set()
@@ -809,7 +810,8 @@ def test_use_chat_against_a_real_server_live_and_resumed(tmp_path: Path) -> None
     parked = result["parked"]
     assert parked["status"] == "ready"
     asking = [p for p in parked["messages"][-1]["parts"] if p.get("state") == "approval-requested"]
-    assert [p["toolCallId"] for p in asking] == [c.id for c in chat_server.events[chat_server.park].tool_calls]
+    park = expect(wire.RequireUserConfirmEvent, chat_server.events[chat_server.park])
+    assert [p["toolCallId"] for p in asking] == [c.id for c in park.tool_calls]
     expected = json.loads(case.expected_msg)
     late = late_inputs(chat_server.events)
     # A: the sender, approved and continued. B: a reload after the park, rebuilt by the resume request.
@@ -829,7 +831,7 @@ def test_the_response_headers_and_keep_alive() -> None:
     from wire.bridges.vercel_http import KEEP_ALIVE, resume_endpoint, ui_message_stream_response
 
     events = wire.json.decode_events(CASES[0].events_jsonl)
-    log = EventLog(wire.AssistantMsg("Friday", [], id=events[0].reply_id))
+    log = EventLog(wire.AssistantMsg("Friday", [], id=expect(wire.ReplyStartEvent, events[0]).reply_id))
     gone = EventLog(wire.AssistantMsg("Friday", [], id="done"))
     gone.close()
 
@@ -846,11 +848,11 @@ def test_the_response_headers_and_keep_alive() -> None:
         ])
 
         # An idle log: the body's first piece is a keep-alive comment, then the reply comes.
-        body = ui_message_stream_response(log, heartbeat=0.01).body_iterator
+        body = aiter(ui_message_stream_response(log, heartbeat=0.01).body_iterator)
         assert await anext(body) == KEEP_ALIVE
         log.extend(events)
         log.close()
-        rest = b"".join([piece async for piece in body])
+        rest = b"".join([bytes(piece) async for piece in body if not isinstance(piece, str)])
         assert rest.replace(KEEP_ALIVE, b"") == to_sse(events)
 
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
