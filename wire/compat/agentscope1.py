@@ -66,6 +66,10 @@ does (with wire's clock for the last two).
 * ``structured_output`` is merged into ``metadata`` (where 1.x agents put
   it), the message's own metadata keys winning.
 
+The history form also splits a 2.0 reply that holds tool results into 1.x's
+layout (an assistant message, then a ``system`` message per result), which
+1.x's formatters need; see :func:`to_agentscope1_history`.
+
 A tool call whose ``input`` is not a JSON object is written as 1.x's model
 wrappers write an unparsable one: ``input: {}`` and the text in ``raw_input``.
 """
@@ -380,18 +384,50 @@ def to_agentscope1(msg: Msg) -> dict[str, Any]:
 
 
 def to_agentscope1_history(msgs: Iterable[Msg], *, marks: bool = False) -> list[Any]:
-    """The 1.x dicts of a history; with ``marks=True``, the ``[dict, marks]``
-    pairs of ``InMemoryMemory.state_dict()["content"]`` (marks from the
-    record, else none)."""
+    """The 1.x dicts of a history, in the layout 1.x agents keep.
+
+    A 2.0 reply holds its tool calls and their results in one Msg; 1.x keeps
+    each result in a ``system`` message after the assistant message that
+    called it (ReActAgent's layout), and its formatters rely on that order.
+    So a Msg not converted from 1.x that holds tool results is split: the
+    blocks before each run of results stay an assistant message, and each
+    result becomes a ``Msg("system", [tool_result], "system")`` with the id
+    ``<id>-<n>``. A Msg converted from 1.x comes back as it was.
+
+    With ``marks=True``, the ``[dict, marks]`` pairs of
+    ``InMemoryMemory.state_dict()["content"]`` (marks from the record, else none)."""
     out: list[Any] = []
     for msg in msgs:
-        d = to_agentscope1(msg)
-        if marks:
-            record = msg.metadata.get(METADATA_KEY) or {}
-            out.append([d, list(record.get("marks") or [])])
-        else:
-            out.append(d)
+        record = msg.metadata.get(METADATA_KEY)
+        parts = [to_agentscope1(msg)] if record is not None else _split(msg)
+        for d in parts:
+            out.append([d, list((record or {}).get("marks") or [])] if marks else d)
     return out
+
+
+def _split(msg: Msg) -> list[dict[str, Any]]:
+    if not any(isinstance(b, ToolResultBlock) for b in msg.content):
+        return [to_agentscope1(msg)]
+    whole = to_agentscope1(msg)
+    pieces: list[dict[str, Any]] = []
+    segment: list[ContentBlock] = []
+
+    def next_id() -> str:
+        return msg.id if not pieces else f"{msg.id}-{len(pieces)}"
+
+    for block in [*msg.content, None]:
+        if block is not None and not isinstance(block, ToolResultBlock):
+            segment.append(block)
+            continue
+        if segment:
+            part = msgspec.structs.replace(msg, content=segment, metadata={}, structured_output=None, id=next_id())
+            pieces.append({**to_agentscope1(part), "metadata": whole["metadata"]})
+            segment = []
+        if block is not None:
+            pieces.append({"id": next_id(), "name": "system", "role": "system",
+                           "content": [_block_to_1x(block, "0", {})], "metadata": {},
+                           "timestamp": whole["timestamp"]})
+    return pieces
 
 
 def _block_to_1x(block: ContentBlock, key: str, patches: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -456,8 +492,9 @@ def _timestamp_1x(created_at: str) -> str:
 
 
 def _kind(value: object) -> str:
-    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
-            type(None): "null"}.get(type(value), "a number" if isinstance(value, (int, float)) else type(value).__name__)
+    names: dict[type, str] = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+                              type(None): "null", int: "a number", float: "a number"}
+    return names.get(type(value), type(value).__name__)
 
 
 def _required(d: Mapping[str, Any], key: str, types: type | tuple[type, ...], path: str) -> Any:
@@ -472,9 +509,9 @@ def _optional(d: Mapping[str, Any], key: str, types: type | tuple[type, ...], pa
 
 
 def _checked(value: Any, types: type | tuple[type, ...], path: str) -> Any:
-    wanted: Sequence[type] = types if isinstance(types, tuple) else (types,)
-    if not isinstance(value, tuple(wanted)) or isinstance(value, bool) and bool not in wanted:
-        names = " or ".join({str: "a string", list: "an array", dict: "an object"}.get(t, t.__name__)
-                            for t in wanted)
+    wanted: tuple[type, ...] = types if isinstance(types, tuple) else (types,)
+    if not isinstance(value, wanted):
+        words: dict[type, str] = {str: "a string", list: "an array", dict: "an object"}
+        names = " or ".join(words.get(t, t.__name__) for t in wanted)
         raise DecodeError(f"expected {names}, got {_kind(value)}", path=path)
     return value
