@@ -397,3 +397,15 @@ def test_a_packet_stream_round_trips_through_events(packets: list[dict[str, Any]
             else:
                 joined.append(part)
         assert to_agentx(msg)["parts"] == joined
+
+
+# -- on demand only ------------------------------------------------------------------------------------------
+
+
+def test_import_wire_does_not_import_the_converters() -> None:
+    from tests.test_import import foreign_modules, modules_added_by
+
+    assert not {m for m in modules_added_by("wire") if m.startswith("wire.compat")}
+    for module in ("wire.compat.agentx", "wire.compat.agentscope1"):
+        assert module in modules_added_by(module)
+        assert not foreign_modules(module), f"{module} needs only msgspec and the standard library"

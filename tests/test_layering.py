@@ -12,6 +12,7 @@ level are siblings and must not import each other):
   codecs, never a tool or an edge
 * tools: ``_streaming`` (what the framings share), then the siblings
   ``framing``, ``sse``, ``peek``, ``schema``, ``zerocopy``
+* converters: the ``compat`` subpackage (its modules counted as one)
 * edges: ``aio``, an HTTP helper and ``demo``, then ``cli``, then ``__main__``
 
 The test is data-driven: a new module must be placed in ``LAYERS`` before it
@@ -41,6 +42,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("package", {"__init__"}),
     ("tools: shared", {"_streaming"}),
     ("tools", {"framing", "sse", "schema", "zerocopy"}),
+    ("converters", {"compat"}),
     ("edges", {"aio", "http", "demo"}),
     ("edges: cli", {"cli"}),
     ("edges: entry point", {"__main__"}),
@@ -54,7 +56,13 @@ KNOWN_UPWARD: dict[str, str] = {}
 
 
 def modules_on_disk() -> list[str]:
-    return sorted(p.stem for p in WIRE.glob("*.py"))
+    """The modules, and the subpackages, each counted as one module."""
+    return sorted([p.stem for p in WIRE.glob("*.py")] + [p.parent.name for p in WIRE.glob("*/__init__.py")])
+
+
+def sources_of(module: str) -> list[str]:
+    files = [WIRE / f"{module}.py"] if (WIRE / f"{module}.py").exists() else sorted((WIRE / module).glob("*.py"))
+    return [f.read_text(encoding="utf-8") for f in files]
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -100,7 +108,7 @@ def wire_imports(source: str, module: str) -> set[str]:
 
 
 def imports_of(module: str) -> set[str]:
-    return wire_imports((WIRE / f"{module}.py").read_text(encoding="utf-8"), module)
+    return set().union(*(wire_imports(source, module) for source in sources_of(module)))
 
 
 def test_every_module_is_placed_in_a_layer() -> None:
@@ -134,9 +142,9 @@ def test_the_package_imports_only_the_model_and_the_codecs() -> None:
 
 @pytest.mark.parametrize("module", [m for m in modules_on_disk() if m not in EDGES and m in LEVEL])
 def test_below_the_edges_only_msgspec_and_the_standard_library_are_imported(module: str) -> None:
-    tree = ast.parse((WIRE / f"{module}.py").read_text(encoding="utf-8"))
-    tops = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    tops |= {n.module.split(".")[0] for n in ast.walk(tree)
+    trees = [ast.parse(source) for source in sources_of(module)]
+    tops = {a.name.split(".")[0] for t in trees for n in ast.walk(t) if isinstance(n, ast.Import) for a in n.names}
+    tops |= {n.module.split(".")[0] for t in trees for n in ast.walk(t)
              if isinstance(n, ast.ImportFrom) and n.level == 0 and n.module}
     foreign = tops - set(sys.stdlib_module_names) - {"msgspec", "wire", "__future__"}
     assert not foreign, f"{module} imports {sorted(foreign)}: only the edges may use other packages"
