@@ -316,21 +316,32 @@ def _print_summary(msg: Any) -> None:
         print(f"  anomaly at event {anomaly.index}: {anomaly.kind} ({anomaly.detail})")
 
 
+_MODELS = ("agentscope1", "agentx")  # other message models, converted by wire.compat
+
+
 def _add_convert(commands: Subparsers) -> None:
     parser = commands.add_parser(
         "convert",
-        help="convert a captured stream between framings (NDJSON, SSE, MessagePack frames)",
+        help="convert a captured stream between framings (NDJSON, SSE, MessagePack frames), "
+             "or to and from AgentScope 1.x and AgentX",
         description=(
             "Rewrite a stream of agent events in another framing. Between NDJSON and SSE (both JSON) the "
             "payload bytes pass through unchanged; to or from MessagePack each event is decoded and "
             "encoded again. Events of a type this version of wire does not know pass through between "
-            "JSON framings and stop a conversion to or from MessagePack."
+            "JSON framings and stop a conversion to or from MessagePack. "
+            "Other models: --from agentscope1 reads AgentScope 1.x messages (Msg.to_dict() JSON, an array "
+            "of them, a memory's state dict, or NDJSON) and writes a JSON array of 2.0 Msgs; --to "
+            "agentscope1 does the reverse. --from agentx reads AgentX packets over NDJSON or SSE and "
+            "writes agent events in the --to framing; --to agentx writes the packets of an event stream "
+            "as NDJSON."
         ),
     )
     parser.add_argument("file", metavar="INPUT", help="the stream to read, or - for standard input")
     parser.add_argument("output", metavar="OUTPUT", help="where to write, or - for standard output")
-    parser.add_argument("--to", choices=_FORMATS, required=True, help="the output framing")
-    _add_format_option(parser, "--from", "input")
+    parser.add_argument("--to", choices=_FORMATS + _MODELS, default=None,
+                        help="the output framing, or agentscope1 or agentx (required unless --from agentscope1)")
+    parser.add_argument("--from", choices=_FORMATS + _MODELS, default=None,
+                        help="the input framing (default: detected from the first bytes), or agentscope1 or agentx")
     parser.set_defaults(run=_run_convert)
 
 
@@ -338,6 +349,10 @@ def _run_convert(args: argparse.Namespace) -> int:
     from wire.errors import WireError
 
     args.format = args.__dict__.pop("from")
+    if args.format in _MODELS or args.to in _MODELS:
+        return _run_convert_model(args)
+    if args.to is None:
+        return _fail("convert", "--to is required")
     data = _read(args.file)
     source = _format_of(args, data, "convert")
     if source is None:
@@ -351,14 +366,94 @@ def _run_convert(args: argparse.Namespace) -> int:
         out = _encoder(args.to).encode_batch(items)
     except WireError as exc:
         return _fail("convert", exc)
-    if args.output == "-":
-        sys.stdout.buffer.write(out)
-        sys.stdout.buffer.flush()
-    else:
-        Path(args.output).write_bytes(out)
+    _write(args.output, out)
     if error is not None:
         return _fail("convert", f"{error}; the {len(items)} events before it were written")
     return 0
+
+
+def _write(path: str, out: bytes) -> None:
+    if path == "-":
+        sys.stdout.buffer.write(out)
+        sys.stdout.buffer.flush()
+    else:
+        Path(path).write_bytes(out)
+
+
+def _run_convert_model(args: argparse.Namespace) -> int:
+    """AgentScope 1.x and AgentX (wire.compat), each to or from wire's own formats."""
+    from wire.errors import WireError
+
+    source, target = args.format, args.to
+    if source in _MODELS and target in _MODELS:
+        return _fail("convert", f"convert {source} to wire's formats first, then to {target}")
+    if "agentscope1" in (source, target) and None not in (source, target):
+        return _fail("convert", "agentscope1 converts messages to and from 2.0 Msg JSON: "
+                                "give only --from agentscope1 or only --to agentscope1")
+    if source == "agentx" and target is None:
+        return _fail("convert", "--from agentx needs --to ndjson, sse or msgpack")
+    data = _read(args.file)
+    error: Exception | None = None
+    out: bytes | None
+    try:
+        if source == "agentscope1":
+            from wire.compat.agentscope1 import convert_from_agentscope1
+            out = convert_from_agentscope1(data)
+        elif target == "agentscope1":
+            from wire.compat.agentscope1 import convert_to_agentscope1
+            out = convert_to_agentscope1(data)
+        elif source == "agentx":
+            out, error = _from_agentx(data, target)
+        else:
+            out, error = _to_agentx(args, data)
+    except WireError as exc:
+        return _fail("convert", exc)
+    if out is None:
+        return 1
+    _write(args.output, out)
+    if error is not None:
+        return _fail("convert", f"{error}; what came before it was written")
+    return 0
+
+
+def _from_agentx(data: bytes, target: str) -> tuple[bytes, Exception | None]:
+    from wire.compat.agentx import AgentXDecoder, packets_to_events
+    from wire.errors import RemoteProtocolError
+
+    head = data.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
+    events: list[Any] = []
+    error: Exception | None = None
+    try:
+        if head.startswith(b"["):  # a JSON array of packets or whole messages
+            import msgspec
+
+            from wire.errors import decode_error_from_msgspec
+            try:
+                packets = msgspec.json.decode(data, type=list[dict[str, Any]])
+            except msgspec.DecodeError as exc:
+                raise decode_error_from_msgspec(exc) from exc
+            events = packets_to_events(packets)
+        else:
+            decoder = AgentXDecoder("sse" if head.startswith(_SSE_STARTS) else "ndjson")
+            events = decoder.feed(data)
+            events += decoder.close()
+    except RemoteProtocolError as exc:
+        events, error = list(exc.events), exc
+    return _encoder(target).encode_batch(events), error
+
+
+def _to_agentx(args: argparse.Namespace, data: bytes) -> tuple[bytes | None, Exception | None]:
+    import msgspec
+
+    from wire.compat.agentx import events_to_packets
+
+    args.format = None
+    source = _format_of(args, data, "convert")
+    if source is None:
+        return None, None
+    events, error = _decode_capture(data, source, unknown="keep")
+    packets = events_to_packets(events)
+    return b"".join(msgspec.json.encode(p) + b"\n" for p in packets), error
 
 
 def _checked(frames: list[Any], error: Exception | None, format: str) -> tuple[list[Any], Exception | None]:

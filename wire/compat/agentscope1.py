@@ -100,11 +100,15 @@ from wire.blocks import (
     URLSource,
 )
 from wire.clock import new_id, now
-from wire.errors import DecodeError, EncodeError
+from wire.errors import DecodeError, EncodeError, decode_error_from_msgspec
+from wire.json import decode_msg
+from wire.json import encode as encode_json
 from wire.messages import Msg
 
 __all__ = (
     "METADATA_KEY",
+    "convert_from_agentscope1",
+    "convert_to_agentscope1",
     "from_agentscope1",
     "from_agentscope1_history",
     "to_agentscope1",
@@ -486,6 +490,62 @@ def _timestamp_1x(created_at: str) -> str:
     if moment.tzinfo is not None:
         moment = moment.astimezone().replace(tzinfo=None)
     return moment.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+
+
+# -- files: bytes to bytes (the command line) ---------------------------------------------
+
+
+def _json_values(data: bytes) -> list[Any] | Any:
+    """One JSON document, or the values of NDJSON lines (a list) when the
+    data holds more than one."""
+    try:
+        return msgspec.json.decode(data)
+    except msgspec.DecodeError as exc:
+        lines = [line for line in data.splitlines() if line.strip()]
+        if len(lines) < 2:
+            raise decode_error_from_msgspec(exc) from exc
+    values = []
+    for i, line in enumerate(lines):
+        try:
+            values.append(msgspec.json.decode(line))
+        except msgspec.DecodeError as exc:
+            raise decode_error_from_msgspec(exc, index=i) from exc
+    return values
+
+
+def convert_from_agentscope1(data: bytes) -> bytes:
+    """1.x JSON (a message, an array of messages or of ``[message, marks]``
+    pairs, a memory's state dict ``{"content": [...]}``, or NDJSON lines of
+    messages) as a JSON array of 2.0 Msgs."""
+    value = _json_values(data)
+    if isinstance(value, dict) and "role" not in value and isinstance(value.get("content"), list):
+        msgs = from_agentscope1_history(value["content"], path="$.content")
+    elif isinstance(value, list):
+        msgs = from_agentscope1_history(value)
+    else:
+        msgs = [from_agentscope1(value)]
+    return b"[" + b",".join(encode_json(m) for m in msgs) + b"]\n"
+
+
+def convert_to_agentscope1(data: bytes) -> bytes:
+    """2.0 Msg JSON (one Msg, an array of them, or NDJSON lines) as a JSON
+    array of 1.x messages in 1.x's layout (:func:`to_agentscope1_history`)."""
+    try:
+        raw = msgspec.json.decode(data, type=msgspec.Raw | list[msgspec.Raw])
+    except msgspec.DecodeError:
+        lines = [line for line in data.splitlines() if line.strip()]
+        raw = [msgspec.Raw(line) for line in lines] if len(lines) > 1 else msgspec.Raw(data)
+    items = raw if isinstance(raw, list) else [raw]
+    msgs = []
+    for i, item in enumerate(items):
+        try:
+            msgs.append(decode_msg(item))
+        except DecodeError as exc:
+            if isinstance(raw, list):
+                exc.path = f"$[{i}]{(exc.path or '$')[1:]}"
+                exc.offset = None
+            raise
+    return msgspec.json.encode(to_agentscope1_history(msgs)) + b"\n"
 
 
 # -- checks ----------------------------------------------------------------------------

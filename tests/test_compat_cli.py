@@ -1,0 +1,98 @@
+"""``python -m wire convert --from/--to agentscope1|agentx``: files in and out,
+and the one-line error with the JSON path on bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import wire
+from tests.test_cli import run_cli
+from tests.test_compat_agentscope1 import REACT_TURN
+from wire.cli import main
+from wire.compat.agentx import events_to_packets
+from wire.framing import MsgpackFrameDecoder
+
+AGENTX = Path(__file__).parent / "vectors" / "agentx"
+
+
+def packets(name: str) -> list[dict[str, Any]]:
+    return json.loads((AGENTX / f"{name}.json").read_text(encoding="utf-8"))["packets"]  # type: ignore[no-any-return]
+
+
+def test_a_1x_memory_converts_to_2_0_and_back(tmp_path: Path) -> None:
+    memory = tmp_path / "memory.json"
+    memory.write_text(json.dumps({"content": [[d, []] for d in REACT_TURN]}), encoding="utf-8")
+    assert main(["convert", "--from", "agentscope1", str(memory), str(tmp_path / "msgs.json")]) == 0
+    msgs = json.loads((tmp_path / "msgs.json").read_bytes())
+    assert [m["role"] for m in msgs] == ["user", "assistant", "assistant", "assistant"]
+    assert all(wire.json.decode_msg(json.dumps(m).encode()) for m in msgs)
+    assert main(["convert", "--to", "agentscope1", str(tmp_path / "msgs.json"), str(tmp_path / "back.json")]) == 0
+    assert json.loads((tmp_path / "back.json").read_bytes()) == REACT_TURN
+
+
+def test_ndjson_histories_are_read_too(tmp_path: Path) -> None:
+    lines = tmp_path / "history.jsonl"
+    lines.write_text("".join(json.dumps(d) + "\n" for d in REACT_TURN), encoding="utf-8")
+    result = run_cli("convert", "--from", "agentscope1", str(lines), "-")
+    assert result.returncode == 0, result.stderr
+    (tmp_path / "msgs.jsonl").write_bytes(b"".join(json.dumps(m).encode() + b"\n"
+                                                   for m in json.loads(result.stdout)))
+    back = run_cli("convert", "--to", "agentscope1", str(tmp_path / "msgs.jsonl"), "-")
+    assert json.loads(back.stdout) == REACT_TURN
+
+
+@pytest.mark.parametrize(("args", "stdin", "message"), [
+    (("--from", "agentscope1"), b'[{"name": "u", "role": "user", "content": [{"type": "text"}]}]',
+     "wire convert: error: missing required field 'text' (at $[0].content[0])"),
+    (("--to", "agentscope1"), b'[{"name": "u", "role": "user", "content": []}, {"name": "u", "role": "user", '
+                              b'"content": [{"type": "tool_call", "id": "c", "name": "f", "input": ""}]}]',
+     "wire convert: error: content[0] is a 'tool_call' block, but a user message can only contain text and "
+     "data blocks (at $[1].content[0])"),
+    (("--from", "agentx", "--to", "ndjson"),
+     b'{"role": "assistant", "parts": [{"type": "text", "text": "a"}]}\n{"role": "assistant", "parts": [{}]}\n',
+     "wire convert: error: Object missing required field `type` (event 1, at $.parts[0]); "
+     "what came before it was written"),
+    (("--from", "agentscope1", "--to", "sse"), b"[]",
+     "wire convert: error: agentscope1 converts messages to and from 2.0 Msg JSON: "
+     "give only --from agentscope1 or only --to agentscope1"),
+    (("--from", "agentx", "--to", "agentscope1"), b"[]",
+     "wire convert: error: convert agentx to wire's formats first, then to agentscope1"),
+    (("--from", "agentx"), b"[]", "wire convert: error: --from agentx needs --to ndjson, sse or msgpack"),
+    ((), b"[]", "wire convert: error: --to is required"),
+])
+def test_bad_input_is_one_line_with_the_path(args: tuple[str, ...], stdin: bytes, message: str) -> None:
+    result = run_cli("convert", "-", "-", *args, stdin=stdin)
+    assert result.returncode == 1
+    assert result.stderr.decode().strip() == message
+
+
+@pytest.mark.parametrize("framing", ["ndjson", "sse"])
+def test_agentx_packets_over_ndjson_or_sse_become_events_and_back(tmp_path: Path, framing: str) -> None:
+    flow = packets("streamed_tool_call")
+    lines = [json.dumps(p) for p in flow]
+    source = tmp_path / f"packets.{framing}"
+    source.write_text("".join(f"{line}\n" if framing == "ndjson" else f"data: {line}\n\n" for line in lines),
+                      encoding="utf-8")
+    events_file = tmp_path / "events.msgpack"
+    assert main(["convert", "--from", "agentx", str(source), str(events_file), "--to", "msgpack"]) == 0
+    decoder = MsgpackFrameDecoder()
+    events = decoder.feed(events_file.read_bytes()) + decoder.close()
+    msg = wire.AssistantMsg("a", [], id="msg_abc").extend_events(events)
+    assert msg.get_text_content() == "I have successfully written the file."
+    assert main(["convert", "--to", "agentx", str(events_file), str(tmp_path / "back.jsonl")]) == 0
+    back = [json.loads(line) for line in (tmp_path / "back.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert back == events_to_packets(events) == flow
+
+
+def test_an_array_of_agentx_messages_is_read_as_packets(tmp_path: Path) -> None:
+    source = tmp_path / "flow.json"
+    source.write_text(json.dumps(packets("self_correction")), encoding="utf-8")
+    result = run_cli("convert", "--from", "agentx", str(source), "-", "--to", "ndjson")
+    assert result.returncode == 0, result.stderr
+    events = wire.json.decode_events(result.stdout)
+    assert [e.type.value for e in events][0] == "REPLY_START"
+    assert sum(isinstance(e, wire.ToolResultEndEvent) and e.state == wire.ToolResultState.ERROR for e in events) == 1
