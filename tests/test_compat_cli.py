@@ -94,5 +94,5 @@ def test_an_array_of_agentx_messages_is_read_as_packets(tmp_path: Path) -> None:
     result = run_cli("convert", "--from", "agentx", str(source), "-", "--to", "ndjson")
     assert result.returncode == 0, result.stderr
     events = wire.json.decode_events(result.stdout)
-    assert [e.type.value for e in events][0] == "REPLY_START"
+    assert events[0].type == wire.EventType.REPLY_START
     assert sum(isinstance(e, wire.ToolResultEndEvent) and e.state == wire.ToolResultState.ERROR for e in events) == 1
