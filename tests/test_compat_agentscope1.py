@@ -80,6 +80,17 @@ def test_a_react_turn_converts_and_comes_back() -> None:
     assert to_agentscope1_history(again) == REACT_TURN
 
 
+def test_a_memory_saved_by_1x_converts_and_comes_back() -> None:
+    state = json.loads((ROOT / "tests" / "vectors" / "agentscope-1.0.21" / "react_memory.json").read_bytes())
+    history = from_agentscope1_history(state["content"])
+    assert [(m.role, [b.type for b in m.content]) for m in history] == [
+        ("user", ["text"]), ("assistant", ["thinking", "tool_call"]), ("assistant", ["tool_result"]),
+        ("assistant", ["text"])]
+    assert history[1].content[1].state == wire.ToolCallState.FINISHED  # type: ignore[union-attr]
+    assert history[3].metadata == {"city": "Paris", "celsius": 18}
+    assert to_agentscope1_history(history, marks=True) == state["content"]
+
+
 def test_a_call_alone_stays_pending_and_one_answered_in_its_message_is_finished() -> None:
     alone = from_agentscope1(REACT_TURN[1])
     assert alone.content[1].state == wire.ToolCallState.PENDING  # type: ignore[union-attr]

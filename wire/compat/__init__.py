@@ -6,6 +6,6 @@
   packets to and from 2.0 ``Msg`` and agent events.
 
 ``import wire`` does not import this package; import the module you need.
-What each direction drops is listed in the module docstrings and in
-``wire/compat/README.md``.
+What each direction drops, and the metadata key that keeps what the
+other side has no field for, is listed in each module's docstring.
 """

@@ -206,7 +206,7 @@ def from_agentscope1_history(items: Iterable[Any], *, path: str = "$") -> list[M
     msgs = []
     for d, marks, at in entries:
         msg = from_agentscope1(d, path=at, finished_calls=answered)  # type: ignore[arg-type]
-        if marks is not None:
+        if marks:  # no marks come back as none
             msg.metadata.setdefault(METADATA_KEY, {})["marks"] = marks
         msgs.append(msg)
     return msgs
