@@ -258,6 +258,15 @@ def test_a_history_splits_2_0_replies_into_1x_s_layout() -> None:
     assert to_agentscope1(reply)["content"][3]["type"] == "tool_result"  # one message stays one
 
 
+def test_a_1x_assistant_message_holding_results_is_not_split() -> None:
+    d = {"id": "a", "name": "Friday", "role": "assistant", "metadata": {}, "timestamp": "2026-01-01 00:00:00.000",
+         "content": [{"type": "tool_use", "id": "c", "name": "f", "input": {}},
+                     {"type": "tool_result", "id": "c", "name": "f", "output": "ok"}]}
+    msg = from_agentscope1(d)
+    assert msg.metadata == {METADATA_KEY: {"whole": True}}
+    assert to_agentscope1_history([msg]) == [d]
+
+
 def test_a_corrupt_record_is_an_encode_error() -> None:
     with pytest.raises(wire.EncodeError):
         to_agentscope1(wire.UserMsg("u", "x", metadata={METADATA_KEY: "oops"}))

@@ -48,7 +48,10 @@ What 2.0 has no field for is kept in ``msg.metadata["agentscope1"]`` (the key
   output), the 1.x keys to lay over the rebuilt block: ``raw_input``, keys
   1.x blocks do not define, base64 text or URLs that 2.0 normalizes, a media
   block whose kind its media type does not tell;
-* ``"marks"``: the memory marks of a ``[dict, marks]`` pair.
+* ``"marks"``: the memory marks of a ``[dict, marks]`` pair;
+* ``"whole": true``: an assistant message holding tool results, when nothing
+  else is recorded: it came from 1.x as one message, so the history form
+  does not split it (see :func:`to_agentscope1_history`).
 
 The round trip is exact for what 1.x itself writes: a missing ``metadata``,
 ``timestamp`` or ``id``, or a null one, is filled in as 1.x's ``from_dict``
@@ -181,6 +184,8 @@ def from_agentscope1(message: Mapping[str, Any], *, path: str = "$",
         patches = _block_patches(content, blocks)
         if patches:
             record["blocks"] = patches
+    if not record and any(isinstance(b, ToolResultBlock) for b in blocks):
+        record["whole"] = True  # came as one 1.x message: the history form must not split it
     if record:
         msg.metadata[METADATA_KEY] = record
     return msg
