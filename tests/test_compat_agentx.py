@@ -409,3 +409,12 @@ def test_import_wire_does_not_import_the_converters() -> None:
     for module in ("wire.compat.agentx", "wire.compat.agentscope1"):
         assert module in modules_added_by(module)
         assert not foreign_modules(module), f"{module} needs only msgspec and the standard library"
+
+
+@pytest.mark.parametrize("name", ["wire.compat.agentscope1", "wire.compat.agentx"])
+def test_each_converters_all_names_exist(name: str) -> None:
+    import importlib
+
+    module = importlib.import_module(name)
+    assert len(set(module.__all__)) == len(module.__all__)
+    assert not [n for n in module.__all__ if not hasattr(module, n)]

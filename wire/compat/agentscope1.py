@@ -299,8 +299,8 @@ def _iso(timestamp: str) -> str:
     any other string unchanged (2.0 treats timestamps as opaque)."""
     if not _TIMESTAMP.fullmatch(timestamp):
         return timestamp
-    try:
-        return datetime.strptime(timestamp, "%Y-%m-%d %H:%M:%S.%f").isoformat()
+    try:  # fromisoformat reads this form too, in C: 5x faster than strptime
+        return datetime.fromisoformat(timestamp).isoformat()
     except ValueError:
         return timestamp
 
