@@ -187,6 +187,14 @@ def test_the_streamed_flow_in_events(counting_ids: None) -> None:
     assert msg.get_text_content() == "I have successfully written the file."
 
 
+def test_results_take_names_from_calls_given_and_the_msg_its_name() -> None:
+    flow = load(VECTORS / "tool_call.json")["packets"]
+    alone = from_agentx(flow[1])
+    assert (alone.name, alone.content[0].name) == ("assistant", "")  # type: ignore[union-attr]
+    named = from_agentx(flow[1], name="Friday", tool_names={"tc_123": "write_file"})
+    assert (named.name, named.content[0].name) == ("Friday", "write_file")  # type: ignore[union-attr]
+
+
 def test_a_validation_error_is_an_error_result_that_keeps_its_type() -> None:
     flow = load(VECTORS / "self_correction.json")
     msg = from_agentx(flow["packets"][1])

@@ -34,6 +34,16 @@ def test_a_1x_memory_converts_to_2_0_and_back(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "back.json").read_bytes()) == REACT_TURN
 
 
+def test_a_memory_s_compressed_summary_comes_first(tmp_path: Path) -> None:
+    state = {"_compressed_summary": "Earlier: the user asked about Paris.", "content": [[REACT_TURN[0], []]]}
+    result = run_cli("convert", "--from", "agentscope1", "-", "-", stdin=json.dumps(state).encode())
+    assert result.returncode == 0, result.stderr
+    first, second = (wire.json.decode_msg(json.dumps(m).encode()) for m in json.loads(result.stdout))
+    assert (first.role, first.get_text_content()) == ("user", "Earlier: the user asked about Paris.")
+    assert first.metadata == {"agentscope1": {"compressed_summary": True}}
+    assert second.id == REACT_TURN[0]["id"]
+
+
 def test_ndjson_histories_are_read_too(tmp_path: Path) -> None:
     lines = tmp_path / "history.jsonl"
     lines.write_text("".join(json.dumps(d) + "\n" for d in REACT_TURN), encoding="utf-8")

@@ -49,6 +49,9 @@ What 2.0 has no field for is kept in ``msg.metadata["agentscope1"]`` (the key
   1.x blocks do not define, base64 text or URLs that 2.0 normalizes, a media
   block whose kind its media type does not tell;
 * ``"marks"``: the memory marks of a ``[dict, marks]`` pair;
+* ``"compressed_summary": true``: the message is a memory's
+  ``_compressed_summary``, which the command line puts first as the user
+  message 1.x's memories hand out for it;
 * ``"whole": true``: an assistant message holding tool results, when nothing
   else is recorded: it came from 1.x as one message, so the history form
   does not split it (see :func:`to_agentscope1_history`).
@@ -525,6 +528,15 @@ def convert_from_agentscope1(data: bytes) -> bytes:
     value = _json_values(data)
     if isinstance(value, dict) and "role" not in value and isinstance(value.get("content"), list):
         msgs = from_agentscope1_history(value["content"], path="$.content")
+        summary = value.get("_compressed_summary")
+        if summary:  # 1.x memories hand it out first, as Msg("user", summary, "user")
+            if not isinstance(summary, str):
+                raise DecodeError(f"expected a string, got {_kind(summary)}", path="$._compressed_summary")
+            created = now()
+            msgs.insert(0, Msg(name="user", content=[TextBlock(text=summary, created_at=created,
+                                                                finished_at=created)],
+                               role="user", metadata={METADATA_KEY: {"compressed_summary": True}},
+                               created_at=created, finished_at=created))
     elif isinstance(value, list):
         msgs = from_agentscope1_history(value)
     else:
