@@ -325,7 +325,7 @@ def as1_messages(draw: st.DrawFn) -> dict[str, Any]:
     return d
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(as1_messages())
 def test_1x_to_2_0_and_back_is_exact(d: dict[str, Any]) -> None:
     msg = from_agentscope1(d)
@@ -337,7 +337,7 @@ def test_1x_to_2_0_and_back_is_exact(d: dict[str, Any]) -> None:
         assert to_agentscope1(again) == d
 
 
-@settings(max_examples=100)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(as1_messages(), max_size=5))
 def test_histories_round_trip_and_answered_calls_are_finished(history: list[dict[str, Any]]) -> None:
     converted = from_agentscope1_history(history)
@@ -349,7 +349,7 @@ def test_histories_round_trip_and_answered_calls_are_finished(history: list[dict
                 assert (b.state == wire.ToolCallState.FINISHED) == (b.id in answered)
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(msgs())
 def test_2_0_to_1x_and_back_keeps_what_1x_can_hold(msg: wire.Msg) -> None:
     d = to_agentscope1(msg)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
@@ -361,7 +361,7 @@ def agentx_messages(draw: st.DrawFn) -> dict[str, Any]:
     return {"id": draw(_ids), "role": role, "parts": draw(st.lists(st.one_of(_text_parts, _tool_parts), max_size=5))}
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(agentx_messages())
 def test_a_message_round_trips(message: dict[str, Any]) -> None:
     valid(message)
@@ -387,7 +387,7 @@ def packet_streams(draw: st.DrawFn) -> list[dict[str, Any]]:
                             for part in p["parts"]]} for p in packets]
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(packet_streams())
 def test_a_packet_stream_round_trips_through_events(packets: list[dict[str, Any]]) -> None:
     events = packets_to_events(packets)
