@@ -393,6 +393,8 @@ def test_a_packet_stream_round_trips_through_events(packets: list[dict[str, Any]
     events = packets_to_events(packets)
     back = events_to_packets(events)
     assert back == one_part_each(packets, [p["id"] for p in packets])
+    for packet in back:
+        valid(packet)
     # Each rebuilt reply is the message the packets amount to.
     msgs = rebuild(events)
     assert [m.id for m in msgs] == list(dict.fromkeys(p["id"] for p in packets))
