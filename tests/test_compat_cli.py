@@ -106,3 +106,13 @@ def test_an_array_of_agentx_messages_is_read_as_packets(tmp_path: Path) -> None:
     events = wire.json.decode_events(result.stdout)
     assert events[0].type == wire.EventType.REPLY_START
     assert sum(isinstance(e, wire.ToolResultEndEvent) and e.state == wire.ToolResultState.ERROR for e in events) == 1
+
+
+def test_a_bad_message_in_an_array_keeps_the_events_before_it(tmp_path: Path) -> None:
+    flow = [*packets("streamed_tool_call")[:1], {"role": "assistant", "parts": [{"type": "tool_error"}]}]
+    result = run_cli("convert", "--from", "agentx", "-", "-", "--to", "ndjson", stdin=json.dumps(flow).encode())
+    assert result.returncode == 1
+    assert result.stderr.decode().strip() == ("wire convert: error: Object missing required field `tool_call_id` "
+                                              "(event 1, at $.parts[0]); what came before it was written")
+    assert [e.type.value for e in wire.json.decode_events(result.stdout)] == [
+        "REPLY_START", "TOOL_CALL_START", "TOOL_CALL_DELTA", "TOOL_CALL_END"]

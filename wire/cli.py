@@ -394,7 +394,6 @@ def _run_convert_model(args: argparse.Namespace) -> int:
         return _fail("convert", "--from agentx needs --to ndjson, sse or msgpack")
     data = _read(args.file)
     error: Exception | None = None
-    out: bytes | None
     try:
         if source == "agentscope1":
             from wire.compat.agentscope1 import convert_from_agentscope1
@@ -403,57 +402,23 @@ def _run_convert_model(args: argparse.Namespace) -> int:
             from wire.compat.agentscope1 import convert_to_agentscope1
             out = convert_to_agentscope1(data)
         elif source == "agentx":
-            out, error = _from_agentx(data, target)
-        else:
-            out, error = _to_agentx(args, data)
+            from wire.compat.agentx import decode_agentx
+            events, error = decode_agentx(data)
+            out = _encoder(target).encode_batch(events)
+        else:  # --to agentx: an event capture in any framing
+            from wire.compat.agentx import events_to_ndjson
+            args.format = None
+            framing = _format_of(args, data, "convert")
+            if framing is None:
+                return 1
+            events, error = _decode_capture(data, framing, unknown="keep")
+            out = events_to_ndjson(events)
     except WireError as exc:
         return _fail("convert", exc)
-    if out is None:
-        return 1
     _write(args.output, out)
     if error is not None:
         return _fail("convert", f"{error}; what came before it was written")
     return 0
-
-
-def _from_agentx(data: bytes, target: str) -> tuple[bytes, Exception | None]:
-    from wire.compat.agentx import AgentXDecoder, packets_to_events
-    from wire.errors import RemoteProtocolError
-
-    head = data.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
-    events: list[Any] = []
-    error: Exception | None = None
-    try:
-        if head.startswith(b"["):  # a JSON array of packets or whole messages
-            import msgspec
-
-            from wire.errors import decode_error_from_msgspec
-            try:
-                packets = msgspec.json.decode(data, type=list[dict[str, Any]])
-            except msgspec.DecodeError as exc:
-                raise decode_error_from_msgspec(exc) from exc
-            events = packets_to_events(packets)
-        else:
-            decoder = AgentXDecoder("sse" if head.startswith(_SSE_STARTS) else "ndjson")
-            events = decoder.feed(data)
-            events += decoder.close()
-    except RemoteProtocolError as exc:
-        events, error = list(exc.events), exc
-    return _encoder(target).encode_batch(events), error
-
-
-def _to_agentx(args: argparse.Namespace, data: bytes) -> tuple[bytes | None, Exception | None]:
-    import msgspec
-
-    from wire.compat.agentx import events_to_packets
-
-    args.format = None
-    source = _format_of(args, data, "convert")
-    if source is None:
-        return None, None
-    events, error = _decode_capture(data, source, unknown="keep")
-    packets = events_to_packets(events)
-    return b"".join(msgspec.json.encode(p) + b"\n" for p in packets), error
 
 
 def _checked(frames: list[Any], error: Exception | None, format: str) -> tuple[list[Any], Exception | None]:

@@ -113,6 +113,8 @@ __all__ = (
     "ToolCallPart",
     "ToolErrorPart",
     "ToolResultPart",
+    "decode_agentx",
+    "events_to_ndjson",
     "events_to_packets",
     "from_agentx",
     "packets_to_events",
@@ -408,6 +410,37 @@ def packets_to_events(packets: Iterable[Mapping[str, Any] | Message], *, session
     return out + reader.close()
 
 
+def decode_agentx(data: bytes) -> tuple[list[AgentEvent], RemoteProtocolError | None]:
+    """The events of a whole AgentX capture: a JSON array of packets (or of
+    whole messages), NDJSON or SSE (told by the first bytes), and the error
+    that stopped it, if any, with the events before it returned."""
+    head = data.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
+    try:
+        if head.startswith(b"["):
+            try:
+                raws = msgspec.json.decode(data, type=list[msgspec.Raw])
+            except DECODE_ERRORS as exc:
+                raise decode_error_from_msgspec(exc) from exc
+            reader = PacketsToEvents()
+            events: list[AgentEvent] = []
+            for index, raw in enumerate(raws):
+                try:
+                    packet = _json_decoder.decode(raw)
+                except DECODE_ERRORS as exc:
+                    raise decode_error_from_msgspec(exc, index=index, events=events) from exc
+                try:
+                    events += reader.feed(packet)
+                except RemoteProtocolError as exc:
+                    exc.events = events
+                    raise
+            return events + reader.close(), None
+        decoder = AgentXDecoder("ndjson" if head.startswith(b"{") else "sse")
+        events = decoder.feed(data)
+        return events + decoder.close(), None
+    except RemoteProtocolError as exc:
+        return list(exc.events), exc
+
+
 class AgentXDecoder:
     """Agent events from AgentX packets framed as NDJSON (one JSON Message
     per line) or SSE (one per event's ``data``), fed as bytes arrive.
@@ -519,6 +552,11 @@ def _find(msg: Msg, cls: type[Any], id: str) -> Any:
         if type(block) is cls and block.id == id:
             return block
     return None
+
+
+def events_to_ndjson(events: Iterable[AgentEvent | UnknownEvent]) -> bytes:
+    """The AgentX packets of an event stream as NDJSON, one packet per line."""
+    return b"".join(_encoder.encode(packet) + b"\n" for packet in events_to_packets(events))
 
 
 def events_to_packets(events: Iterable[AgentEvent | UnknownEvent]) -> list[dict[str, Any]]:
