@@ -116,3 +116,62 @@ def test_a_bad_message_in_an_array_keeps_the_events_before_it(tmp_path: Path) ->
                                               "(event 1, at $.parts[0]); what came before it was written")
     assert [e.type.value for e in wire.json.decode_events(result.stdout)] == [
         "REPLY_START", "TOOL_CALL_START", "TOOL_CALL_DELTA", "TOOL_CALL_END"]
+
+
+# -- the bytes-to-bytes functions behind the command line, in process ------------------------------------
+
+
+def test_1x_files_in_every_shape() -> None:
+    from wire.compat.agentscope1 import convert_from_agentscope1, convert_to_agentscope1
+
+    one = json.dumps(REACT_TURN[0]).encode()
+    lines = b"".join(json.dumps(d).encode() + b"\n" for d in REACT_TURN)
+    for data, count in ((one, 1), (lines, 4), (json.dumps(REACT_TURN).encode(), 4)):
+        msgs = json.loads(convert_from_agentscope1(data))
+        assert len(msgs) == count
+        assert json.loads(convert_to_agentscope1(json.dumps(msgs).encode())) == REACT_TURN[:count]
+    msg_lines = b"".join(json.dumps(m).encode() + b"\n" for m in json.loads(convert_from_agentscope1(lines)))
+    assert json.loads(convert_to_agentscope1(msg_lines)) == REACT_TURN
+    single = json.dumps(json.loads(convert_from_agentscope1(one))[0]).encode()
+    assert json.loads(convert_to_agentscope1(single)) == [REACT_TURN[0]]
+
+
+@pytest.mark.parametrize(("data", "index", "path"), [
+    (b'{"name": "u", "role": "user", "content": "x"}\n{"name": \n', 1, None),
+    (b'{"name": "u", "role": "user", "content": "x"', None, None),
+    (b'{"content": [], "_compressed_summary": 5}', None, "$._compressed_summary"),
+    (b"5", None, "$"),
+])
+def test_bad_1x_files(data: bytes, index: int | None, path: str | None) -> None:
+    from wire.compat.agentscope1 import convert_from_agentscope1
+
+    with pytest.raises(wire.DecodeError) as info:
+        convert_from_agentscope1(data)
+    assert (info.value.index, info.value.path) == (index, path)
+
+
+def test_bad_2_0_files_name_the_message() -> None:
+    from wire.compat.agentscope1 import convert_to_agentscope1
+
+    with pytest.raises(wire.DecodeError) as info:
+        convert_to_agentscope1(b'{"name": "u", "role": "user", "content": [], "usage": 1}')
+    assert info.value.path == "$.usage"
+    with pytest.raises(wire.DecodeError) as info:
+        convert_to_agentscope1(b'{"name": "u", "role": "user", "content": []}\n{"name": 1}\n')
+    assert info.value.path == "$[1].name"
+
+
+def test_agentx_captures_in_every_shape() -> None:
+    from wire.compat.agentx import decode_agentx, packets_to_events
+
+    flow = packets("streamed_tool_call")
+    expected = [e.type for e in packets_to_events(flow)]
+    for data in (json.dumps(flow).encode(), b"".join(json.dumps(p).encode() + b"\n" for p in flow),
+                 b"".join(b"data: " + json.dumps(p).encode() + b"\n\n" for p in flow)):
+        events, error = decode_agentx(data)
+        assert error is None and [e.type for e in events] == expected
+    events, error = decode_agentx(b"[1, 2")
+    assert events == [] and isinstance(error, wire.DecodeError)
+    events, error = decode_agentx(b"".join(json.dumps(p).encode() + b"\n" for p in flow[:2]) + b'{"role": "a')
+    assert isinstance(error, wire.RemoteProtocolError) and error.index == 2
+    assert [e.type.value for e in events][-1] == "TOOL_RESULT_END"

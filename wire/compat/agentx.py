@@ -59,7 +59,9 @@ blocks, model calls, usage, confirmations, reply ends and errors, and a
 TEXT_BLOCK_END that rewrites the text other than by extending it.
 
 :class:`AgentXDecoder` reads packets from NDJSON or SSE bytes with wire's
-streaming decoders and returns events.
+streaming decoders and returns events; :func:`decode_agentx` reads a whole
+capture (NDJSON, SSE or a JSON array) and :func:`events_to_ndjson` writes
+packets as NDJSON, for ``python -m wire convert --from/--to agentx``.
 """
 
 from __future__ import annotations
@@ -436,7 +438,11 @@ def decode_agentx(data: bytes) -> tuple[list[AgentEvent], RemoteProtocolError | 
             return events + reader.close(), None
         decoder = AgentXDecoder("ndjson" if head.startswith(b"{") else "sse")
         events = decoder.feed(data)
-        return events + decoder.close(), None
+        try:
+            return events + decoder.close(), None
+        except RemoteProtocolError as exc:  # keep what feed already gave
+            exc.events = events + exc.events
+            raise
     except RemoteProtocolError as exc:
         return list(exc.events), exc
 
