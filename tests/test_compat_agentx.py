@@ -409,6 +409,30 @@ def test_a_packet_stream_round_trips_through_events(packets: list[dict[str, Any]
         assert to_agentx(msg)["parts"] == joined
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(packet_streams(), st.sampled_from(["ndjson", "sse"]), st.lists(st.integers(0, 10_000), max_size=6))
+def test_any_cut_of_the_bytes_gives_the_same_events(packets: list[dict[str, Any]], framing: Literal["ndjson", "sse"],
+                                                    cuts: list[int]) -> None:
+    data = _frames(packets, framing)
+    bounds = sorted({min(c, len(data)) for c in cuts} | {0, len(data)})
+
+    def run(read: Any) -> list[Any]:
+        counter = itertools.count()
+        wire.set_id_factory(lambda: f"id{next(counter)}")
+        wire.set_timestamp_factory(lambda: "t")
+        try:
+            return read()  # type: ignore[no-any-return]
+        finally:
+            wire.set_id_factory(None)
+            wire.set_timestamp_factory(None)
+
+    def chunked() -> list[Any]:
+        decoder = AgentXDecoder(framing)
+        return [e for a, b in itertools.pairwise(bounds) for e in decoder.feed(data[a:b])] + decoder.close()
+
+    assert run(chunked) == run(lambda: packets_to_events(packets))
+
+
 # -- on demand only ------------------------------------------------------------------------------------------
 
 
