@@ -356,3 +356,22 @@ def growth_ratio(cost: Callable[[int], Callable[[], None]], n: int, *, repeats: 
         small.append(timed(n))
         large.append(timed(4 * n))
     return min(large) / min(small)
+
+
+# -- AgentScope 1.x -----------------------------------------------------------------------------
+
+# One ReAct turn as agentscope 1.0.21's Msg.to_dict() writes it: the user asks, the
+# assistant calls a tool, the tool's result comes back in a system message.
+REACT_TURN: list[dict[str, Any]] = [
+    {"id": "u1", "name": "user", "role": "user", "content": "北京今天天气怎么样?", "metadata": {},
+     "timestamp": "2026-05-10 14:30:00.123"},
+    {"id": "a1", "name": "Friday", "role": "assistant", "content": [
+        {"type": "thinking", "thinking": "Call the weather tool."},
+        {"type": "tool_use", "id": "toolu_abc123", "name": "get_weather", "input": {"city": "北京"},
+         "raw_input": '{"city": "北京"}'}], "metadata": {}, "timestamp": "2026-05-10 14:30:01.000"},
+    {"id": "s1", "name": "system", "role": "system", "content": [
+        {"type": "tool_result", "id": "toolu_abc123", "name": "get_weather",
+         "output": [{"type": "text", "text": "晴, 25°C"}]}], "metadata": {}, "timestamp": "2026-05-10 14:30:02.500"},
+    {"id": "a2", "name": "Friday", "role": "assistant", "content": "北京今天晴, 25°C。",
+     "metadata": {"answer": "sunny"}, "timestamp": "2026-05-10 14:30:03.042"},
+]

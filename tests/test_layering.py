@@ -19,7 +19,8 @@ siblings and must not import each other):
 * ``schema``; the stores (``stores`` protocols, ``stores.memory``); the
   transports (``transports.streams``, ``transports.http``)
 * the bridges to other frontends' protocols (``bridges.*``, their Starlette
-  helpers above the transports)
+  helpers above the transports) and the converters of other message models
+  (``compat.*``)
 * the 0.1 names kept for one release (``aio``, ``http``, ``sse``), then the
   edges: ``demo``, ``cli``, ``__main__``
 
@@ -57,7 +58,8 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("stores: protocols", {"stores"}),
     ("stores", {"stores.memory"}),
     ("transports", {"transports", "transports.streams", "transports.http"}),
-    ("bridges", {"bridges", "bridges.agui", "bridges.vercel"}),
+    ("bridges and converters", {"bridges", "bridges.agui", "bridges.vercel",
+                                "compat", "compat.agentscope1", "compat.agentx"}),
     ("0.1 names", {"aio", "http", "sse"}),
     ("bridges: http", {"bridges.agui_http", "bridges.vercel_http"}),
     ("edges: demo", {"demo"}),

@@ -314,9 +314,14 @@ def _print_summary(msg: Any) -> None:
         print(f"  anomaly at event {anomaly.index}: {anomaly.kind} ({anomaly.detail})")
 
 
-# Other frontends' streams that ``convert --to`` writes: the module and function
-# turning a capture's events into the target's bytes, imported when used.
-_BRIDGES = {"ag-ui": ("wire.bridges.agui", "to_agui_sse"), "vercel": ("wire.bridges.vercel", "to_sse")}
+# What ``convert --to`` writes besides wire's framings (other frontends'
+# streams, AgentX packets): the module and function turning a capture's
+# events into the target's bytes, imported when used.
+_BRIDGES = {
+    "ag-ui": ("wire.bridges.agui", "to_agui_sse"),
+    "vercel": ("wire.bridges.vercel", "to_sse"),
+    "agentx": ("wire.compat.agentx", "events_to_ndjson"),
+}
 
 
 def _bridge(name: str) -> Callable[[list[Any]], bytes]:
@@ -325,25 +330,35 @@ def _bridge(name: str) -> Callable[[list[Any]], bytes]:
     module, function = _BRIDGES[name]
     return getattr(importlib.import_module(module), function)  # type: ignore[no-any-return]
 
+_MODELS = ("agentscope1", "agentx")  # other message models, converted by wire.compat
+
 
 def _add_convert(commands: Subparsers) -> None:
     parser = commands.add_parser(
         "convert",
-        help="convert a captured stream between framings (NDJSON, SSE, MessagePack frames)",
+        help="convert a captured stream between framings (NDJSON, SSE, MessagePack frames), "
+             "or to and from AgentScope 1.x and AgentX",
         description=(
             "Rewrite a stream of agent events in another framing. Between NDJSON and SSE (both JSON) the "
             "payload bytes pass through unchanged; to or from MessagePack each event is decoded and "
             "encoded again. Events of a type this version of wire does not know pass through between "
-            "JSON framings and stop a conversion to or from MessagePack."
+            "JSON framings and stop a conversion to or from MessagePack. "
+            "Other models: --from agentscope1 reads AgentScope 1.x messages (Msg.to_dict() JSON, an array "
+            "of them, a memory's state dict, or NDJSON) and writes a JSON array of 2.0 Msgs; --to "
+            "agentscope1 does the reverse. --from agentx reads AgentX packets over NDJSON or SSE and "
+            "writes agent events in the --to framing; --to agentx writes the packets of an event stream "
+            "as NDJSON."
         ),
     )
     parser.add_argument("file", metavar="INPUT", help="the stream to read, or - for standard input")
     parser.add_argument("output", metavar="OUTPUT", help="where to write, or - for standard output")
-    parser.add_argument("--to", choices=(*_FORMATS, *_BRIDGES), required=True,
-                        help="the output framing, or another frontend's stream: ag-ui (the AG-UI events as "
-                             "@ag-ui/encoder writes them) or vercel (the Vercel AI SDK's UI message stream); "
-                             "see wire/bridges/README.md")
-    _add_format_option(parser, "--from", "input")
+    parser.add_argument("--to", choices=(*_FORMATS, *_BRIDGES, "agentscope1"), default=None,
+                        help="the output framing; another frontend's stream: ag-ui (the AG-UI events as "
+                             "@ag-ui/encoder writes them) or vercel (the Vercel AI SDK's UI message stream), see "
+                             "wire/bridges/README.md; or another message model: agentscope1 or agentx "
+                             "(required unless --from agentscope1)")
+    parser.add_argument("--from", choices=_FORMATS + _MODELS, default=None,
+                        help="the input framing (default: detected from the first bytes), or agentscope1 or agentx")
     parser.set_defaults(run=_run_convert)
 
 
@@ -351,6 +366,10 @@ def _run_convert(args: argparse.Namespace) -> int:
     from wire.errors import WireError
 
     args.format = args.__dict__.pop("from")
+    if args.format in _MODELS or args.to == "agentscope1":
+        return _run_convert_model(args)
+    if args.to is None:
+        return _fail("convert", "--to is required")
     data = _read(args.file)
     source = _format_of(args, data, "convert")
     if source is None:
@@ -364,13 +383,51 @@ def _run_convert(args: argparse.Namespace) -> int:
         out = _bridge(args.to)(items) if args.to in _BRIDGES else _encoder(args.to).encode_batch(items)
     except WireError as exc:
         return _fail("convert", exc)
-    if args.output == "-":
+    _write(args.output, out)
+    if error is not None:
+        return _fail("convert", f"{error}; the {len(items)} events before it were written")
+    return 0
+
+
+def _write(path: str, out: bytes) -> None:
+    if path == "-":
         sys.stdout.buffer.write(out)
         sys.stdout.buffer.flush()
     else:
-        Path(args.output).write_bytes(out)
+        Path(path).write_bytes(out)
+
+
+def _run_convert_model(args: argparse.Namespace) -> int:
+    """AgentScope 1.x messages to and from 2.0 Msg JSON, and AgentX packets
+    to events (wire.compat); events to AgentX packets go through _BRIDGES."""
+    from wire.errors import WireError
+
+    source, target = args.format, args.to
+    if source in _MODELS and target in _MODELS:
+        return _fail("convert", f"convert {source} to wire's formats first, then to {target}")
+    if "agentscope1" in (source, target) and None not in (source, target):
+        return _fail("convert", "agentscope1 converts messages to and from 2.0 Msg JSON: "
+                                "give only --from agentscope1 or only --to agentscope1")
+    if source == "agentx" and target is None:
+        return _fail("convert", "--from agentx needs --to ndjson, sse or msgpack")
+    data = _read(args.file)
+    error: Exception | None = None
+    try:
+        if source == "agentscope1":
+            from wire.compat.agentscope1 import convert_from_agentscope1
+            out = convert_from_agentscope1(data)
+        elif target == "agentscope1":
+            from wire.compat.agentscope1 import convert_to_agentscope1
+            out = convert_to_agentscope1(data)
+        else:  # --from agentx
+            from wire.compat.agentx import decode_agentx
+            events, error = decode_agentx(data)
+            out = _encoder(target).encode_batch(events)
+    except WireError as exc:
+        return _fail("convert", exc)
+    _write(args.output, out)
     if error is not None:
-        return _fail("convert", f"{error}; the {len(items)} events before it were written")
+        return _fail("convert", f"{error}; what came before it was written")
     return 0
 
 
