@@ -4,7 +4,8 @@
 The layers, lowest first (``LAYERS``; one entry per level, modules of one
 level are siblings and must not import each other):
 
-* leaves: ``errors``, ``clock``, ``_url``
+* leaves: ``errors``, ``clock``, ``_url``; then ``partial_json`` (on errors, under
+  the model, so that blocks may use it)
 * model: ``blocks`` -> ``events`` -> ``reducer`` -> ``messages`` (messages sits
   on top of the model because ``Msg.append_event`` uses the reducer)
 * codecs: ``_codec``, then ``json`` and ``msgpack``
@@ -32,6 +33,7 @@ WIRE = Path(__file__).resolve().parent.parent / "wire"
 
 LAYERS: list[tuple[str, set[str]]] = [
     ("leaves", {"errors", "clock", "_url"}),
+    ("model: partial JSON", {"partial_json"}),
     ("model: blocks", {"blocks"}),
     ("model: events", {"events"}),
     ("model: reducer", {"reducer"}),
