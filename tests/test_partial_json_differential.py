@@ -51,8 +51,9 @@ def utf16_position(fragments: list[str], position: int) -> int:
 
 def as_js(value: Any) -> Any:
     """What a value becomes in JavaScript: every number a double (1 and 1.0
-    are one Number; integers past 2**53 round, as JSON.parse rounds them)."""
-    return json.loads(json.dumps(value), parse_int=float)
+    are one Number; integers past 2**53 round, as JSON.parse rounds them),
+    infinities named as partial-views.mjs names them."""
+    return json.loads(json.dumps(value), parse_int=float, parse_constant=str)
 
 
 @st.composite

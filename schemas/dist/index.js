@@ -9,5 +9,6 @@ export { EVENT_TYPES, UnknownEvent } from "./events.js";
 export { MsgpackFrameDecoder } from "./msgpack.js";
 export { NDJSONDecoder } from "./ndjson.js";
 export { AnomalyKind, anomaliesOf, appendEvent, extendEvents } from "./reducer.js";
+export { PartialJSON, PartialJSONError } from "./partial.js";
 export { SSEDecoder } from "./sse.js";
 export { DEFAULT_MAX_FRAME_BYTES } from "./streaming.js";

@@ -19,5 +19,6 @@ export { EVENT_TYPES, UnknownEvent, type UnknownPolicy, type WireEvent, type Wit
 export { MsgpackFrameDecoder } from "./msgpack.js";
 export { NDJSONDecoder } from "./ndjson.js";
 export { type Anomaly, AnomalyKind, anomaliesOf, appendEvent, type AppendOptions, extendEvents } from "./reducer.js";
+export { type JSONValue, PartialJSON, PartialJSONError } from "./partial.js";
 export { SSEDecoder, type SSEDecoderOptions } from "./sse.js";
 export { DEFAULT_MAX_FRAME_BYTES, type DecoderOptions } from "./streaming.js";

@@ -20,26 +20,32 @@
  * O(total length), where re-parsing the buffer per fragment costs O(N x length).
  */
 
+import { DecodeError, LocalProtocolError } from "./errors.js";
+
 /** A JSON value as `JSON.parse` returns it. */
 export type JSONValue = null | boolean | number | string | JSONValue[] | { [key: string]: JSONValue };
 
 type Container = JSONValue[] | { [key: string]: JSONValue };
 
-/** Text that is not JSON, or not JSON yet when `close()` says it has ended. */
-export class PartialJSONError extends Error {
-  /** The index (in UTF-16 code units) of the offending character in the whole text fed so far. */
+/**
+ * Text that is not JSON, or not JSON yet when `close()` says it has ended: a
+ * DecodeError whose `position` is the index (in UTF-16 code units, as JavaScript
+ * indexes strings) of the offending character in the whole text fed so far,
+ * and whose `path` says where in the value (`$.days[2]`).
+ */
+export class PartialJSONError extends DecodeError {
+  override name = "PartialJSONError";
   readonly position: number;
-  /** Where in the value, as a JSON path (`$.days[2]`). */
-  readonly path: string;
-  /** The message without the position and path. */
-  readonly reason: string;
 
   constructor(reason: string, position: number, path: string) {
-    super(`${reason} (character ${position}, at ${path})`);
-    this.name = "PartialJSONError";
-    this.reason = reason;
+    super(reason, { path });
     this.position = position;
-    this.path = path;
+    this.message = this.render();
+  }
+
+  override render(): string {
+    // Called by the base constructor too, before position is set.
+    return this.position === undefined ? super.render() : `${this.reason} (character ${this.position}, at ${this.path})`;
   }
 }
 
@@ -98,7 +104,7 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * An incremental JSON parser whose `value` is the value parsed so far:
  * `feed(fragment)` as fragments come, read `value` whenever the view is
  * needed, `close()` when the text has ended. One instance per text (per tool
- * call); after an error, or after `close()`, `feed` throws.
+ * call); after an error, or after `close()`, `feed` throws LocalProtocolError.
  *
  * ```ts
  * const view = new PartialJSON();
@@ -150,8 +156,8 @@ export class PartialJSON {
    * that cannot be JSON; `value` then still holds what came before it.
    */
   feed(fragment: string): void {
-    if (this.#error !== undefined) throw new Error("feed() after a PartialJSONError: the text is not JSON");
-    if (this.#closed) throw new Error("feed() after close()");
+    if (this.#error !== undefined) throw new LocalProtocolError("feed() after a PartialJSONError: the text is not JSON");
+    if (this.#closed) throw new LocalProtocolError("feed() after close()");
     try {
       this.#parse(fragment);
     } catch (error) {
@@ -163,7 +169,7 @@ export class PartialJSON {
 
   /** End the text and return the complete value; throws PartialJSONError if it stopped inside a value. */
   close(): JSONValue {
-    if (this.#error !== undefined) throw new Error("close() after a PartialJSONError: the text is not JSON");
+    if (this.#error !== undefined) throw new LocalProtocolError("close() after a PartialJSONError: the text is not JSON");
     if (!this.#closed) {
       this.#closed = true;
       if (this.#mode === Mode.Number && NUMBER_ENDS.has(this.#numberState) && this.#stack.length === 0) {

@@ -14,7 +14,7 @@ const results = JSON.parse(readFileSync(0, "utf8")).map((fragments) => {
       parser.feed(fragment);
       // A snapshot: the parser's containers keep growing in place.
       const view = parser.value === undefined ? null : { value: parser.value, complete: parser.complete };
-      views.push(JSON.parse(JSON.stringify(view)));
+      views.push(structuredClone(view));
     }
     return { views, closed: parser.close() };
   } catch (error) {
@@ -22,4 +22,6 @@ const results = JSON.parse(readFileSync(0, "utf8")).map((fragments) => {
     return { views, error: { position: error.position, path: error.path } };
   }
 });
-process.stdout.write(JSON.stringify(results));
+// JSON.stringify writes Infinity (a number past the largest double) as null; name it instead.
+process.stdout.write(JSON.stringify(results, (key, value) =>
+  typeof value === "number" && !Number.isFinite(value) ? String(value) : value));

@@ -1,13 +1,13 @@
 // The runtime's PartialJSON on the vectors wire's Python PartialJSON runs
 // (tests/test_partial_json.py): the same views after each fragment, the same
-// errors at the same character and path. Run with `node --test tests/ts/`.
+// errors at the same character and path. Run by `npm test`.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { PartialJSON, PartialJSONError } from "../../schemas/dist/index.js";
+import { PartialJSON, PartialJSONError } from "../dist/index.js";
 
-const VECTORS = new URL("../vectors/partial-json/", import.meta.url);
+const VECTORS = new URL("../../tests/vectors/partial-json/", import.meta.url);
 
 function checkView(parser, step, where) {
   if ("value" in step) {
