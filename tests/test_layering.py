@@ -44,6 +44,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("tools: shared", {"_streaming"}),
     ("tools", {"framing", "sse", "schema", "zerocopy"}),
     ("edges", {"aio", "http", "demo"}),
+    ("edges: the web demo", {"demo_web"}),
     ("edges: cli", {"cli"}),
     ("edges: entry point", {"__main__"}),
 ]

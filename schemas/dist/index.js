@@ -4,6 +4,7 @@
  */
 export { decodeBase64, encodeBase64, isBase64 } from "./base64.js";
 export { CHECKPOINT, readCheckpoint } from "./checkpoint.js";
+export { followReply, ReplyRequestError } from "./client.js";
 export { DecodeError, FrameError, LocalProtocolError, RemoteProtocolError, StreamOrderError, WireError, } from "./errors.js";
 export { EVENT_TYPES, UnknownEvent } from "./events.js";
 export { MsgpackFrameDecoder } from "./msgpack.js";

@@ -6,6 +6,7 @@
 export type * from "../wire.js";
 export { decodeBase64, encodeBase64, isBase64 } from "./base64.js";
 export { CHECKPOINT, readCheckpoint } from "./checkpoint.js";
+export { type Backoff, type FollowOptions, followReply, type ReplyFollower, ReplyRequestError } from "./client.js";
 export {
   DecodeError,
   type ErrorPlace,

@@ -1,0 +1,191 @@
+/**
+ * A resuming client for one reply's SSE stream, over `fetch` (browsers and
+ * Node 20+): wire's `sse_endpoint` (wire.http) and any server that speaks
+ * its protocol.
+ *
+ * It reads the stream with `SSEDecoder`, applies each event to the Msg with
+ * `appendEvent`, and when the connection drops before REPLY_END it connects
+ * again after a backoff, sending `Last-Event-ID`. wire's server answers with
+ * a checkpoint (the Msg built so far, `readCheckpoint`) that replaces the
+ * client's Msg, then the events after it; a server that replays the events
+ * after that id instead works too, since the client has applied every event
+ * its decoder returned. Either way the Msg ends as the uninterrupted one.
+ */
+import { readCheckpoint } from "./checkpoint.js";
+import { RemoteProtocolError } from "./errors.js";
+import { appendEvent } from "./reducer.js";
+import { SSEDecoder } from "./sse.js";
+/** The server answered a request with a status that retrying cannot fix (a 404, say). */
+export class ReplyRequestError extends Error {
+    status;
+    name = "ReplyRequestError";
+    constructor(status, message) {
+        super(message);
+        this.status = status;
+    }
+}
+// Statuses worth retrying: the server or a proxy is busy or restarting.
+const RETRY_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
+/**
+ * Follow the reply whose SSE stream is at `url` until REPLY_END, reconnecting
+ * with `Last-Event-ID` when the connection drops.
+ *
+ * ```ts
+ * const reply = followReply("/replies/r1/events", {
+ *   onEvent: (event, msg) => render(msg),
+ * });
+ * const msg = await reply.done;
+ * ```
+ */
+export function followReply(url, options = {}) {
+    const stop = new AbortController();
+    const outer = options.signal;
+    const onAbort = () => stop.abort(outer?.reason);
+    if (outer?.aborted)
+        onAbort();
+    else
+        outer?.addEventListener("abort", onAbort, { once: true });
+    const state = {
+        msg: options.msg,
+        lastEventId: options.lastEventId ?? "",
+        connections: 0,
+    };
+    const follower = {
+        get msg() { return state.msg; },
+        get lastEventId() { return state.lastEventId; },
+        get connections() { return state.connections; },
+        done: run(url, options, state, stop.signal).finally(() => outer?.removeEventListener("abort", onAbort)),
+        close: () => stop.abort(new DOMException("followReply closed", "AbortError")),
+    };
+    return follower;
+}
+async function run(url, options, state, signal) {
+    const fetchImpl = options.fetch ?? globalThis.fetch;
+    const initial = options.backoff?.initialMs ?? 250;
+    const max = options.backoff?.maxMs ?? 10_000;
+    const maxAttempts = options.backoff?.maxAttempts ?? 8;
+    let retryMs; // the server's SSE retry field, once sent
+    let failures = 0;
+    for (;;) {
+        signal.throwIfAborted();
+        const decoder = new SSEDecoder({
+            lastEventId: state.lastEventId,
+            unknown: options.unknown ?? "skip",
+        });
+        let applied = 0;
+        let reason;
+        const apply = (events) => {
+            for (const event of events) {
+                applied++;
+                if (applyOne(event, state, options))
+                    return true;
+            }
+            return false;
+        };
+        try {
+            const headers = new Headers(options.headers);
+            headers.set("Accept", "text/event-stream");
+            if (state.lastEventId)
+                headers.set("Last-Event-ID", state.lastEventId);
+            state.connections++;
+            const response = await fetchImpl(url, { headers, signal, cache: "no-store" });
+            if (!response.ok || response.body === null) {
+                await response.body?.cancel();
+                if (!RETRY_STATUS.has(response.status)) {
+                    throw new ReplyRequestError(response.status, `GET ${String(url)}: ${response.status} ${response.statusText}`);
+                }
+                reason = new Error(`GET ${String(url)}: ${response.status} ${response.statusText}`);
+            }
+            else {
+                const reader = response.body.getReader();
+                try {
+                    for (;;) {
+                        const { value, done } = await reader.read();
+                        if (done)
+                            break;
+                        const finished = apply(decoder.feed(value));
+                        state.lastEventId = decoder.lastEventId;
+                        if (finished)
+                            return finish(state, options);
+                    }
+                }
+                finally {
+                    // Closes the connection when the reply ended before the body did; a no-op after the body's end.
+                    void reader.cancel().catch(() => undefined);
+                }
+                if (apply(decoder.close()))
+                    return finish(state, options);
+                reason = new Error("the stream ended before REPLY_END");
+            }
+        }
+        catch (error) {
+            if (signal.aborted)
+                throw signal.reason;
+            if (error instanceof ReplyRequestError)
+                throw error;
+            if (error instanceof RemoteProtocolError) {
+                // The events before a broken frame are valid: apply them, then resume after them.
+                if (apply(error.events))
+                    return finish(state, options);
+                state.lastEventId = decoder.lastEventId;
+            }
+            else if (!(error instanceof TypeError)) {
+                throw error; // fetch reports network failures as TypeError; anything else is a bug to see
+            }
+            reason = error;
+        }
+        retryMs = decoder.retry ?? retryMs;
+        failures = applied > 0 ? 1 : failures + 1;
+        if (failures > maxAttempts)
+            throw new Error(`gave up after ${maxAttempts} attempts`, { cause: reason });
+        const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
+        const delay = base / 2 + Math.random() * (base / 2);
+        options.onReconnect?.(failures, delay, reason);
+        await sleep(delay, signal);
+    }
+}
+/** Apply one event; true once the reply has ended. */
+function applyOne(event, state, options) {
+    const snapshot = readCheckpoint(event);
+    if (snapshot !== undefined) {
+        state.msg = snapshot;
+    }
+    else {
+        state.msg ??= firstMsg(event);
+        appendEvent(state.msg, event);
+    }
+    options.onEvent?.(event, state.msg);
+    return event.type === "REPLY_END";
+}
+/** The Msg a reply starts from when the caller gave none: its REPLY_START names it. */
+function firstMsg(event) {
+    const fields = event;
+    const msg = {
+        name: event.type === "REPLY_START" && typeof fields.name === "string" ? fields.name : "",
+        content: [],
+        role: "assistant",
+    };
+    if (typeof fields.reply_id === "string")
+        msg.id = fields.reply_id;
+    if (typeof fields.created_at === "string")
+        msg.created_at = fields.created_at;
+    return msg;
+}
+function finish(state, options) {
+    const msg = state.msg;
+    options.onComplete?.(msg);
+    return msg;
+}
+function sleep(ms, signal) {
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+            signal.removeEventListener("abort", onAbort);
+            resolve();
+        }, ms);
+        const onAbort = () => {
+            clearTimeout(timer);
+            reject(signal.reason);
+        };
+        signal.addEventListener("abort", onAbort, { once: true });
+    });
+}

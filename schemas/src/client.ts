@@ -1,0 +1,236 @@
+/**
+ * A resuming client for one reply's SSE stream, over `fetch` (browsers and
+ * Node 20+): wire's `sse_endpoint` (wire.http) and any server that speaks
+ * its protocol.
+ *
+ * It reads the stream with `SSEDecoder`, applies each event to the Msg with
+ * `appendEvent`, and when the connection drops before REPLY_END it connects
+ * again after a backoff, sending `Last-Event-ID`. wire's server answers with
+ * a checkpoint (the Msg built so far, `readCheckpoint`) that replaces the
+ * client's Msg, then the events after it; a server that replays the events
+ * after that id instead works too, since the client has applied every event
+ * its decoder returned. Either way the Msg ends as the uninterrupted one.
+ */
+
+import type { AgentEvent, Msg } from "../wire.js";
+import { readCheckpoint } from "./checkpoint.js";
+import { RemoteProtocolError } from "./errors.js";
+import type { UnknownEvent, UnknownPolicy, WireEvent } from "./events.js";
+import { appendEvent } from "./reducer.js";
+import { SSEDecoder } from "./sse.js";
+
+/** How long to wait before each reconnection: `initialMs`, doubled per failed attempt up to `maxMs`, jittered. */
+export interface Backoff {
+  /** The first wait in milliseconds (default 250), unless the server sent an SSE `retry` field. */
+  initialMs?: number;
+  /** The longest wait (default 10,000). */
+  maxMs?: number;
+  /** Attempts in a row that bring no event before giving up (default 8); an attempt that brings events resets the count. */
+  maxAttempts?: number;
+}
+
+export interface FollowOptions {
+  /** The Msg to apply the events to. By default one is made from the REPLY_START event (or taken from a checkpoint). */
+  msg?: Msg;
+  /** Resume from this id (kept from an earlier page, say): the first request already sends `Last-Event-ID`. */
+  lastEventId?: string;
+  /** Called after each event has been applied (a checkpoint: after it replaced the Msg), with the Msg now. */
+  onEvent?: (event: WireEvent | UnknownEvent, msg: Msg) => void;
+  /** Called once, with the finished Msg, when REPLY_END has been applied. */
+  onComplete?: (msg: Msg) => void;
+  /** Called before each reconnection, with the attempt (1 for the first in a row), the wait and why. */
+  onReconnect?: (attempt: number, delayMs: number, reason: unknown) => void;
+  /** Reconnection waits. */
+  backoff?: Backoff;
+  /** Extra request headers (authorization, say). */
+  headers?: Record<string, string>;
+  /** Stops following: `done` rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** The fetch to use (default: the global one). */
+  fetch?: typeof fetch;
+  /** What an event of an unknown type does (default "skip": a newer server's events do not stop an older page). */
+  unknown?: UnknownPolicy;
+}
+
+/** A reply being followed. */
+export interface ReplyFollower {
+  /** The Msg so far (undefined before the first event); a checkpoint replaces it with a new object. */
+  readonly msg: Msg | undefined;
+  /** The id of the last event applied: keep it to resume after a page reload. */
+  readonly lastEventId: string;
+  /** Connections made so far. */
+  readonly connections: number;
+  /** Resolves with the finished Msg after REPLY_END; rejects if the server refuses the stream, attempts run out or `close()` is called. */
+  readonly done: Promise<Msg>;
+  /** Stop following. */
+  close(): void;
+}
+
+/** The server answered a request with a status that retrying cannot fix (a 404, say). */
+export class ReplyRequestError extends Error {
+  override name = "ReplyRequestError";
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+// Statuses worth retrying: the server or a proxy is busy or restarting.
+const RETRY_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
+
+/**
+ * Follow the reply whose SSE stream is at `url` until REPLY_END, reconnecting
+ * with `Last-Event-ID` when the connection drops.
+ *
+ * ```ts
+ * const reply = followReply("/replies/r1/events", {
+ *   onEvent: (event, msg) => render(msg),
+ * });
+ * const msg = await reply.done;
+ * ```
+ */
+export function followReply(url: string | URL, options: FollowOptions = {}): ReplyFollower {
+  const stop = new AbortController();
+  const outer = options.signal;
+  const onAbort = (): void => stop.abort(outer?.reason);
+  if (outer?.aborted) onAbort();
+  else outer?.addEventListener("abort", onAbort, { once: true });
+
+  const state = {
+    msg: options.msg,
+    lastEventId: options.lastEventId ?? "",
+    connections: 0,
+  };
+  const follower: ReplyFollower = {
+    get msg() { return state.msg; },
+    get lastEventId() { return state.lastEventId; },
+    get connections() { return state.connections; },
+    done: run(url, options, state, stop.signal).finally(() => outer?.removeEventListener("abort", onAbort)),
+    close: () => stop.abort(new DOMException("followReply closed", "AbortError")),
+  };
+  return follower;
+}
+
+interface State {
+  msg: Msg | undefined;
+  lastEventId: string;
+  connections: number;
+}
+
+async function run(url: string | URL, options: FollowOptions, state: State, signal: AbortSignal): Promise<Msg> {
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const initial = options.backoff?.initialMs ?? 250;
+  const max = options.backoff?.maxMs ?? 10_000;
+  const maxAttempts = options.backoff?.maxAttempts ?? 8;
+  let retryMs: number | undefined; // the server's SSE retry field, once sent
+  let failures = 0;
+  for (;;) {
+    signal.throwIfAborted();
+    const decoder = new SSEDecoder<AgentEvent | UnknownEvent>({
+      lastEventId: state.lastEventId,
+      unknown: options.unknown ?? "skip",
+    });
+    let applied = 0;
+    let reason: unknown;
+    const apply = (events: (AgentEvent | UnknownEvent)[]): boolean => {
+      for (const event of events) {
+        applied++;
+        if (applyOne(event, state, options)) return true;
+      }
+      return false;
+    };
+    try {
+      const headers = new Headers(options.headers);
+      headers.set("Accept", "text/event-stream");
+      if (state.lastEventId) headers.set("Last-Event-ID", state.lastEventId);
+      state.connections++;
+      const response = await fetchImpl(url, { headers, signal, cache: "no-store" });
+      if (!response.ok || response.body === null) {
+        await response.body?.cancel();
+        if (!RETRY_STATUS.has(response.status)) {
+          throw new ReplyRequestError(response.status, `GET ${String(url)}: ${response.status} ${response.statusText}`);
+        }
+        reason = new Error(`GET ${String(url)}: ${response.status} ${response.statusText}`);
+      } else {
+        const reader = response.body.getReader();
+        try {
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            const finished = apply(decoder.feed(value));
+            state.lastEventId = decoder.lastEventId;
+            if (finished) return finish(state, options);
+          }
+        } finally {
+          // Closes the connection when the reply ended before the body did; a no-op after the body's end.
+          void reader.cancel().catch(() => undefined);
+        }
+        if (apply(decoder.close())) return finish(state, options);
+        reason = new Error("the stream ended before REPLY_END");
+      }
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      if (error instanceof ReplyRequestError) throw error;
+      if (error instanceof RemoteProtocolError) {
+        // The events before a broken frame are valid: apply them, then resume after them.
+        if (apply(error.events as (AgentEvent | UnknownEvent)[])) return finish(state, options);
+        state.lastEventId = decoder.lastEventId;
+      } else if (!(error instanceof TypeError)) {
+        throw error; // fetch reports network failures as TypeError; anything else is a bug to see
+      }
+      reason = error;
+    }
+    retryMs = decoder.retry ?? retryMs;
+    failures = applied > 0 ? 1 : failures + 1;
+    if (failures > maxAttempts) throw new Error(`gave up after ${maxAttempts} attempts`, { cause: reason });
+    const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
+    const delay = base / 2 + Math.random() * (base / 2);
+    options.onReconnect?.(failures, delay, reason);
+    await sleep(delay, signal);
+  }
+}
+
+/** Apply one event; true once the reply has ended. */
+function applyOne(event: AgentEvent | UnknownEvent, state: State, options: FollowOptions): boolean {
+  const snapshot = readCheckpoint(event);
+  if (snapshot !== undefined) {
+    state.msg = snapshot;
+  } else {
+    state.msg ??= firstMsg(event);
+    appendEvent(state.msg, event);
+  }
+  options.onEvent?.(event, state.msg);
+  return event.type === "REPLY_END";
+}
+
+/** The Msg a reply starts from when the caller gave none: its REPLY_START names it. */
+function firstMsg(event: AgentEvent | UnknownEvent): Msg {
+  const fields = event as { name?: unknown; reply_id?: unknown; created_at?: unknown };
+  const msg: Msg = {
+    name: event.type === "REPLY_START" && typeof fields.name === "string" ? fields.name : "",
+    content: [],
+    role: "assistant",
+  };
+  if (typeof fields.reply_id === "string") msg.id = fields.reply_id;
+  if (typeof fields.created_at === "string") msg.created_at = fields.created_at;
+  return msg;
+}
+
+function finish(state: State, options: FollowOptions): Msg {
+  const msg = state.msg as Msg;
+  options.onComplete?.(msg);
+  return msg;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,25 @@
+// Follows one reply with the runtime's followReply and prints what it saw as
+// JSON: the final Msg, the events and checkpoints applied, the connections
+// made and the reconnections' reasons. The node half of tests/test_ts_client.py.
+// Usage: node follow-reply.mjs URL [LAST_EVENT_ID]
+import { followReply } from "../../schemas/dist/index.js";
+
+const [url, lastEventId] = process.argv.slice(2);
+const seen = { events: 0, checkpoints: 0, types: [], reconnects: [], completed: 0 };
+const reply = followReply(url, {
+  lastEventId,
+  backoff: { initialMs: 20, maxMs: 200, maxAttempts: 3 },
+  onEvent(event) {
+    seen.events++;
+    seen.types.push(event.type === "CUSTOM" ? event.name : event.type);
+    if (event.type === "CUSTOM" && event.name === "wire.checkpoint") seen.checkpoints++;
+  },
+  onComplete() { seen.completed++; },
+  onReconnect(attempt, delayMs, reason) { seen.reconnects.push(String(reason?.cause ?? reason)); },
+});
+try {
+  const msg = await reply.done;
+  console.log(JSON.stringify({ ...seen, connections: reply.connections, lastEventId: reply.lastEventId, msg }));
+} catch (error) {
+  console.log(JSON.stringify({ ...seen, connections: reply.connections, error: `${error.name}: ${error.message}` }));
+}
