@@ -8,7 +8,8 @@ import { followReply, PartialJSON } from "/runtime.js";
 const STORAGE = "wire-demo-reply"; // {id, events, lastEventId} of the reply in progress
 const main = document.getElementById("msg");
 const status = document.getElementById("status");
-const views = new Map(); // block id -> {element, shown (length drawn), partial}
+// "type:id" (a tool call and its result share an id) -> {element, body, shown, partial}
+const views = new Map();
 const demo = { msg: undefined, events: 0, checkpoints: 0, connections: 0, done: false, error: undefined };
 window.wireDemo = demo; // read by the browser test
 
@@ -28,7 +29,8 @@ function element(tag, className, text) {
 }
 
 function viewOf(block) {
-  let view = views.get(block.id);
+  const key = `${block.type}:${block.id}`;
+  let view = views.get(key);
   if (view === undefined) {
     const section = element("section", block.type);
     section.dataset.block = block.id;
@@ -36,7 +38,7 @@ function viewOf(block) {
       tool_result: `result · ${block.name}`, data: `data · ${block.name ?? ""}` }[block.type] ?? block.type;
     if (label) section.append(element("div", "label", label));
     view = { element: section, shown: -1, partial: undefined, body: section.appendChild(element("div", "body")) };
-    views.set(block.id, view);
+    views.set(key, view);
     main.append(section);
   }
   return view;
@@ -66,7 +68,7 @@ function draw(msg) {
   for (const block of msg.content) {
     const view = viewOf(block);
     const finished = block.finished_at != null;
-    const size = JSON.stringify(block).length; // what changed, cheaply enough for a demo
+    const size = JSON.stringify(block).length; // whether it changed, cheaply enough for a page this size
     if (size === view.shown) continue;
     view.shown = size;
     view.element.classList.toggle("streaming", !finished && block.type !== "data");
