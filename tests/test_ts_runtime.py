@@ -36,10 +36,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wire
-from wire.framing import MsgpackFrameEncoder, NDJSONEncoder
 from tests import strategies
 from tests.reducer_streams import REPLY, reply_streams
 from tests.test_reducer import ANOMALIES
+from wire.framing import MsgpackFrameEncoder, NDJSONEncoder
 
 ROOT = Path(__file__).parent.parent
 DRIVER = ROOT / "tests" / "ts" / "reduce-cases.mjs"
@@ -99,7 +99,7 @@ def mixed_streams(draw: st.DrawFn) -> list[Any]:
               if isinstance(e, wire.ToolResultDataDeltaEvent) else e for e in events]
     calls = [e.tool_call_id for e in events if isinstance(e, wire.ToolCallStartEvent)]
     if calls:  # the human-in-the-loop events, for calls the stream made (and one it did not)
-        for position, event in draw(st.lists(st.tuples(st.integers(0, 10_000), _hitl(calls + ["nope"])), max_size=4)):
+        for position, event in draw(st.lists(st.tuples(st.integers(0, 10_000), _hitl([*calls, "nope"])), max_size=4)):
             events.insert(position % (len(events) + 1), event)
         # ...and a confirmation asked and answered, in that order.
         call, confirmed = draw(st.sampled_from(calls)), draw(st.booleans())
@@ -129,8 +129,8 @@ def _hitl(draw: st.DrawFn, calls: list[str]) -> Any:
                    for i in ids]
         return msgspec.structs.replace(event, reply_id=REPLY, confirm_results=results)
     if kind is wire.ExternalExecutionResultEvent:
-        blocks = [msgspec.structs.replace(draw(strategies.tool_result_blocks()), id=i) for i in ids]
-        return msgspec.structs.replace(event, reply_id=REPLY, execution_results=blocks)
+        finished = [msgspec.structs.replace(draw(strategies.tool_result_blocks()), id=i) for i in ids]
+        return msgspec.structs.replace(event, reply_id=REPLY, execution_results=finished)
     blocks = [msgspec.structs.replace(draw(strategies.tool_call_blocks()), id=i) for i in ids]
     return msgspec.structs.replace(event, reply_id=REPLY, tool_calls=blocks)
 
@@ -214,8 +214,8 @@ def test_typescript_reduces_generated_streams_as_python_does(
 
 def test_the_differential_test_can_fail(ts_runtime: Run) -> None:
     """The Python side of one stream, compared with the TypeScript side of another."""
-    events = [wire.TextBlockStartEvent(reply_id=REPLY, block_id="b", created_at="t"),
-              wire.TextBlockDeltaEvent(reply_id=REPLY, block_id="b", delta="a", created_at="t")]
+    events: list[Any] = [wire.TextBlockStartEvent(reply_id=REPLY, block_id="b", created_at="t"),
+                         wire.TextBlockDeltaEvent(reply_id=REPLY, block_id="b", delta="a", created_at="t")]
     stream = base64.b64encode(wire.json.encode_events(events[:1])).decode()
     ours = ts_runtime({"initial": json.loads(wire.json.encode(initial("assistant"))), "format": "ndjson",
                        "stream": stream, "chunk": 7, "split": 0})
