@@ -198,6 +198,8 @@ def test_same_json_tells_numbers_apart_from_everything_else() -> None:
        st.sampled_from(["ndjson", "msgpack"]), st.integers(1, 300), st.integers(0, 10_000))
 def test_typescript_reduces_generated_streams_as_python_does(
         ts_runtime: Run, events: list[Any], role: str, framing: str, chunk: int, split: int) -> None:
+    if framing == "msgpack" and b"__proto__" in wire.json.encode_events(events):
+        framing = "ndjson"  # @msgpack/msgpack refuses this key (schemas/README.md); JSON keeps it
     stream = (NDJSONEncoder() if framing == "ndjson" else MsgpackFrameEncoder()).encode_batch(events)
     initial_json = json.loads(wire.json.encode(initial(role)))
     ours = ts_runtime({"initial": initial_json, "format": framing, "stream": base64.b64encode(stream).decode(),
