@@ -42,4 +42,10 @@ export declare function put(obj: Obj, struct: Struct, key: string, value: unknow
 export declare function canonical(obj: Obj, struct: Struct): Obj;
 /** A content block (any of the six) in wire's form, in place. */
 export declare function block_(block: Obj): Obj;
+/**
+ * A deep copy of a JSON value (bytes copied as bytes). Keys are defined, not
+ * assigned, so that a `__proto__` key, which JSON.parse keeps as an ordinary
+ * key, stays one.
+ */
+export declare function copyJson(value: unknown): unknown;
 export {};

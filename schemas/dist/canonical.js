@@ -76,7 +76,11 @@ export function put(obj, struct, key, value) {
     }
     obj[key] = value;
     for (const [other, v] of moved)
-        obj[other] = v;
+        define(obj, other, v);
+}
+/** `obj[key] = value` that makes even `__proto__` an ordinary key. */
+function define(obj, key, value) {
+    Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
 }
 /**
  * Put `obj` in wire's form in place: its fields in wire's order, defaults and
@@ -111,7 +115,7 @@ export function canonical(obj, struct) {
         for (const key of keys)
             delete obj[key];
     for (const [key, value] of entries)
-        obj[key] = value;
+        define(obj, key, value);
     return obj;
 }
 function nested(struct, name, value) {
@@ -148,3 +152,18 @@ export function block_(block) {
     return BLOCK_TYPES.has(type) ? canonical(block, type) : block;
 }
 const BLOCK_TYPES = new Set(["text", "thinking", "hint", "data", "tool_call", "tool_result"]);
+/**
+ * A deep copy of a JSON value (bytes copied as bytes). Keys are defined, not
+ * assigned, so that a `__proto__` key, which JSON.parse keeps as an ordinary
+ * key, stays one.
+ */
+export function copyJson(value) {
+    if (Array.isArray(value))
+        return value.map(copyJson);
+    if (value instanceof Uint8Array)
+        return value.slice();
+    if (typeof value === "object" && value !== null) {
+        return Object.fromEntries(Object.keys(value).map((key) => [key, copyJson(value[key])]));
+    }
+    return value;
+}

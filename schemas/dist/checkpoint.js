@@ -4,7 +4,7 @@
  * whose value holds the Msg built so far, then the events after it. A client
  * replaces its Msg with `readCheckpoint`'s and goes on applying events.
  */
-import { canonical } from "./canonical.js";
+import { canonical, copyJson } from "./canonical.js";
 import { DecodeError } from "./errors.js";
 /** The name of a checkpoint event (wire.sse.CHECKPOINT). */
 export const CHECKPOINT = "wire.checkpoint";
@@ -23,7 +23,7 @@ export function readCheckpoint(event) {
     if (typeof msg !== "object" || msg === null || Array.isArray(msg)) {
         throw new DecodeError("Expected `object`", { path: "$.value.msg" });
     }
-    const copy = deepCopy(msg);
+    const copy = copyJson(msg);
     if (typeof copy["name"] !== "string")
         throw new DecodeError("Expected `str`", { path: "$.value.msg.name" });
     if (!ROLES.has(copy["role"]))
@@ -31,17 +31,4 @@ export function readCheckpoint(event) {
     if (!Array.isArray(copy["content"]))
         throw new DecodeError("Expected `array`", { path: "$.value.msg.content" });
     return canonical(copy, "msg");
-}
-function deepCopy(value) {
-    if (Array.isArray(value))
-        return value.map(deepCopy);
-    if (value instanceof Uint8Array)
-        return value.slice();
-    if (typeof value === "object" && value !== null) {
-        const out = {};
-        for (const key of Object.keys(value))
-            out[key] = deepCopy(value[key]);
-        return out;
-    }
-    return value;
 }

@@ -114,7 +114,7 @@ export function checkEvent(value) {
             path: "$.type",
         });
     }
-    const fields = REQUIRED[type];
+    const fields = Object.hasOwn(REQUIRED, type) ? REQUIRED[type] : undefined;
     if (fields === undefined)
         return type;
     for (const field in ENVELOPE) {

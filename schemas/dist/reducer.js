@@ -19,7 +19,7 @@
  * so replaying the same events gives the same JSON.
  */
 import { decodeBase64, encodeBase64 } from "./base64.js";
-import { block_, canonical, put } from "./canonical.js";
+import { block_, canonical, copyJson, put } from "./canonical.js";
 import { StreamOrderError } from "./errors.js";
 import { EVENT_TYPES, UnknownEvent } from "./events.js";
 /** The names an `Anomaly`'s `kind` takes, as wire.reducer.AnomalyKind. */
@@ -308,7 +308,7 @@ function apply(s, event) {
             if (block === undefined)
                 return;
             put(block, "tool_result", "state", event.state);
-            put(block, "tool_result", "metadata", { ...event.metadata }); // replaced, not merged, as in agentscope
+            put(block, "tool_result", "metadata", copyJson(event.metadata ?? {})); // replaced, not merged, as in agentscope
             const call = s.calls.get(event.tool_call_id);
             if (call !== undefined)
                 put(call, "tool_call", "state", "finished");
@@ -457,20 +457,7 @@ function outputList(block, eventId, at) {
 }
 /** A deep copy of a block from an event, in wire's form. */
 function copyBlock(block) {
-    return block_(structuredCopy(block));
-}
-function structuredCopy(value) {
-    if (Array.isArray(value))
-        return value.map(structuredCopy);
-    if (value instanceof Uint8Array)
-        return value.slice();
-    if (typeof value === "object" && value !== null) {
-        const out = {};
-        for (const key of Object.keys(value))
-            out[key] = structuredCopy(value[key]);
-        return out;
-    }
-    return value;
+    return block_(copyJson(block));
 }
 const GROWTH = new WeakMap();
 const NO_BYTES = new Uint8Array(0);

@@ -83,7 +83,12 @@ export function put(obj: Obj, struct: Struct, key: string, value: unknown): void
     }
   }
   obj[key] = value;
-  for (const [other, v] of moved) obj[other] = v;
+  for (const [other, v] of moved) define(obj, other, v);
+}
+
+/** `obj[key] = value` that makes even `__proto__` an ordinary key. */
+function define(obj: Obj, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 /**
@@ -112,7 +117,7 @@ export function canonical(obj: Obj, struct: Struct): Obj {
   let same = keys.length === entries.length;
   for (let i = 0; same && i < keys.length; i++) same = keys[i] === (entries[i] as [string, unknown])[0];
   if (!same) for (const key of keys) delete obj[key];
-  for (const [key, value] of entries) obj[key] = value;
+  for (const [key, value] of entries) define(obj, key, value);
   return obj;
 }
 
@@ -148,3 +153,17 @@ export function block_(block: Obj): Obj {
 }
 
 const BLOCK_TYPES: ReadonlySet<unknown> = new Set(["text", "thinking", "hint", "data", "tool_call", "tool_result"]);
+
+/**
+ * A deep copy of a JSON value (bytes copied as bytes). Keys are defined, not
+ * assigned, so that a `__proto__` key, which JSON.parse keeps as an ordinary
+ * key, stays one.
+ */
+export function copyJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyJson);
+  if (value instanceof Uint8Array) return value.slice();
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.keys(value).map((key) => [key, copyJson((value as Obj)[key])]));
+  }
+  return value;
+}

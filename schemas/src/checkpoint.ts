@@ -6,7 +6,7 @@
  */
 
 import type { Msg } from "../wire.js";
-import { canonical } from "./canonical.js";
+import { canonical, copyJson } from "./canonical.js";
 import { DecodeError } from "./errors.js";
 import type { UnknownEvent, WireEvent } from "./events.js";
 
@@ -27,20 +27,9 @@ export function readCheckpoint(event: WireEvent | UnknownEvent): Msg | undefined
   if (typeof msg !== "object" || msg === null || Array.isArray(msg)) {
     throw new DecodeError("Expected `object`", { path: "$.value.msg" });
   }
-  const copy = deepCopy(msg) as Record<string, unknown>;
+  const copy = copyJson(msg) as Record<string, unknown>;
   if (typeof copy["name"] !== "string") throw new DecodeError("Expected `str`", { path: "$.value.msg.name" });
   if (!ROLES.has(copy["role"])) throw new DecodeError("Invalid role", { path: "$.value.msg.role" });
   if (!Array.isArray(copy["content"])) throw new DecodeError("Expected `array`", { path: "$.value.msg.content" });
   return canonical(copy, "msg") as unknown as Msg;
-}
-
-function deepCopy(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(deepCopy);
-  if (value instanceof Uint8Array) return value.slice();
-  if (typeof value === "object" && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) out[key] = deepCopy((value as Record<string, unknown>)[key]);
-    return out;
-  }
-  return value;
 }

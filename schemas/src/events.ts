@@ -142,7 +142,7 @@ export function checkEvent(value: unknown): string | undefined {
       path: "$.type",
     });
   }
-  const fields = REQUIRED[type];
+  const fields = Object.hasOwn(REQUIRED, type) ? REQUIRED[type] : undefined;
   if (fields === undefined) return type;
   for (const field in ENVELOPE) {
     const problem = fieldError(type, field, ENVELOPE[field] as Kind, value[field]);

@@ -29,7 +29,7 @@ import type {
   ToolResultBlock,
 } from "../wire.js";
 import { decodeBase64, encodeBase64 } from "./base64.js";
-import { block_, canonical, put } from "./canonical.js";
+import { block_, canonical, copyJson, put } from "./canonical.js";
 import { StreamOrderError } from "./errors.js";
 import { EVENT_TYPES, UnknownEvent, type WireEvent } from "./events.js";
 
@@ -357,7 +357,7 @@ function apply(s: State, event: WireEvent | UnknownEvent): void {
       const block = finish(s, s.results, event.type, event.tool_call_id, at) as Obj | undefined;
       if (block === undefined) return;
       put(block, "tool_result", "state", event.state);
-      put(block, "tool_result", "metadata", { ...event.metadata }); // replaced, not merged, as in agentscope
+      put(block, "tool_result", "metadata", copyJson(event.metadata ?? {})); // replaced, not merged, as in agentscope
       const call = s.calls.get(event.tool_call_id);
       if (call !== undefined) put(call as unknown as Obj, "tool_call", "state", "finished");
       return;
@@ -500,19 +500,9 @@ function outputList(block: ToolResultBlock, eventId: string | undefined, at: str
 
 /** A deep copy of a block from an event, in wire's form. */
 function copyBlock<B>(block: B): B {
-  return block_(structuredCopy(block) as Obj) as B;
+  return block_(copyJson(block) as Obj) as B;
 }
 
-function structuredCopy(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(structuredCopy);
-  if (value instanceof Uint8Array) return value.slice();
-  if (typeof value === "object" && value !== null) {
-    const out: Obj = {};
-    for (const key of Object.keys(value)) out[key] = structuredCopy((value as Obj)[key]);
-    return out;
-  }
-  return value;
-}
 
 // -- base64 that grows --------------------------------------------------------------------
 
