@@ -152,7 +152,10 @@ function put(obj, struct, key, value) {
   }
   obj[key] = value;
   for (const [other, v] of moved)
-    obj[other] = v;
+    define(obj, other, v);
+}
+function define(obj, key, value) {
+  Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
 }
 function canonical(obj, struct) {
   const fields = FIELDS[struct];
@@ -180,7 +183,7 @@ function canonical(obj, struct) {
     for (const key of keys)
       delete obj[key];
   for (const [key, value] of entries)
-    obj[key] = value;
+    define(obj, key, value);
   return obj;
 }
 function nested(struct, name, value) {
@@ -216,6 +219,16 @@ function block_(block) {
   return BLOCK_TYPES.has(type) ? canonical(block, type) : block;
 }
 var BLOCK_TYPES = /* @__PURE__ */ new Set(["text", "thinking", "hint", "data", "tool_call", "tool_result"]);
+function copyJson(value) {
+  if (Array.isArray(value))
+    return value.map(copyJson);
+  if (value instanceof Uint8Array)
+    return value.slice();
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.keys(value).map((key) => [key, copyJson(value[key])]));
+  }
+  return value;
+}
 
 // schemas/dist/errors.js
 var WireError = class extends Error {
@@ -278,7 +291,7 @@ function readCheckpoint(event) {
   if (typeof msg !== "object" || msg === null || Array.isArray(msg)) {
     throw new DecodeError("Expected `object`", { path: "$.value.msg" });
   }
-  const copy = deepCopy(msg);
+  const copy = copyJson(msg);
   if (typeof copy["name"] !== "string")
     throw new DecodeError("Expected `str`", { path: "$.value.msg.name" });
   if (!ROLES.has(copy["role"]))
@@ -286,19 +299,6 @@ function readCheckpoint(event) {
   if (!Array.isArray(copy["content"]))
     throw new DecodeError("Expected `array`", { path: "$.value.msg.content" });
   return canonical(copy, "msg");
-}
-function deepCopy(value) {
-  if (Array.isArray(value))
-    return value.map(deepCopy);
-  if (value instanceof Uint8Array)
-    return value.slice();
-  if (typeof value === "object" && value !== null) {
-    const out = {};
-    for (const key of Object.keys(value))
-      out[key] = deepCopy(value[key]);
-    return out;
-  }
-  return value;
 }
 
 // schemas/dist/events.js
@@ -421,7 +421,7 @@ function checkEvent(value) {
       path: "$.type"
     });
   }
-  const fields = REQUIRED[type];
+  const fields = Object.hasOwn(REQUIRED, type) ? REQUIRED[type] : void 0;
   if (fields === void 0)
     return type;
   for (const field in ENVELOPE) {
@@ -731,7 +731,7 @@ function apply(s, event) {
       if (block === void 0)
         return;
       put(block, "tool_result", "state", event.state);
-      put(block, "tool_result", "metadata", { ...event.metadata });
+      put(block, "tool_result", "metadata", copyJson(event.metadata ?? {}));
       const call = s.calls.get(event.tool_call_id);
       if (call !== void 0)
         put(call, "tool_call", "state", "finished");
@@ -867,20 +867,7 @@ function outputList(block, eventId, at) {
   return block.output;
 }
 function copyBlock(block) {
-  return block_(structuredCopy(block));
-}
-function structuredCopy(value) {
-  if (Array.isArray(value))
-    return value.map(structuredCopy);
-  if (value instanceof Uint8Array)
-    return value.slice();
-  if (typeof value === "object" && value !== null) {
-    const out = {};
-    for (const key of Object.keys(value))
-      out[key] = structuredCopy(value[key]);
-    return out;
-  }
-  return value;
+  return block_(copyJson(block));
 }
 var GROWTH = /* @__PURE__ */ new WeakMap();
 var NO_BYTES = new Uint8Array(0);
