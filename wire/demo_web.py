@@ -106,10 +106,15 @@ def serve(reply: bytes, *, pace: float, port: int, out: TextIO) -> None:
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError:
+        sock.close()
+        raise
     host, bound = sock.getsockname()
     out.write(f"http://{host}:{bound}/\n")
     out.write("wire demo --web: open the address above; a reload mid-reply resumes it. Ctrl-C stops.\n")
     out.flush()
     server = uvicorn.Server(uvicorn.Config(create_app(reply, pace=pace), log_level="warning"))
-    server.run(sockets=[sock])
+    with sock:
+        server.run(sockets=[sock])
