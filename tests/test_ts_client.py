@@ -208,3 +208,10 @@ def test_a_missing_reply_is_an_error_not_a_retry(base: str) -> None:
     seen = follow(f"{base}/replies/nope/events")
     assert seen["error"].startswith("ReplyRequestError: GET") and "404" in seen["error"]
     assert seen["connections"] == 1
+
+
+def test_close_stops_following(base: str) -> None:
+    start(base, "closed")
+    seen = follow(f"{base}/replies/closed/events", "", "10")
+    assert seen["error"] == "AbortError: followReply closed"
+    assert seen["events"] == 10 and seen["completed"] == 0

@@ -76,6 +76,7 @@ async function run(url, options, state, signal) {
         let reason;
         const apply = (events) => {
             for (const event of events) {
+                signal.throwIfAborted(); // no callback after close(), even for the rest of a chunk
                 applied++;
                 if (applyOne(event, state, options))
                     return true;

@@ -133,6 +133,7 @@ async function run(url: string | URL, options: FollowOptions, state: State, sign
     let reason: unknown;
     const apply = (events: (AgentEvent | UnknownEvent)[]): boolean => {
       for (const event of events) {
+        signal.throwIfAborted(); // no callback after close(), even for the rest of a chunk
         applied++;
         if (applyOne(event, state, options)) return true;
       }

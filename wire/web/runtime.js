@@ -1278,6 +1278,7 @@ async function run(url, options, state, signal) {
     let reason;
     const apply2 = (events) => {
       for (const event of events) {
+        signal.throwIfAborted();
         applied++;
         if (applyOne(event, state, options))
           return true;
