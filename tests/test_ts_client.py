@@ -215,3 +215,15 @@ def test_close_stops_following(base: str) -> None:
     seen = follow(f"{base}/replies/closed/events", "", "10")
     assert seen["error"] == "AbortError: followReply closed"
     assert seen["events"] == 10 and seen["completed"] == 0
+
+
+def test_resume_after_the_end_completes_from_the_checkpoint(base: str) -> None:
+    """A page reloaded after REPLY_END (before it forgot the id): the
+    checkpoint holds the finished Msg and nothing follows it; that is the end."""
+    start(base, "ended")
+    expected = server_msg(base, "ended")  # waits for the end
+    seen = follow(f"{base}/replies/ended/events", "3")
+    assert "error" not in seen, seen
+    assert seen["types"] == ["wire.checkpoint"]
+    assert (seen["connections"], seen["completed"]) == (1, 1)
+    assert seen["msg"] == expected

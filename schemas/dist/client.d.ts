@@ -19,7 +19,7 @@ export interface Backoff {
     initialMs?: number;
     /** The longest wait (default 10,000). */
     maxMs?: number;
-    /** Attempts in a row that bring no event before giving up (default 8); an attempt that brings events resets the count. */
+    /** Attempts in a row that bring no new event before giving up (default 8); an attempt that brings one resets the count. */
     maxAttempts?: number;
 }
 export interface FollowOptions {

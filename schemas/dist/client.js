@@ -72,6 +72,7 @@ async function run(url, options, state, signal) {
             lastEventId: state.lastEventId,
             unknown: options.unknown ?? "skip",
         });
+        const startId = state.lastEventId;
         let applied = 0;
         let reason;
         const apply = (events) => {
@@ -136,7 +137,9 @@ async function run(url, options, state, signal) {
             reason = error;
         }
         retryMs = decoder.retry ?? retryMs;
-        failures = applied > 0 ? 1 : failures + 1;
+        // Progress is a new event id, not just events: a server that answers every
+        // reconnection with the same checkpoint and nothing after it is failing.
+        failures = applied > 0 && state.lastEventId !== startId ? 1 : failures + 1;
         if (failures > maxAttempts)
             throw new Error(`gave up after ${maxAttempts} attempts`, { cause: reason });
         const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
@@ -156,7 +159,8 @@ function applyOne(event, state, options) {
         appendEvent(state.msg, event);
     }
     options.onEvent?.(event, state.msg);
-    return event.type === "REPLY_END";
+    // A checkpoint of a finished reply (a page reloaded after its end) is the end too: no REPLY_END follows it.
+    return event.type === "REPLY_END" || (snapshot !== undefined && snapshot.finished_at != null);
 }
 /** The Msg a reply starts from when the caller gave none: its REPLY_START names it. */
 function firstMsg(event) {

@@ -25,7 +25,7 @@ export interface Backoff {
   initialMs?: number;
   /** The longest wait (default 10,000). */
   maxMs?: number;
-  /** Attempts in a row that bring no event before giving up (default 8); an attempt that brings events resets the count. */
+  /** Attempts in a row that bring no new event before giving up (default 8); an attempt that brings one resets the count. */
   maxAttempts?: number;
 }
 
@@ -129,6 +129,7 @@ async function run(url: string | URL, options: FollowOptions, state: State, sign
       lastEventId: state.lastEventId,
       unknown: options.unknown ?? "skip",
     });
+    const startId = state.lastEventId;
     let applied = 0;
     let reason: unknown;
     const apply = (events: (AgentEvent | UnknownEvent)[]): boolean => {
@@ -181,7 +182,9 @@ async function run(url: string | URL, options: FollowOptions, state: State, sign
       reason = error;
     }
     retryMs = decoder.retry ?? retryMs;
-    failures = applied > 0 ? 1 : failures + 1;
+    // Progress is a new event id, not just events: a server that answers every
+    // reconnection with the same checkpoint and nothing after it is failing.
+    failures = applied > 0 && state.lastEventId !== startId ? 1 : failures + 1;
     if (failures > maxAttempts) throw new Error(`gave up after ${maxAttempts} attempts`, { cause: reason });
     const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
     const delay = base / 2 + Math.random() * (base / 2);
@@ -200,7 +203,8 @@ function applyOne(event: AgentEvent | UnknownEvent, state: State, options: Follo
     appendEvent(state.msg, event);
   }
   options.onEvent?.(event, state.msg);
-  return event.type === "REPLY_END";
+  // A checkpoint of a finished reply (a page reloaded after its end) is the end too: no REPLY_END follows it.
+  return event.type === "REPLY_END" || (snapshot !== undefined && snapshot.finished_at != null);
 }
 
 /** The Msg a reply starts from when the caller gave none: its REPLY_START names it. */

@@ -1274,6 +1274,7 @@ async function run(url, options, state, signal) {
       lastEventId: state.lastEventId,
       unknown: options.unknown ?? "skip"
     });
+    const startId = state.lastEventId;
     let applied = 0;
     let reason;
     const apply2 = (events) => {
@@ -1332,7 +1333,7 @@ async function run(url, options, state, signal) {
       reason = error;
     }
     retryMs = decoder.retry ?? retryMs;
-    failures = applied > 0 ? 1 : failures + 1;
+    failures = applied > 0 && state.lastEventId !== startId ? 1 : failures + 1;
     if (failures > maxAttempts)
       throw new Error(`gave up after ${maxAttempts} attempts`, { cause: reason });
     const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
@@ -1350,7 +1351,7 @@ function applyOne(event, state, options) {
     appendEvent(state.msg, event);
   }
   options.onEvent?.(event, state.msg);
-  return event.type === "REPLY_END";
+  return event.type === "REPLY_END" || snapshot !== void 0 && snapshot.finished_at != null;
 }
 function firstMsg(event) {
   const fields = event;
