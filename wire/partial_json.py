@@ -180,6 +180,11 @@ class PartialJSON:
             raise LocalProtocolError("feed() after a PartialJSONError: the text is not JSON")
         if self._closed:
             raise LocalProtocolError("feed() after close()")
+        if self._mode == _STRING and self._high is None and _PLAIN.fullmatch(fragment):
+            # Most fragments are a piece of a string's plain text: keep it, nothing to parse.
+            self._pieces.append(fragment)
+            self._offset += len(fragment)
+            return
         try:
             self._parse(fragment)
         except PartialJSONError as exc:
