@@ -203,3 +203,12 @@ def test_floats_match_json_loads_bit_for_bit() -> None:
         parser.feed(f"[{text}]")
         got, want = parser.value[0], json.loads(text)
         assert got == want and math.copysign(1, got) == math.copysign(1, want) and type(got) is type(want)
+
+
+def test_module_example() -> None:
+    import doctest
+
+    import wire.partial_json
+
+    result = doctest.testmod(wire.partial_json)
+    assert result.attempted > 0 and result.failed == 0
