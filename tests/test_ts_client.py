@@ -227,3 +227,12 @@ def test_resume_after_the_end_completes_from_the_checkpoint(base: str) -> None:
     assert seen["types"] == ["wire.checkpoint"]
     assert (seen["connections"], seen["completed"]) == (1, 1)
     assert seen["msg"] == expected
+
+
+def test_an_error_in_a_callback_rejects_instead_of_reconnecting(base: str) -> None:
+    """fetch reports network failures as TypeError; a TypeError thrown by the
+    page's own callback must not be taken for one and retried."""
+    start(base, "callback-bug")
+    seen = follow(f"{base}/replies/callback-bug/events", "", "", "5")
+    assert seen["error"] == "TypeError: a bug in the page's callback"
+    assert (seen["connections"], seen["reconnects"], seen["events"]) == (1, [], 5)

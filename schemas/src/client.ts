@@ -117,7 +117,6 @@ interface State {
 }
 
 async function run(url: string | URL, options: FollowOptions, state: State, signal: AbortSignal): Promise<Msg> {
-  const fetchImpl = options.fetch ?? globalThis.fetch;
   const initial = options.backoff?.initialMs ?? 250;
   const max = options.backoff?.maxMs ?? 10_000;
   const maxAttempts = options.backoff?.maxAttempts ?? 8;
@@ -125,71 +124,94 @@ async function run(url: string | URL, options: FollowOptions, state: State, sign
   let failures = 0;
   for (;;) {
     signal.throwIfAborted();
+    const startId = state.lastEventId;
     const decoder = new SSEDecoder<AgentEvent | UnknownEvent>({
       lastEventId: state.lastEventId,
       unknown: options.unknown ?? "skip",
     });
-    const startId = state.lastEventId;
-    let applied = 0;
-    let reason: unknown;
-    const apply = (events: (AgentEvent | UnknownEvent)[]): boolean => {
-      for (const event of events) {
-        signal.throwIfAborted(); // no callback after close(), even for the rest of a chunk
-        applied++;
-        if (applyOne(event, state, options)) return true;
-      }
-      return false;
-    };
-    try {
-      const headers = new Headers(options.headers);
-      headers.set("Accept", "text/event-stream");
-      if (state.lastEventId) headers.set("Last-Event-ID", state.lastEventId);
-      state.connections++;
-      const response = await fetchImpl(url, { headers, signal, cache: "no-store" });
-      if (!response.ok || response.body === null) {
-        await response.body?.cancel();
-        if (!RETRY_STATUS.has(response.status)) {
-          throw new ReplyRequestError(response.status, `GET ${String(url)}: ${response.status} ${response.statusText}`);
-        }
-        reason = new Error(`GET ${String(url)}: ${response.status} ${response.statusText}`);
-      } else {
-        const reader = response.body.getReader();
-        try {
-          for (;;) {
-            const { value, done } = await reader.read();
-            if (done) break;
-            const finished = apply(decoder.feed(value));
-            state.lastEventId = decoder.lastEventId;
-            if (finished) return finish(state, options);
-          }
-        } finally {
-          // Closes the connection when the reply ended before the body did; a no-op after the body's end.
-          void reader.cancel().catch(() => undefined);
-        }
-        if (apply(decoder.close())) return finish(state, options);
-        reason = new Error("the stream ended before REPLY_END");
-      }
-    } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      if (error instanceof ReplyRequestError) throw error;
-      if (error instanceof RemoteProtocolError) {
-        // The events before a broken frame are valid: apply them, then resume after them.
-        if (apply(error.events as (AgentEvent | UnknownEvent)[])) return finish(state, options);
-        state.lastEventId = decoder.lastEventId;
-      } else if (!(error instanceof TypeError)) {
-        throw error; // fetch reports network failures as TypeError; anything else is a bug to see
-      }
-      reason = error;
-    }
+    const outcome = await connect(url, options, state, signal, decoder);
+    if (outcome.done) return finish(state, options);
     retryMs = decoder.retry ?? retryMs;
     // Progress is a new event id, not just events: a server that answers every
     // reconnection with the same checkpoint and nothing after it is failing.
-    failures = applied > 0 && state.lastEventId !== startId ? 1 : failures + 1;
-    if (failures > maxAttempts) throw new Error(`gave up after ${maxAttempts} attempts`, { cause: reason });
+    failures = outcome.applied > 0 && state.lastEventId !== startId ? 1 : failures + 1;
+    if (failures > maxAttempts) throw new Error(`gave up after ${maxAttempts} attempts`, { cause: outcome.reason });
     const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
     const delay = base / 2 + Math.random() * (base / 2);
-    options.onReconnect?.(failures, delay, reason);
+    options.onReconnect?.(failures, delay, outcome.reason);
     await sleep(delay, signal);
+  }
+}
+
+type Outcome = { done: true } | { done: false; applied: number; reason: unknown };
+
+/**
+ * One connection: the events it brings, applied. Ends with the reply, or with
+ * the reason to reconnect: a network failure (fetch's TypeError, caught only
+ * around fetch and read, so that a TypeError in a callback is not mistaken
+ * for one), a retryable status, a broken frame, or the body's early end.
+ * Anything else (a callback's error, a 404) rejects `done`.
+ */
+async function connect(url: string | URL, options: FollowOptions, state: State, signal: AbortSignal,
+  decoder: SSEDecoder<AgentEvent | UnknownEvent>): Promise<Outcome> {
+  let applied = 0;
+  const apply = (events: (AgentEvent | UnknownEvent)[]): boolean => {
+    for (const event of events) {
+      signal.throwIfAborted(); // no callback after close(), even for the rest of a chunk
+      applied++;
+      if (applyOne(event, state, options)) return true;
+    }
+    return false;
+  };
+  const retry = (reason: unknown): Outcome => ({ done: false, applied, reason });
+  const network = (error: unknown): Outcome => {
+    if (signal.aborted) throw signal.reason;
+    if (!(error instanceof TypeError)) throw error;
+    return retry(error);
+  };
+
+  const headers = new Headers(options.headers);
+  headers.set("Accept", "text/event-stream");
+  if (state.lastEventId) headers.set("Last-Event-ID", state.lastEventId);
+  state.connections++;
+  let response: Response;
+  try {
+    response = await (options.fetch ?? globalThis.fetch)(url, { headers, signal, cache: "no-store" });
+  } catch (error) {
+    return network(error);
+  }
+  if (!response.ok || response.body === null) {
+    await response.body?.cancel();
+    const problem = `GET ${String(url)}: ${response.status} ${response.statusText}`;
+    if (!RETRY_STATUS.has(response.status)) throw new ReplyRequestError(response.status, problem);
+    return retry(new Error(problem));
+  }
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        return network(error);
+      }
+      if (chunk.done) break;
+      const ended = apply(decoder.feed(chunk.value));
+      state.lastEventId = decoder.lastEventId;
+      if (ended) return { done: true };
+    }
+    const ended = apply(decoder.close());
+    state.lastEventId = decoder.lastEventId;
+    return ended ? { done: true } : retry(new Error("the stream ended before REPLY_END"));
+  } catch (error) {
+    if (!(error instanceof RemoteProtocolError) || signal.aborted) throw error;
+    // A broken frame: the events before it are valid; apply them, then resume after them.
+    const ended = apply(error.events as (AgentEvent | UnknownEvent)[]);
+    state.lastEventId = decoder.lastEventId;
+    return ended ? { done: true } : retry(error);
+  } finally {
+    // Closes the connection when the reply ended before the body did; a no-op after the body's end.
+    void reader.cancel().catch(() => undefined);
   }
 }
 

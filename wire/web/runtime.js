@@ -1262,7 +1262,6 @@ function followReply(url, options = {}) {
   return follower;
 }
 async function run(url, options, state, signal) {
-  const fetchImpl = options.fetch ?? globalThis.fetch;
   const initial = options.backoff?.initialMs ?? 250;
   const max = options.backoff?.maxMs ?? 1e4;
   const maxAttempts = options.backoff?.maxAttempts ?? 8;
@@ -1270,76 +1269,88 @@ async function run(url, options, state, signal) {
   let failures = 0;
   for (; ; ) {
     signal.throwIfAborted();
+    const startId = state.lastEventId;
     const decoder = new SSEDecoder({
       lastEventId: state.lastEventId,
       unknown: options.unknown ?? "skip"
     });
-    const startId = state.lastEventId;
-    let applied = 0;
-    let reason;
-    const apply2 = (events) => {
-      for (const event of events) {
-        signal.throwIfAborted();
-        applied++;
-        if (applyOne(event, state, options))
-          return true;
-      }
-      return false;
-    };
-    try {
-      const headers = new Headers(options.headers);
-      headers.set("Accept", "text/event-stream");
-      if (state.lastEventId)
-        headers.set("Last-Event-ID", state.lastEventId);
-      state.connections++;
-      const response = await fetchImpl(url, { headers, signal, cache: "no-store" });
-      if (!response.ok || response.body === null) {
-        await response.body?.cancel();
-        if (!RETRY_STATUS.has(response.status)) {
-          throw new ReplyRequestError(response.status, `GET ${String(url)}: ${response.status} ${response.statusText}`);
-        }
-        reason = new Error(`GET ${String(url)}: ${response.status} ${response.statusText}`);
-      } else {
-        const reader = response.body.getReader();
-        try {
-          for (; ; ) {
-            const { value, done } = await reader.read();
-            if (done)
-              break;
-            const finished = apply2(decoder.feed(value));
-            state.lastEventId = decoder.lastEventId;
-            if (finished)
-              return finish2(state, options);
-          }
-        } finally {
-          void reader.cancel().catch(() => void 0);
-        }
-        if (apply2(decoder.close()))
-          return finish2(state, options);
-        reason = new Error("the stream ended before REPLY_END");
-      }
-    } catch (error) {
-      if (signal.aborted)
-        throw signal.reason;
-      if (error instanceof ReplyRequestError)
-        throw error;
-      if (error instanceof RemoteProtocolError) {
-        if (apply2(error.events))
-          return finish2(state, options);
-        state.lastEventId = decoder.lastEventId;
-      } else if (!(error instanceof TypeError)) {
-        throw error;
-      }
-      reason = error;
-    }
+    const outcome = await connect(url, options, state, signal, decoder);
+    if (outcome.done)
+      return finish2(state, options);
     retryMs = decoder.retry ?? retryMs;
-    failures = applied > 0 && state.lastEventId !== startId ? 1 : failures + 1;
+    failures = outcome.applied > 0 && state.lastEventId !== startId ? 1 : failures + 1;
     if (failures > maxAttempts)
-      throw new Error(`gave up after ${maxAttempts} attempts`, { cause: reason });
+      throw new Error(`gave up after ${maxAttempts} attempts`, { cause: outcome.reason });
     const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
     const delay = base / 2 + Math.random() * (base / 2);
-    options.onReconnect?.(failures, delay, reason);
+    options.onReconnect?.(failures, delay, outcome.reason);
     await sleep(delay, signal);
+  }
+}
+async function connect(url, options, state, signal, decoder) {
+  let applied = 0;
+  const apply2 = (events) => {
+    for (const event of events) {
+      signal.throwIfAborted();
+      applied++;
+      if (applyOne(event, state, options))
+        return true;
+    }
+    return false;
+  };
+  const retry = (reason) => ({ done: false, applied, reason });
+  const network = (error) => {
+    if (signal.aborted)
+      throw signal.reason;
+    if (!(error instanceof TypeError))
+      throw error;
+    return retry(error);
+  };
+  const headers = new Headers(options.headers);
+  headers.set("Accept", "text/event-stream");
+  if (state.lastEventId)
+    headers.set("Last-Event-ID", state.lastEventId);
+  state.connections++;
+  let response;
+  try {
+    response = await (options.fetch ?? globalThis.fetch)(url, { headers, signal, cache: "no-store" });
+  } catch (error) {
+    return network(error);
+  }
+  if (!response.ok || response.body === null) {
+    await response.body?.cancel();
+    const problem = `GET ${String(url)}: ${response.status} ${response.statusText}`;
+    if (!RETRY_STATUS.has(response.status))
+      throw new ReplyRequestError(response.status, problem);
+    return retry(new Error(problem));
+  }
+  const reader = response.body.getReader();
+  try {
+    for (; ; ) {
+      let chunk;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        return network(error);
+      }
+      if (chunk.done)
+        break;
+      const ended2 = apply2(decoder.feed(chunk.value));
+      state.lastEventId = decoder.lastEventId;
+      if (ended2)
+        return { done: true };
+    }
+    const ended = apply2(decoder.close());
+    state.lastEventId = decoder.lastEventId;
+    return ended ? { done: true } : retry(new Error("the stream ended before REPLY_END"));
+  } catch (error) {
+    if (!(error instanceof RemoteProtocolError) || signal.aborted)
+      throw error;
+    const ended = apply2(error.events);
+    state.lastEventId = decoder.lastEventId;
+    return ended ? { done: true } : retry(error);
+  } finally {
+    void reader.cancel().catch(() => void 0);
   }
 }
 function applyOne(event, state, options) {
