@@ -31,6 +31,9 @@ in place, and the string being streamed is kept as pieces joined when
 ``value`` is read (Python strings are immutable, so that read copies the one
 open string; nothing else is copied or parsed again).
 
+To show a text kept elsewhere as it grows (a ``ToolCallBlock``'s ``input``),
+feed the view only what it has not seen: ``view.feed(text[view.length:])``.
+
 The grammar is RFC 8259's, as strict as ``json.loads`` with NaN and Infinity
 refused (JavaScript's ``JSON.parse`` refuses them too): bad text raises
 :class:`PartialJSONError` naming the character and the JSON path. The same
