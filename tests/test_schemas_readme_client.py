@@ -23,7 +23,8 @@ def examples() -> list[str]:
     text = (SCHEMAS / "README.md").read_text(encoding="utf-8")
     section = text[text.index(SECTION):]
     end = section.find("\n## ", len(SECTION))
-    return re.findall(r"```ts\n(.*?)```", section if end < 0 else section[:end], re.S)
+    # `typescript` blocks: test_schema.py checks `ts` blocks against tests/ts/consumer.ts.
+    return re.findall(r"```typescript\n(.*?)```", section if end < 0 else section[:end], re.S)
 
 
 def test_section_has_both_examples() -> None:
