@@ -10,6 +10,7 @@ const [url, screenshot, userDataDir, executablePath = "/usr/bin/chromium"] = pro
 const FLAGS = [
   "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  "--disable-dev-shm-usage", // containers often give /dev/shm 64 MB, too little for chromium
 ];
 
 // What the page shows, read from the DOM (not from the runtime's Msg).
