@@ -45,11 +45,20 @@ function viewOf(block) {
 }
 
 function drawToolCall(view, block) {
-  view.partial ??= { parser: new PartialJSON(), fed: 0 };
+  view.partial ??= { parser: new PartialJSON(), fed: 0, failed: false };
   const { parser } = view.partial;
-  if (block.input.length > view.partial.fed) {
-    parser.feed(block.input.slice(view.partial.fed));
+  if (block.input.length > view.partial.fed && !view.partial.failed) {
+    try {
+      parser.feed(block.input.slice(view.partial.fed));
+    } catch (error) { // a model may stream arguments that are not JSON: show them as they are
+      view.partial.failed = true;
+      console.warn(`tool call ${block.id}: ${error}`);
+    }
     view.partial.fed = block.input.length;
+  }
+  if (view.partial.failed) {
+    view.body.replaceChildren(element("pre", "", block.input));
+    return;
   }
   const list = element("dl");
   for (const [key, value] of Object.entries(parser.value ?? {})) {
