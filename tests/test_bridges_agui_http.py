@@ -24,8 +24,8 @@ from starlette.routing import Route
 import wire
 from tests.helpers import CASES
 from tests.test_bridges_agui import CLIENT_DIR, NODE, custom_mismatches, mismatches, needs_client
-from wire.aio import EventLog
 from wire.bridges.agui_http import agui_endpoint, answered_ids
+from wire.stores.memory import EventLog
 
 PARKS = (wire.RequireUserConfirmEvent, wire.RequireExternalExecutionEvent)
 

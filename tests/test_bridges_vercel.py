@@ -723,9 +723,9 @@ class ChatServer:
     async def post(self, request: Any) -> Any:
         import anyio
 
-        from wire.aio import EventLog
         from wire.bridges.vercel import approval_answers
         from wire.bridges.vercel_http import ui_message_stream_response
+        from wire.stores.memory import EventLog
 
         body = await request.json()
         chat_id = body["id"]
@@ -827,8 +827,8 @@ def test_the_response_headers_and_keep_alive() -> None:
     import anyio
     import httpx
 
-    from wire.aio import EventLog
     from wire.bridges.vercel_http import KEEP_ALIVE, resume_endpoint, ui_message_stream_response
+    from wire.stores.memory import EventLog
 
     events = wire.json.decode_events(CASES[0].events_jsonl)
     log = EventLog(wire.AssistantMsg("Friday", [], id=expect(wire.ReplyStartEvent, events[0]).reply_id))

@@ -7,7 +7,8 @@ package's ``__init__`` by the package's name (``framing``), and wire's own as
 ``__init__``. The layers, lowest first (``LAYERS``; modules of one level are
 siblings and must not import each other):
 
-* leaves: ``errors``, ``clock``, ``_url``
+* leaves: ``errors``, ``clock``, ``_url``; then ``partial_json`` (on errors,
+  under the model, so that blocks may use it)
 * the model: ``blocks`` -> ``events`` -> ``reducer`` -> ``messages`` (messages
   sits on top because ``Msg.append_event`` uses the reducer)
 * the codecs: ``_codec`` (every msgspec decoder, the one error translation),
@@ -42,6 +43,7 @@ WIRE = Path(__file__).resolve().parent.parent / "wire"
 
 LAYERS: list[tuple[str, set[str]]] = [
     ("leaves", {"errors", "clock", "_url"}),
+    ("model: partial JSON", {"partial_json"}),
     ("model: blocks", {"blocks"}),
     ("model: events", {"events"}),
     ("model: reducer", {"reducer"}),
@@ -62,7 +64,7 @@ LAYERS: list[tuple[str, set[str]]] = [
                                 "compat", "compat.agentscope1", "compat.agentx"}),
     ("0.1 names", {"aio", "http", "sse"}),
     ("bridges: http", {"bridges.agui_http", "bridges.vercel_http"}),
-    ("edges: demo", {"demo"}),
+    ("edges: demo", {"demo", "demo_web"}),
     ("edges: cli", {"cli"}),
     ("edges: entry point", {"__main__"}),
 ]
@@ -79,6 +81,7 @@ OPTIONAL: dict[str, set[str]] = {
     "bridges.vercel_http": {"starlette"},
     "aio": set(),
     "demo": {"anyio", "httpx", "uvicorn", "starlette"},
+    "demo_web": {"anyio", "uvicorn", "starlette"},
 }
 
 # Known upward imports, each a bug to fix (in wire/ or, if the design changed, here).

@@ -464,23 +464,32 @@ def _add_demo(commands: Subparsers) -> None:
     )
     parser.add_argument("--format", choices=_FORMATS, default="sse",
                         help="the framing on the wire (default: sse)")
-    parser.add_argument("--pace", type=float, default=0.02, metavar="SECONDS",
+    parser.add_argument("--pace", type=float, default=None, metavar="SECONDS",
                         help="seconds between events on the server (default: 0.02; 0 for as fast as possible)")
     parser.add_argument("--no-color", action="store_true", help="plain text, no terminal colors")
+    parser.add_argument("--web", action="store_true",
+                        help="serve a page that renders the reply live in a browser, with wire's TypeScript "
+                             "runtime (a reload mid-reply resumes it); --pace defaults to 0.05")
+    parser.add_argument("--port", type=int, default=8000,
+                        help="with --web: the port on 127.0.0.1 (default: 8000; 0 for any free port)")
     parser.set_defaults(run=_run_demo)
 
 
 def _run_demo(args: argparse.Namespace) -> int:
     from importlib.resources import files
 
-    if args.pace < 0:
+    pace = args.pace if args.pace is not None else 0.05 if args.web else 0.02
+    if pace < 0:
         return _fail("demo", "--pace must be 0 or more seconds")
     try:
-        from wire import demo
+        from wire import demo, demo_web
     except ImportError as exc:
         return _fail("demo", f"{exc.name} is missing: install the demo extra, pip install 'wire[demo]'")
     reply = files("wire").joinpath("data", "demo-reply.jsonl").read_bytes()
-    summary = demo.run(reply, format=args.format, pace=args.pace, out=sys.stdout,
+    if args.web:
+        demo_web.serve(reply, pace=pace, port=args.port, out=sys.stdout)
+        return 0
+    summary = demo.run(reply, format=args.format, pace=pace, out=sys.stdout,
                        color=False if args.no_color else None)
     return 0 if summary.msg.finished_reason is not None and not summary.anomalies else 1
 

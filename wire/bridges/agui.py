@@ -5,7 +5,7 @@ events, it returns the AG-UI events (dicts, camelCase, insertion-ordered) that
 ``@ag-ui/client`` 1.0.0 accepts and reduces into the same content. The
 encoders write the bytes ``@ag-ui/encoder`` 1.0.0 writes for the same events:
 ``data: <JSON.stringify(event)>\\n\\n``. Nothing here does I/O; the Starlette
-helper that serves an :class:`wire.aio.EventLog` this way is
+helper that serves an :class:`wire.stores.memory.EventLog` this way is
 ``wire.bridges.agui_http``. The mapping, lossy spots and deviations are
 described in ``wire/bridges/README.md`` (section "AG-UI").
 

@@ -1,7 +1,7 @@
 """Serve an agentscope event log to an AG-UI client (CopilotKit, ``@ag-ui/client``'s
 ``HttpAgent``) with Starlette.
 
-Needs the ``http`` extra. The log is anything with ``wire.aio.EventLog``'s
+Needs the ``http`` extra. The log is anything with ``wire.stores.memory.EventLog``'s
 ``follow(start, *, heartbeat)`` (an async iterator of event batches, an empty
 batch after ``heartbeat`` idle seconds, ending when the log is closed): the
 in-memory ``EventLog`` or a Redis-backed one.

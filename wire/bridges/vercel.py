@@ -8,7 +8,7 @@ which ``useChat`` and ``readUIMessageStream`` fold into one assistant
 ``ai``'s ``JsonToSseTransformStream``, and :data:`DONE` is the frame that ends
 a response; :func:`to_sse` does both for a whole capture. A server sends the
 bytes with :data:`HEADERS` (``wire.bridges.vercel_http`` does it for a
-``wire.aio.EventLog``).
+``wire.stores.memory.EventLog``).
 
 The mapping, event by event, and what the target cannot carry are listed in
 ``wire/bridges/README.md``. In short: one reply is one message (``start``

@@ -1,4 +1,4 @@
-"""Serve a ``wire.aio.EventLog`` to a Vercel AI SDK frontend (``useChat``).
+"""Serve a ``wire.stores.memory.EventLog`` to a Vercel AI SDK frontend (``useChat``).
 
 Needs the ``http`` extra. Two pieces, for the two requests ``useChat`` makes:
 
@@ -37,7 +37,7 @@ from starlette.responses import Response, StreamingResponse
 from wire.bridges.vercel import DONE, HEADERS, Chunk, VercelBridge, encode_chunks
 
 if TYPE_CHECKING:  # only for types: the log's owner has imported anyio already
-    from wire.aio import EventLog
+    from wire.stores.memory import EventLog
 
 __all__ = ("resume_endpoint", "ui_message_stream_response")
 

@@ -1,0 +1,16 @@
+/**
+ * Resuming. wire's SSE server answers a reconnect that carries
+ * `Last-Event-ID` with a checkpoint, a CUSTOM event named `wire.checkpoint`
+ * whose value holds the Msg built so far, then the events after it. A client
+ * replaces its Msg with `readCheckpoint`'s and goes on applying events.
+ */
+import type { Msg } from "../wire.js";
+import type { UnknownEvent, WireEvent } from "./events.js";
+/** The name of a checkpoint event (wire.sse.CHECKPOINT). */
+export declare const CHECKPOINT = "wire.checkpoint";
+/**
+ * The Msg a checkpoint event carries (a fresh object, in wire's form), or
+ * `undefined` if `event` is no checkpoint. Go on with `appendEvent` for the
+ * events after it. A checkpoint whose Msg is not one throws DecodeError.
+ */
+export declare function readCheckpoint(event: WireEvent | UnknownEvent): Msg | undefined;

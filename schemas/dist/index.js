@@ -1,0 +1,15 @@
+/**
+ * The runtime of @wire/agentscope-types: the reducer, the stream decoders and
+ * checkpoints, over the types of `wire.d.ts`. This file is the one export list.
+ */
+export { decodeBase64, encodeBase64, isBase64 } from "./base64.js";
+export { CHECKPOINT, readCheckpoint } from "./checkpoint.js";
+export { followReply, ReplyRequestError } from "./client.js";
+export { DecodeError, FrameError, LocalProtocolError, RemoteProtocolError, StreamOrderError, WireError, } from "./errors.js";
+export { EVENT_TYPES, UnknownEvent } from "./events.js";
+export { MsgpackFrameDecoder } from "./msgpack.js";
+export { NDJSONDecoder } from "./ndjson.js";
+export { AnomalyKind, anomaliesOf, appendEvent, extendEvents } from "./reducer.js";
+export { PartialJSON, PartialJSONError } from "./partial.js";
+export { SSEDecoder } from "./sse.js";
+export { DEFAULT_MAX_FRAME_BYTES } from "./streaming.js";

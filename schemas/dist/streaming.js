@@ -1,0 +1,159 @@
+/**
+ * What the three stream decoders share: the contract of wire's Python
+ * decoders (wire._streaming.StreamDecoder) and the decoding of one payload.
+ *
+ * - `feed(chunk)` takes the next bytes (a string is taken as its UTF-8 bytes),
+ *   in chunks of any size, and returns the events of every frame the chunk
+ *   completed. Splitting the stream differently never changes the events,
+ *   their order, or an error.
+ * - `close()` says the stream has ended: it returns the events of a frame the
+ *   end completes and throws FrameError if the stream ended inside a frame.
+ *   Again returns `[]`; `feed` after `close` throws LocalProtocolError.
+ * - Bad input throws a RemoteProtocolError (FrameError for the framing,
+ *   DecodeError for a payload) whose `offset` is the byte in the whole stream
+ *   where the bad frame or payload starts (plus the position inside a payload
+ *   the JSON parser names), whose `index` counts the events before it, and
+ *   whose `events` are the events this call decoded before it.
+ * - After an error the decoder is failed: `feed` and `close` throw
+ *   LocalProtocolError. A stream cannot be resynchronised after garbage.
+ */
+import { DecodeError, LocalProtocolError, RemoteProtocolError } from "./errors.js";
+import { checkEvent, UnknownEvent } from "./events.js";
+/**
+ * The most one frame may hold, as wire's DEFAULT_MAX_FRAME_BYTES: an inline
+ * image of about 20 MB is 26.7 MB of base64, plus the event's other fields.
+ */
+export const DEFAULT_MAX_FRAME_BYTES = 32 * 1024 * 1024;
+const UTF8 = new TextEncoder();
+export const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+export function utf8(chunk) {
+    return typeof chunk === "string" ? UTF8.encode(chunk) : chunk;
+}
+export function concat(parts, total) {
+    if (parts.length === 1)
+        return parts[0];
+    const out = new Uint8Array(total);
+    let at = 0;
+    for (const part of parts) {
+        out.set(part, at);
+        at += part.length;
+    }
+    return out;
+}
+export class StreamDecoder {
+    unknown;
+    max;
+    /** Frames that carried an event so far: the `index` errors report. */
+    index = 0;
+    state = "open";
+    constructor(options = {}) {
+        const unknown = options.unknown ?? "raise";
+        if (!["raise", "skip", "keep"].includes(unknown))
+            throw new TypeError(`unknown must be raise, skip or keep, not ${unknown}`);
+        const max = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+        if (!(max >= 1))
+            throw new RangeError(`maxFrameBytes must be positive, not ${max}`);
+        this.unknown = unknown;
+        this.max = max;
+    }
+    get maxFrameBytes() {
+        return this.max;
+    }
+    /** How many frames carrying an event were read. */
+    get frames() {
+        return this.index;
+    }
+    /** The events of every frame `chunk` completes, in stream order. */
+    feed(chunk) {
+        if (this.state !== "open")
+            throw new LocalProtocolError(`feed() on a decoder that is ${this.state}`);
+        const out = [];
+        try {
+            this.take(utf8(chunk), out);
+        }
+        catch (error) {
+            this.fail(error, out);
+        }
+        return out;
+    }
+    /** End of stream: the events of a frame the end completes; FrameError if it ended inside one. */
+    close() {
+        if (this.state === "closed")
+            return [];
+        if (this.state === "failed")
+            throw new LocalProtocolError("close() on a decoder that is failed");
+        const out = [];
+        try {
+            this.end(out);
+        }
+        catch (error) {
+            this.fail(error, out);
+        }
+        this.state = "closed";
+        return out;
+    }
+    fail(error, out) {
+        this.state = "failed";
+        if (error instanceof RemoteProtocolError)
+            error.events = [...out, ...error.events];
+        throw error;
+    }
+    /**
+     * One JSON payload (its bytes, or its text when it was decoded with the
+     * others of its chunk) into `out`, under the unknown-event policy.
+     * `offset` is where it starts in the stream; `exact` says the payload is
+     * contiguous there, so that a position inside it can be added.
+     */
+    json(payload, out, offset, exact = true) {
+        let text;
+        if (typeof payload === "string") {
+            text = payload;
+        }
+        else {
+            try {
+                text = STRICT_UTF8.decode(payload);
+            }
+            catch {
+                throw new DecodeError("invalid UTF-8", { offset, index: this.index });
+            }
+        }
+        let value;
+        try {
+            value = JSON.parse(text);
+        }
+        catch (error) {
+            const at = /position (\d+)/.exec(String(error))?.[1];
+            const inside = at !== undefined && exact ? UTF8.encode(text.slice(0, Number(at))).length : 0;
+            throw new DecodeError(`JSON is malformed: ${error.message}`, {
+                offset: offset + inside, index: this.index,
+            });
+        }
+        this.event(value, out, offset, () => (typeof payload === "string" ? UTF8.encode(payload) : payload.slice()), "json");
+    }
+    /** A parsed payload checked and put into `out` under the unknown-event policy. */
+    event(value, out, offset, raw, format) {
+        let unknownType;
+        try {
+            unknownType = checkEvent(value);
+        }
+        catch (error) {
+            if (error instanceof DecodeError) {
+                error.offset = offset;
+                error.index = this.index;
+                error.message = error.render();
+            }
+            throw error;
+        }
+        if (unknownType !== undefined) {
+            if (this.unknown === "raise") {
+                throw new DecodeError(`Invalid value '${unknownType}'`, { path: "$.type", offset, index: this.index });
+            }
+            this.index++;
+            if (this.unknown === "keep")
+                out.push(new UnknownEvent(unknownType, raw(), format));
+            return;
+        }
+        this.index++;
+        out.push(value);
+    }
+}

@@ -1,0 +1,177 @@
+/**
+ * What the decoders hand out and the reducer takes: the 28 event types of
+ * `wire.d.ts`, events of a type this runtime does not know (kept whole, as
+ * wire.events.UnknownEvent does), and the check every decoded payload passes.
+ */
+
+import type { AgentEvent } from "../wire.js";
+import { isBase64 } from "./base64.js";
+import { DecodeError } from "./errors.js";
+
+/**
+ * `T` where every `data` field may also be a `Uint8Array`: MessagePack carries
+ * bytes as `bin`, and `MsgpackFrameDecoder` hands them out as they came.
+ * JSON decoders give base64 strings, as `wire.d.ts` says.
+ */
+export type WithBytes<T> = unknown extends T
+  ? T
+  : T extends string | number | boolean | null | undefined | Uint8Array
+    ? T
+    : T extends readonly (infer U)[]
+      ? WithBytes<U>[]
+      : { [K in keyof T]: K extends "data" ? T[K] | Uint8Array : WithBytes<T[K]> };
+
+/** An event as a decoder returns it: JSON events are `AgentEvent`s, MessagePack ones may hold `Uint8Array`s. */
+export type WireEvent = WithBytes<AgentEvent>;
+
+/** The `type` of every event this runtime knows. */
+export const EVENT_TYPES: ReadonlySet<string> = new Set<AgentEvent["type"]>([
+  "REPLY_START", "REPLY_END", "MODEL_CALL_START", "MODEL_CALL_END",
+  "TEXT_BLOCK_START", "TEXT_BLOCK_DELTA", "TEXT_BLOCK_END",
+  "DATA_BLOCK_START", "DATA_BLOCK_DELTA", "DATA_BLOCK_END",
+  "THINKING_BLOCK_START", "THINKING_BLOCK_DELTA", "THINKING_BLOCK_END", "HINT_BLOCK",
+  "TOOL_CALL_START", "TOOL_CALL_DELTA", "TOOL_CALL_END",
+  "TOOL_RESULT_START", "TOOL_RESULT_TEXT_DELTA", "TOOL_RESULT_DATA_DELTA", "TOOL_RESULT_END",
+  "EXCEED_MAX_ITERS", "REQUIRE_USER_CONFIRM", "REQUIRE_EXTERNAL_EXECUTION",
+  "USER_CONFIRM_RESULT", "USER_INTERRUPT", "EXTERNAL_EXECUTION_RESULT", "CUSTOM",
+]);
+
+/**
+ * An event whose `type` this runtime does not know (a newer server), kept by
+ * a decoder made with `unknown: "keep"`. `raw` is the payload's exact bytes,
+ * `format` the codec that wrote them. The reducer records it as an
+ * `unknown_event` anomaly and changes nothing.
+ */
+export class UnknownEvent {
+  constructor(
+    readonly type: string,
+    readonly raw: Uint8Array,
+    readonly format: "json" | "msgpack",
+  ) {}
+}
+
+/** What a decoder does with an event of a type it does not know. */
+export type UnknownPolicy = "raise" | "skip" | "keep";
+
+// The fields each event type requires, with what they hold: "s" a string,
+// "i" an integer, "a" an array, "h" a hint (a string or an array), "o" an object,
+// "b" one of `data` (base64, or bytes from MessagePack) and `url`. Fields the
+// types mark optional are checked only for their type when present.
+type Kind = "s" | "i" | "a" | "h" | "o" | "b" | "s?" | "i?" | "o?" | "n?";
+const REPLY: Record<string, Kind> = { reply_id: "s" };
+const BLOCK: Record<string, Kind> = { reply_id: "s", block_id: "s" };
+const CALL: Record<string, Kind> = { reply_id: "s", tool_call_id: "s" };
+const REQUIRED: Record<string, Record<string, Kind>> = {
+  REPLY_START: { session_id: "s", reply_id: "s", name: "s", role: "s?" },
+  REPLY_END: { session_id: "s", reply_id: "s", finished_reason: "s?", error: "n?" },
+  MODEL_CALL_START: { reply_id: "s", model_name: "s" },
+  MODEL_CALL_END: {
+    reply_id: "s", input_tokens: "i", output_tokens: "i",
+    cache_input_tokens: "i?", cache_creation_input_tokens: "i?", finished_reason: "s?",
+  },
+  TEXT_BLOCK_START: BLOCK,
+  TEXT_BLOCK_DELTA: { ...BLOCK, delta: "s" },
+  TEXT_BLOCK_END: BLOCK,
+  DATA_BLOCK_START: { ...BLOCK, media_type: "s" },
+  DATA_BLOCK_DELTA: { ...BLOCK, media_type: "s", data: "b" },
+  DATA_BLOCK_END: BLOCK,
+  THINKING_BLOCK_START: BLOCK,
+  THINKING_BLOCK_DELTA: { ...BLOCK, delta: "s" },
+  THINKING_BLOCK_END: BLOCK,
+  HINT_BLOCK: { ...BLOCK, hint: "h" },
+  TOOL_CALL_START: { ...CALL, tool_call_name: "s" },
+  TOOL_CALL_DELTA: { ...CALL, delta: "s" },
+  TOOL_CALL_END: CALL,
+  TOOL_RESULT_START: { ...CALL, tool_call_name: "s" },
+  TOOL_RESULT_TEXT_DELTA: { ...CALL, delta: "s" },
+  TOOL_RESULT_DATA_DELTA: { ...CALL, block_id: "s?", media_type: "s", data: "b" },
+  TOOL_RESULT_END: { ...CALL, state: "s" },
+  EXCEED_MAX_ITERS: { ...REPLY, name: "s" },
+  REQUIRE_USER_CONFIRM: { ...REPLY, tool_calls: "a" },
+  REQUIRE_EXTERNAL_EXECUTION: { ...REPLY, tool_calls: "a" },
+  USER_CONFIRM_RESULT: { ...REPLY, confirm_results: "a" },
+  USER_INTERRUPT: REPLY,
+  EXTERNAL_EXECUTION_RESULT: { ...REPLY, execution_results: "a" },
+  CUSTOM: { name: "s", value: "o?" },
+};
+const ENVELOPE: Record<string, Kind> = { id: "s?", created_at: "s?", metadata: "o?" };
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+}
+
+const WHAT: Record<string, string> = {
+  s: "a string", i: "an integer", a: "an array", h: "a string or an array", o: "an object", n: "an object or null",
+};
+
+function fieldError(type: string, field: string, kind: string, value: unknown): string | undefined {
+  const optional = kind.endsWith("?");
+  if (value === undefined || (value === null && (optional || kind === "n?"))) {
+    return optional ? undefined : `Object missing required field \`${field}\``;
+  }
+  const base = optional ? kind.slice(0, -1) : kind;
+  const ok =
+    base === "s" ? typeof value === "string"
+    : base === "i" ? Number.isInteger(value)
+    : base === "a" ? Array.isArray(value)
+    : base === "h" ? typeof value === "string" || Array.isArray(value)
+    : isObject(value);
+  return ok ? undefined : `Expected \`${WHAT[base] ?? base}\`, got \`${describe(value)}\` in a ${type} event`;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (value instanceof Uint8Array) return "bytes";
+  return typeof value === "number" && Number.isInteger(value) ? "int" : typeof value;
+}
+
+/**
+ * The event `value` holds, or the reason it is none: an object whose `type`
+ * is a string, and for a known type its required fields, each of the kind the
+ * types give (nested blocks are not checked field by field). `data` must be
+ * padded base64 in JSON; in MessagePack it may also be bytes.
+ * Returns `undefined` for a known event, the `type` of an event of a type
+ * this runtime does not know; throws DecodeError for anything else.
+ */
+export function checkEvent(value: unknown): string | undefined {
+  if (!isObject(value)) throw new DecodeError(`Expected \`object\`, got \`${describe(value)}\``, { path: "$" });
+  const type = value["type"];
+  if (typeof type !== "string") {
+    throw new DecodeError(type === undefined ? "Object missing required field `type`" : "Expected `str`", {
+      path: "$.type",
+    });
+  }
+  const fields = Object.hasOwn(REQUIRED, type) ? REQUIRED[type] : undefined;
+  if (fields === undefined) return type;
+  for (const field in ENVELOPE) {
+    const problem = fieldError(type, field, ENVELOPE[field] as Kind, value[field]);
+    if (problem !== undefined) throw new DecodeError(problem, { path: `$.${field}` });
+  }
+  for (const field in fields) {
+    const kind = fields[field] as Kind;
+    if (kind === "b") {
+      checkDataOrUrl(value);
+      continue;
+    }
+    const problem = fieldError(type, field, kind, value[field]);
+    if (problem !== undefined) throw new DecodeError(problem, { path: `$.${field}` });
+  }
+  return undefined;
+}
+
+function checkDataOrUrl(value: Record<string, unknown>): void {
+  const data = value["data"] ?? null;
+  const url = value["url"] ?? null;
+  if ((data === null) === (url === null)) {
+    throw new DecodeError("Exactly one of `data` or `url` must be provided.", { path: "$" });
+  }
+  if (url !== null && typeof url !== "string") {
+    throw new DecodeError(`Expected \`str | null\`, got \`${describe(url)}\``, { path: "$.url" });
+  }
+  if (data !== null && !(data instanceof Uint8Array) && !(typeof data === "string" && isBase64(data))) {
+    throw new DecodeError(typeof data === "string" ? "Invalid base64 encoded string" : "Expected `bytes | null`", {
+      path: "$.data",
+    });
+  }
+}

@@ -1,0 +1,214 @@
+"""wire.partial_json: the shared vectors (the TypeScript runtime runs the same
+files), json.loads as the oracle for any split of any JSON text, and the view
+of every prefix consistent with the final value."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wire.errors import DecodeError, LocalProtocolError
+from wire.partial_json import PartialJSON, PartialJSONError
+
+VECTORS = Path(__file__).parent / "vectors" / "partial-json"
+CASES = [(path.stem, case) for path in sorted(VECTORS.glob("*.json"))
+         for case in json.loads(path.read_text(encoding="utf-8"))["cases"]]
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON values: json.dumps keeps key order and tells 1 from 1.0
+    and from true, and -0.0 from 0.0."""
+    return json.dumps(a) == json.dumps(b)
+
+
+def _check_view(parser: PartialJSON, step: dict[str, Any], where: str) -> None:
+    assert parser.started == ("value" in step), where
+    if "value" in step:
+        assert _same(parser.value, step["value"]), f"{where}: {parser.value!r} != {step['value']!r}"
+    assert parser.complete == step.get("complete", False), where
+
+
+@pytest.mark.parametrize(("file", "case"), CASES, ids=[f"{f}: {c['name']}" for f, c in CASES])
+def test_vector(file: str, case: dict[str, Any]) -> None:
+    parser = PartialJSON()
+    for number, step in enumerate(case["steps"]):
+        where = f"step {number} ({step['feed']!r})"
+        if "error" in step:
+            with pytest.raises(PartialJSONError) as caught:
+                parser.feed(step["feed"])
+            assert (caught.value.position, caught.value.path) == (step["error"]["position"], step["error"]["path"])
+            _check_view(parser, step, where)
+            with pytest.raises(LocalProtocolError):
+                parser.feed("")
+            return
+        parser.feed(step["feed"])
+        _check_view(parser, step, where)
+    close = case["close"]
+    if "error" in close:
+        with pytest.raises(PartialJSONError) as caught:
+            parser.close()
+        assert (caught.value.position, caught.value.path) == (close["error"]["position"], close["error"]["path"])
+    else:
+        assert _same(parser.close(), close["value"])
+        with pytest.raises(LocalProtocolError):
+            parser.feed("x")
+
+
+def test_error_is_a_decode_error_that_names_the_character() -> None:
+    parser = PartialJSON()
+    with pytest.raises(DecodeError, match=r"expected ':' after an object key, not '1' \(character 5, at \$\.a\)"):
+        parser.feed('{"a" 1}')
+
+
+def test_huge_integer_is_an_error_not_a_value_error() -> None:
+    parser = PartialJSON()
+    with pytest.raises(PartialJSONError, match="too long") as caught:
+        parser.feed("[" + "7" * 5000 + "]")
+    assert caught.value.position == 1
+
+
+# -- properties ---------------------------------------------------------------------------
+
+# Every character json.dumps may write raw (ensure_ascii=False) or escape,
+# lone surrogates included, since JSON text can carry them as \u escapes.
+_chars = st.characters() | st.sampled_from(["\ud83d", "\ude00", "\udbff", "\udc00"])
+_scalars = (st.none() | st.booleans() | st.integers(-(10**20), 10**20)
+            | st.floats(allow_nan=False, allow_infinity=False) | st.text(_chars, max_size=12))
+json_values = st.recursive(
+    _scalars,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(_chars, max_size=6), inner, max_size=5),
+    max_leaves=25,
+)
+
+
+@st.composite
+def json_texts(draw: st.DrawFn) -> str:
+    value = draw(json_values)
+    return json.dumps(value, ensure_ascii=draw(st.booleans()), indent=draw(st.sampled_from([None, 0, 2])),
+                      separators=draw(st.sampled_from([None, (",", ":"), (" , ", " : ")])))
+
+
+@st.composite
+def splits(draw: st.DrawFn, text: str) -> list[str]:
+    cuts = sorted(draw(st.sets(st.integers(0, len(text)), max_size=min(len(text), 40))))
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def consistent(partial: Any, final: Any) -> bool:
+    """Whether ``partial`` can be the view of a prefix of ``final``'s text:
+    containers hold a prefix of the final items (keys in order) whose last
+    item may itself be partial, and strings a prefix of the final string;
+    anything else is final already."""
+    if isinstance(partial, dict):
+        keys = list(partial)
+        if not isinstance(final, dict) or keys != list(final)[:len(keys)]:
+            return False
+        return all(_same(partial[k], final[k]) for k in keys[:-1]) and (
+            not keys or consistent(partial[keys[-1]], final[keys[-1]]))
+    if isinstance(partial, list):
+        if not isinstance(final, list) or len(partial) > len(final):
+            return False
+        last = len(partial) - 1
+        return all(map(_same, partial[:-1], final)) and (not partial or consistent(partial[last], final[last]))
+    if isinstance(partial, str):
+        return isinstance(final, str) and final.startswith(partial)
+    return _same(partial, final)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_any_split_gives_json_loads_and_every_view_is_consistent(data: st.DataObject) -> None:
+    text = data.draw(json_texts())
+    final = json.loads(text)
+    parser = PartialJSON()
+    for fragment in data.draw(splits(text)):
+        parser.feed(fragment)
+        if parser.started:
+            assert consistent(parser.value, final), (text, parser.value)
+            if parser.complete:
+                assert _same(parser.value, final)
+    assert _same(parser.close(), final)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_every_prefix_one_character_at_a_time(data: st.DataObject) -> None:
+    """The view after each character is consistent, and grows: each view is
+    consistent with the next one too."""
+    text = data.draw(json_texts())
+    final = json.loads(text)
+    parser = PartialJSON()
+    previous: Any = None
+    for char in text:
+        parser.feed(char)
+        if parser.started:
+            view = json.loads(json.dumps(parser.value))  # a copy: the parser's containers grow in place
+            assert consistent(view, final)
+            if previous is not None:
+                assert consistent(previous, view)
+            previous = view
+    assert _same(parser.close(), final)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(name)  # json.loads takes NaN and Infinity; JSON (and PartialJSON) does not
+
+
+@st.composite
+def damaged_texts(draw: st.DrawFn) -> str:
+    """JSON texts with a character inserted, removed or replaced: some stay JSON."""
+    text: str = draw(json_texts())
+    at = draw(st.integers(0, len(text)))
+    char: str = draw(st.sampled_from([*'{}[]:,"\\ 0-1.eE+tfnu\x00\n', "NaN"]))
+    how = draw(st.sampled_from(["insert", "remove", "replace"]))
+    if how == "insert":
+        return text[:at] + char + text[at:]
+    if how == "remove":
+        return text[:at] + text[at + 1:]
+    return text[:at] + char + text[at + 1:]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data())
+def test_accepts_exactly_what_json_loads_accepts(data: st.DataObject) -> None:
+    text = data.draw(damaged_texts())
+    try:
+        expected = json.loads(text, parse_constant=_reject_constant)
+    except ValueError:
+        expected = PartialJSONError
+    parser = PartialJSON()
+    try:
+        for fragment in data.draw(splits(text)):
+            parser.feed(fragment)
+        got = parser.close()
+    except PartialJSONError as exc:
+        assert expected is PartialJSONError, (text, exc)
+        assert 0 <= exc.position <= len(text)
+    else:
+        assert expected is not PartialJSONError, (text, got)
+        assert _same(got, expected)
+
+
+def test_floats_match_json_loads_bit_for_bit() -> None:
+    for text in ["0.1", "1e400", "-1e-400", "123456789012345678901234567890.5", "2.5E-3", "-0.0", "1E+2"]:
+        parser = PartialJSON()
+        parser.feed(f"[{text}]")
+        got, want = parser.value[0], json.loads(text)
+        assert got == want and math.copysign(1, got) == math.copysign(1, want) and type(got) is type(want)
+
+
+def test_module_example() -> None:
+    import doctest
+
+    import wire.partial_json
+
+    result = doctest.testmod(wire.partial_json)
+    assert result.attempted > 0 and result.failed == 0

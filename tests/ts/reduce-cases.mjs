@@ -1,0 +1,72 @@
+// The TypeScript side of tests/test_ts_runtime.py's differential test: one
+// node process, one case per stdin line, one result per stdout line.
+//
+// case:   {"initial": <Msg>, "format": "ndjson" | "msgpack", "stream": "<base64 of the framed events>",
+//          "chunk": <feed size in bytes>, "split": <events applied before a checkpoint round trip>}
+// result: {"events": <how many were decoded>,
+//          "lenient": {"json": "<JSON.stringify(msg)>", "anomalies": [...]},   (extendEvents)
+//          "strict": {"json": "...", "error": null | {"kind", "index"}},       (appendEvent, strict)
+//          "resumed": "<JSON after events[:split], a checkpoint of it as JSON, then the rest>"}
+
+import { createInterface } from "node:readline";
+
+import {
+  appendEvent,
+  decodeBase64,
+  extendEvents,
+  MsgpackFrameDecoder,
+  NDJSONDecoder,
+  readCheckpoint,
+  StreamOrderError,
+} from "../../schemas/dist/index.js";
+
+function decode(format, bytes, chunk) {
+  const decoder = format === "msgpack" ? new MsgpackFrameDecoder() : new NDJSONDecoder();
+  const events = [];
+  for (let at = 0; at < bytes.length; at += chunk) events.push(...decoder.feed(bytes.subarray(at, at + chunk)));
+  events.push(...decoder.close());
+  return events;
+}
+
+const copy = (value) => JSON.parse(JSON.stringify(value));
+
+function run({ initial, format, stream, chunk, split }) {
+  const events = decode(format, decodeBase64(stream), chunk);
+
+  const lenient = copy(initial);
+  extendEvents(lenient, events);
+
+  const strict = copy(initial);
+  let error = null;
+  for (const event of events) {
+    try {
+      appendEvent(strict, event, { strict: true });
+    } catch (caught) {
+      if (!(caught instanceof StreamOrderError)) throw caught;
+      error = { kind: caught.kind, index: caught.index };
+      break;
+    }
+  }
+
+  const half = copy(initial);
+  extendEvents(half, events.slice(0, split));
+  const resumed = readCheckpoint({ type: "CUSTOM", name: "wire.checkpoint", value: { msg: copy(half) } });
+  extendEvents(resumed, events.slice(split));
+
+  return {
+    events: events.length,
+    lenient: { json: JSON.stringify(lenient), anomalies: extendEvents(copy(initial), events) },
+    strict: { json: JSON.stringify(strict), error },
+    resumed: JSON.stringify(resumed),
+  };
+}
+
+for await (const line of createInterface({ input: process.stdin })) {
+  let result;
+  try {
+    result = run(JSON.parse(line));
+  } catch (error) {
+    result = { crash: String(error?.stack ?? error) };
+  }
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}

@@ -1,0 +1,3027 @@
+// wire's TypeScript runtime (schemas/src), bundled by tests/browser/bundle-runtime.mjs. Do not edit.
+
+// schemas/dist/base64.js
+var ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+var CODES = new Uint8Array(128).fill(255);
+for (let i = 0; i < ALPHABET.length; i++)
+  CODES[ALPHABET.charCodeAt(i)] = i;
+function isBase64(text) {
+  return text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text);
+}
+function encodeBase64(bytes) {
+  let out = "";
+  const full = bytes.length - bytes.length % 3;
+  let piece = "";
+  for (let i = 0; i < full; i += 3) {
+    const n = bytes[i] << 16 | bytes[i + 1] << 8 | bytes[i + 2];
+    piece += ALPHABET[n >>> 18] + ALPHABET[n >>> 12 & 63] + ALPHABET[n >>> 6 & 63] + ALPHABET[n & 63];
+    if (piece.length >= 8192) {
+      out += piece;
+      piece = "";
+    }
+  }
+  out += piece;
+  const rest = bytes.length - full;
+  if (rest === 1) {
+    const n = bytes[full] << 16;
+    out += ALPHABET[n >>> 18] + ALPHABET[n >>> 12 & 63] + "==";
+  } else if (rest === 2) {
+    const n = bytes[full] << 16 | bytes[full + 1] << 8;
+    out += ALPHABET[n >>> 18] + ALPHABET[n >>> 12 & 63] + ALPHABET[n >>> 6 & 63] + "=";
+  }
+  return out;
+}
+function decodeBase64(text) {
+  const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
+  const out = new Uint8Array(text.length / 4 * 3 - padding);
+  let o = 0;
+  for (let i = 0; i < text.length; i += 4) {
+    const n = CODES[text.charCodeAt(i)] << 18 | CODES[text.charCodeAt(i + 1)] << 12 | (CODES[text.charCodeAt(i + 2)] & 63) << 6 | CODES[text.charCodeAt(i + 3)] & 63;
+    out[o++] = n >>> 16;
+    if (o < out.length)
+      out[o++] = n >>> 8 & 255;
+    if (o < out.length)
+      out[o++] = n & 255;
+  }
+  return out;
+}
+
+// schemas/dist/canonical.js
+var ALWAYS = /* @__PURE__ */ Symbol("always");
+var NULL = null;
+var EMPTY_OBJECT = /* @__PURE__ */ Symbol("{}");
+var EMPTY_ARRAY = /* @__PURE__ */ Symbol("[]");
+var FIELDS = {
+  msg: [
+    ["name", ALWAYS],
+    ["content", ALWAYS],
+    ["role", ALWAYS],
+    ["id", ALWAYS],
+    ["metadata", EMPTY_OBJECT],
+    ["created_at", ALWAYS],
+    ["usage", NULL],
+    ["finished_at", NULL],
+    ["finished_reason", NULL],
+    ["structured_output", NULL],
+    ["error", NULL]
+  ],
+  text: [["type", ALWAYS], ["text", ALWAYS], ["id", ALWAYS], ["created_at", ALWAYS], ["finished_at", NULL]],
+  thinking: [["type", ALWAYS], ["thinking", ALWAYS], ["id", ALWAYS], ["created_at", ALWAYS], ["finished_at", NULL]],
+  hint: [
+    ["type", ALWAYS],
+    ["hint", ALWAYS],
+    ["id", ALWAYS],
+    ["source", NULL],
+    ["created_at", ALWAYS],
+    ["finished_at", ALWAYS]
+  ],
+  data: [
+    ["type", ALWAYS],
+    ["id", ALWAYS],
+    ["source", ALWAYS],
+    ["name", NULL],
+    ["created_at", ALWAYS],
+    ["finished_at", NULL]
+  ],
+  tool_call: [
+    ["type", ALWAYS],
+    ["id", ALWAYS],
+    ["name", ALWAYS],
+    ["input", ALWAYS],
+    ["state", "pending"],
+    ["suggested_rules", EMPTY_ARRAY],
+    ["created_at", ALWAYS],
+    ["finished_at", NULL]
+  ],
+  tool_result: [
+    ["type", ALWAYS],
+    ["id", ALWAYS],
+    ["name", ALWAYS],
+    ["output", ALWAYS],
+    ["state", "running"],
+    ["metadata", EMPTY_OBJECT],
+    ["created_at", ALWAYS],
+    ["finished_at", NULL]
+  ],
+  base64: [["type", ALWAYS], ["data", ALWAYS], ["media_type", ALWAYS]],
+  url: [["type", ALWAYS], ["url", ALWAYS], ["media_type", ALWAYS]],
+  usage: [
+    ["input_tokens", ALWAYS],
+    ["output_tokens", ALWAYS],
+    ["cache_input_tokens", 0],
+    ["cache_creation_input_tokens", 0]
+  ],
+  error: [["type", "unknown"], ["message", ALWAYS]],
+  rule: [["tool_name", ALWAYS], ["rule_content", ALWAYS], ["behavior", ALWAYS], ["source", ALWAYS]]
+};
+var ORDER = /* @__PURE__ */ new Map();
+for (const fields of Object.values(FIELDS)) {
+  ORDER.set(fields, new Map(fields.map(([name], i) => [name, i])));
+}
+function isDefault(value, fallback) {
+  if (value === void 0)
+    return true;
+  if (fallback === ALWAYS)
+    return false;
+  if (fallback === EMPTY_OBJECT) {
+    return typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+  }
+  if (fallback === EMPTY_ARRAY)
+    return Array.isArray(value) && value.length === 0;
+  return value === fallback;
+}
+function put(obj, struct, key, value) {
+  const fields = FIELDS[struct];
+  const order = ORDER.get(fields);
+  const at = order.get(key);
+  if (isDefault(value, fields[at][1])) {
+    if (key in obj)
+      delete obj[key];
+    return;
+  }
+  if (key in obj) {
+    obj[key] = value;
+    return;
+  }
+  const moved = [];
+  for (const other of Object.keys(obj)) {
+    if ((order.get(other) ?? Infinity) > at) {
+      moved.push([other, obj[other]]);
+      delete obj[other];
+    }
+  }
+  obj[key] = value;
+  for (const [other, v] of moved)
+    define(obj, other, v);
+}
+function define(obj, key, value) {
+  Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+}
+function canonical(obj, struct) {
+  const fields = FIELDS[struct];
+  const entries = [];
+  for (const [name, fallback] of fields) {
+    let value = obj[name];
+    if (isDefault(value, fallback))
+      continue;
+    if (value !== null)
+      value = nested(struct, name, value);
+    entries.push([name, value]);
+  }
+  if (struct === "thinking") {
+    const order = ORDER.get(fields);
+    for (const key of Object.keys(obj)) {
+      if (!order.has(key) && obj[key] !== void 0)
+        entries.push([key, obj[key]]);
+    }
+  }
+  const keys = Object.keys(obj);
+  let same = keys.length === entries.length;
+  for (let i = 0; same && i < keys.length; i++)
+    same = keys[i] === entries[i][0];
+  if (!same)
+    for (const key of keys)
+      delete obj[key];
+  for (const [key, value] of entries)
+    define(obj, key, value);
+  return obj;
+}
+function nested(struct, name, value) {
+  switch (`${struct}.${name}`) {
+    case "msg.content":
+      for (const block of value)
+        block_(block);
+      return value;
+    case "msg.usage":
+      return canonical(value, "usage");
+    case "msg.error":
+      return canonical(value, "error");
+    case "hint.hint":
+    case "tool_result.output":
+      if (Array.isArray(value))
+        for (const part of value)
+          block_(part);
+      return value;
+    case "data.source":
+      return canonical(value, value["type"] === "url" ? "url" : "base64");
+    case "base64.data":
+      return value instanceof Uint8Array ? encodeBase64(value) : value;
+    case "tool_call.suggested_rules":
+      for (const rule of value)
+        canonical(rule, "rule");
+      return value;
+    default:
+      return value;
+  }
+}
+function block_(block) {
+  const type = block["type"];
+  return BLOCK_TYPES.has(type) ? canonical(block, type) : block;
+}
+var BLOCK_TYPES = /* @__PURE__ */ new Set(["text", "thinking", "hint", "data", "tool_call", "tool_result"]);
+function copyJson(value) {
+  if (Array.isArray(value))
+    return value.map(copyJson);
+  if (value instanceof Uint8Array)
+    return value.slice();
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.keys(value).map((key) => [key, copyJson(value[key])]));
+  }
+  return value;
+}
+
+// schemas/dist/errors.js
+var WireError = class extends Error {
+  name = "WireError";
+};
+var RemoteProtocolError = class extends WireError {
+  name = "RemoteProtocolError";
+  reason;
+  path;
+  offset;
+  index;
+  events = [];
+  constructor(reason, place = {}) {
+    super(reason);
+    this.reason = reason;
+    this.path = place.path;
+    this.offset = place.offset;
+    this.index = place.index;
+    this.message = this.render();
+  }
+  /** The message with its place: `reason (event 3, byte 120, at $.delta)`. */
+  render() {
+    const where = [];
+    if (this.index !== void 0)
+      where.push(`event ${this.index}`);
+    if (this.offset !== void 0)
+      where.push(`byte ${this.offset}`);
+    if (this.path !== void 0)
+      where.push(`at ${this.path}`);
+    return where.length ? `${this.reason} (${where.join(", ")})` : this.reason;
+  }
+};
+var DecodeError = class extends RemoteProtocolError {
+  name = "DecodeError";
+};
+var FrameError = class extends RemoteProtocolError {
+  name = "FrameError";
+};
+var StreamOrderError = class extends RemoteProtocolError {
+  name = "StreamOrderError";
+  kind;
+  constructor(reason, kind, index2) {
+    super(reason, { index: index2 });
+    this.kind = kind;
+  }
+};
+var LocalProtocolError = class extends WireError {
+  name = "LocalProtocolError";
+};
+
+// schemas/dist/checkpoint.js
+var CHECKPOINT = "wire.checkpoint";
+var ROLES = /* @__PURE__ */ new Set(["user", "assistant", "system"]);
+function readCheckpoint(event) {
+  if (event.type !== "CUSTOM" || !("name" in event) || event.name !== CHECKPOINT)
+    return void 0;
+  const msg = (event.value ?? {})["msg"];
+  if (msg === void 0)
+    throw new DecodeError("a checkpoint without a msg", { path: "$.value.msg" });
+  if (typeof msg !== "object" || msg === null || Array.isArray(msg)) {
+    throw new DecodeError("Expected `object`", { path: "$.value.msg" });
+  }
+  const copy = copyJson(msg);
+  if (typeof copy["name"] !== "string")
+    throw new DecodeError("Expected `str`", { path: "$.value.msg.name" });
+  if (!ROLES.has(copy["role"]))
+    throw new DecodeError("Invalid role", { path: "$.value.msg.role" });
+  if (!Array.isArray(copy["content"]))
+    throw new DecodeError("Expected `array`", { path: "$.value.msg.content" });
+  return canonical(copy, "msg");
+}
+
+// schemas/dist/events.js
+var EVENT_TYPES = /* @__PURE__ */ new Set([
+  "REPLY_START",
+  "REPLY_END",
+  "MODEL_CALL_START",
+  "MODEL_CALL_END",
+  "TEXT_BLOCK_START",
+  "TEXT_BLOCK_DELTA",
+  "TEXT_BLOCK_END",
+  "DATA_BLOCK_START",
+  "DATA_BLOCK_DELTA",
+  "DATA_BLOCK_END",
+  "THINKING_BLOCK_START",
+  "THINKING_BLOCK_DELTA",
+  "THINKING_BLOCK_END",
+  "HINT_BLOCK",
+  "TOOL_CALL_START",
+  "TOOL_CALL_DELTA",
+  "TOOL_CALL_END",
+  "TOOL_RESULT_START",
+  "TOOL_RESULT_TEXT_DELTA",
+  "TOOL_RESULT_DATA_DELTA",
+  "TOOL_RESULT_END",
+  "EXCEED_MAX_ITERS",
+  "REQUIRE_USER_CONFIRM",
+  "REQUIRE_EXTERNAL_EXECUTION",
+  "USER_CONFIRM_RESULT",
+  "USER_INTERRUPT",
+  "EXTERNAL_EXECUTION_RESULT",
+  "CUSTOM"
+]);
+var UnknownEvent = class {
+  type;
+  raw;
+  format;
+  constructor(type, raw, format) {
+    this.type = type;
+    this.raw = raw;
+    this.format = format;
+  }
+};
+var REPLY = { reply_id: "s" };
+var BLOCK = { reply_id: "s", block_id: "s" };
+var CALL = { reply_id: "s", tool_call_id: "s" };
+var REQUIRED = {
+  REPLY_START: { session_id: "s", reply_id: "s", name: "s", role: "s?" },
+  REPLY_END: { session_id: "s", reply_id: "s", finished_reason: "s?", error: "n?" },
+  MODEL_CALL_START: { reply_id: "s", model_name: "s" },
+  MODEL_CALL_END: {
+    reply_id: "s",
+    input_tokens: "i",
+    output_tokens: "i",
+    cache_input_tokens: "i?",
+    cache_creation_input_tokens: "i?",
+    finished_reason: "s?"
+  },
+  TEXT_BLOCK_START: BLOCK,
+  TEXT_BLOCK_DELTA: { ...BLOCK, delta: "s" },
+  TEXT_BLOCK_END: BLOCK,
+  DATA_BLOCK_START: { ...BLOCK, media_type: "s" },
+  DATA_BLOCK_DELTA: { ...BLOCK, media_type: "s", data: "b" },
+  DATA_BLOCK_END: BLOCK,
+  THINKING_BLOCK_START: BLOCK,
+  THINKING_BLOCK_DELTA: { ...BLOCK, delta: "s" },
+  THINKING_BLOCK_END: BLOCK,
+  HINT_BLOCK: { ...BLOCK, hint: "h" },
+  TOOL_CALL_START: { ...CALL, tool_call_name: "s" },
+  TOOL_CALL_DELTA: { ...CALL, delta: "s" },
+  TOOL_CALL_END: CALL,
+  TOOL_RESULT_START: { ...CALL, tool_call_name: "s" },
+  TOOL_RESULT_TEXT_DELTA: { ...CALL, delta: "s" },
+  TOOL_RESULT_DATA_DELTA: { ...CALL, block_id: "s?", media_type: "s", data: "b" },
+  TOOL_RESULT_END: { ...CALL, state: "s" },
+  EXCEED_MAX_ITERS: { ...REPLY, name: "s" },
+  REQUIRE_USER_CONFIRM: { ...REPLY, tool_calls: "a" },
+  REQUIRE_EXTERNAL_EXECUTION: { ...REPLY, tool_calls: "a" },
+  USER_CONFIRM_RESULT: { ...REPLY, confirm_results: "a" },
+  USER_INTERRUPT: REPLY,
+  EXTERNAL_EXECUTION_RESULT: { ...REPLY, execution_results: "a" },
+  CUSTOM: { name: "s", value: "o?" }
+};
+var ENVELOPE = { id: "s?", created_at: "s?", metadata: "o?" };
+function isObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+}
+var WHAT = {
+  s: "a string",
+  i: "an integer",
+  a: "an array",
+  h: "a string or an array",
+  o: "an object",
+  n: "an object or null"
+};
+function fieldError(type, field, kind, value) {
+  const optional = kind.endsWith("?");
+  if (value === void 0 || value === null && (optional || kind === "n?")) {
+    return optional ? void 0 : `Object missing required field \`${field}\``;
+  }
+  const base = optional ? kind.slice(0, -1) : kind;
+  const ok = base === "s" ? typeof value === "string" : base === "i" ? Number.isInteger(value) : base === "a" ? Array.isArray(value) : base === "h" ? typeof value === "string" || Array.isArray(value) : isObject(value);
+  return ok ? void 0 : `Expected \`${WHAT[base] ?? base}\`, got \`${describe(value)}\` in a ${type} event`;
+}
+function describe(value) {
+  if (value === null)
+    return "null";
+  if (Array.isArray(value))
+    return "array";
+  if (value instanceof Uint8Array)
+    return "bytes";
+  return typeof value === "number" && Number.isInteger(value) ? "int" : typeof value;
+}
+function checkEvent(value) {
+  if (!isObject(value))
+    throw new DecodeError(`Expected \`object\`, got \`${describe(value)}\``, { path: "$" });
+  const type = value["type"];
+  if (typeof type !== "string") {
+    throw new DecodeError(type === void 0 ? "Object missing required field `type`" : "Expected `str`", {
+      path: "$.type"
+    });
+  }
+  const fields = Object.hasOwn(REQUIRED, type) ? REQUIRED[type] : void 0;
+  if (fields === void 0)
+    return type;
+  for (const field in ENVELOPE) {
+    const problem = fieldError(type, field, ENVELOPE[field], value[field]);
+    if (problem !== void 0)
+      throw new DecodeError(problem, { path: `$.${field}` });
+  }
+  for (const field in fields) {
+    const kind = fields[field];
+    if (kind === "b") {
+      checkDataOrUrl(value);
+      continue;
+    }
+    const problem = fieldError(type, field, kind, value[field]);
+    if (problem !== void 0)
+      throw new DecodeError(problem, { path: `$.${field}` });
+  }
+  return void 0;
+}
+function checkDataOrUrl(value) {
+  const data = value["data"] ?? null;
+  const url = value["url"] ?? null;
+  if (data === null === (url === null)) {
+    throw new DecodeError("Exactly one of `data` or `url` must be provided.", { path: "$" });
+  }
+  if (url !== null && typeof url !== "string") {
+    throw new DecodeError(`Expected \`str | null\`, got \`${describe(url)}\``, { path: "$.url" });
+  }
+  if (data !== null && !(data instanceof Uint8Array) && !(typeof data === "string" && isBase64(data))) {
+    throw new DecodeError(typeof data === "string" ? "Invalid base64 encoded string" : "Expected `bytes | null`", {
+      path: "$.data"
+    });
+  }
+}
+
+// schemas/dist/reducer.js
+var AnomalyKind = {
+  /** reply_id differs from the Msg's id: skipped */
+  OTHER_REPLY: "other_reply",
+  /** delta or END before its START, or for no block: skipped */
+  UNKNOWN_BLOCK: "unknown_block",
+  /** START for an id that exists: the orphan block is appended */
+  DUPLICATE_START: "duplicate_start",
+  /** delta or END for a finished block: applied anyway */
+  AFTER_END: "after_end",
+  /** base64 chunk into a URL-sourced block: skipped */
+  DATA_AFTER_URL: "data_after_url",
+  /** a URL that is not absolute: skipped */
+  INVALID_URL: "invalid_url",
+  /** REQUIRE_* or USER_CONFIRM_RESULT for no call: ignored */
+  UNKNOWN_TOOL_CALL: "unknown_tool_call",
+  /** USER_CONFIRM_RESULT for a call that was not asking: ignored */
+  NOT_ASKING: "not_asking",
+  /** a block the Msg's role does not allow: skipped */
+  ROLE_FORBIDS: "role_forbids",
+  /** an event of a type newer than this runtime: skipped */
+  UNKNOWN_EVENT: "unknown_event"
+};
+var STATES = /* @__PURE__ */ new WeakMap();
+var ROLE_ALLOWS = {
+  user: /* @__PURE__ */ new Set(["text", "data"]),
+  system: /* @__PURE__ */ new Set(["text"])
+};
+function stateOf(msg) {
+  let state = STATES.get(msg);
+  if (state === void 0) {
+    canonical(msg, "msg");
+    state = {
+      msg,
+      index: 0,
+      anomalies: [],
+      strict: false,
+      allowed: ROLE_ALLOWS[msg.role] ?? null,
+      text: /* @__PURE__ */ new Map(),
+      thinking: /* @__PURE__ */ new Map(),
+      data: /* @__PURE__ */ new Map(),
+      calls: /* @__PURE__ */ new Map(),
+      results: /* @__PURE__ */ new Map(),
+      resultData: /* @__PURE__ */ new Map()
+    };
+    for (const block of msg.content)
+      index(state, block);
+    STATES.set(msg, state);
+  }
+  return state;
+}
+function index(s, block) {
+  const id = block.id;
+  if (id === void 0)
+    return;
+  switch (block.type) {
+    case "text":
+      if (!s.text.has(id))
+        s.text.set(id, block);
+      return;
+    case "thinking":
+      if (!s.thinking.has(id))
+        s.thinking.set(id, block);
+      return;
+    case "data":
+      if (!s.data.has(id))
+        s.data.set(id, block);
+      return;
+    case "tool_call":
+      if (!s.calls.has(id))
+        s.calls.set(id, block);
+      return;
+    case "tool_result":
+      if (!s.results.has(id))
+        s.results.set(id, block);
+      return;
+    default:
+      return;
+  }
+}
+function anomaliesOf(msg) {
+  return STATES.get(msg)?.anomalies ?? [];
+}
+function appendEvent(msg, event, options) {
+  const s = stateOf(msg);
+  s.strict = options?.strict ?? false;
+  const before = s.anomalies.length;
+  try {
+    apply(s, event);
+  } finally {
+    s.index++;
+  }
+  return s.anomalies.length > before ? s.anomalies[s.anomalies.length - 1] : void 0;
+}
+function extendEvents(msg, events, options) {
+  const s = stateOf(msg);
+  s.strict = options?.strict ?? false;
+  const before = s.anomalies.length;
+  for (const event of events) {
+    try {
+      apply(s, event);
+    } finally {
+      s.index++;
+    }
+  }
+  return s.anomalies.slice(before);
+}
+function anomaly(s, kind, eventType, id, detail) {
+  if (s.strict) {
+    throw new StreamOrderError(`${eventType}: ${detail}${id ? ` (id ${JSON.stringify(id)})` : ""}`, kind, s.index);
+  }
+  s.anomalies.push(id !== void 0 && id !== null ? { index: s.index, kind, event_type: eventType, id, detail } : { index: s.index, kind, event_type: eventType, detail });
+}
+function find(s, table, type, id) {
+  const block = table.get(id);
+  if (block === void 0)
+    anomaly(s, AnomalyKind.UNKNOWN_BLOCK, type, id, "no block was started with this id");
+  return block;
+}
+function add(s, block, type, table) {
+  if (s.allowed !== null && !s.allowed.has(block.type)) {
+    anomaly(s, AnomalyKind.ROLE_FORBIDS, type, block.id, `a ${s.msg.role} message cannot hold a ${JSON.stringify(block.type)} block`);
+    return;
+  }
+  if (table !== null && block.id !== void 0 && table.has(block.id)) {
+    anomaly(s, AnomalyKind.DUPLICATE_START, type, block.id, "a block with this id exists; the new one is an orphan");
+    s.msg.content.push(block);
+    return;
+  }
+  s.msg.content.push(block);
+  index(s, block);
+}
+function finish(s, table, type, id, at) {
+  const block = find(s, table, type, id);
+  if (block !== void 0) {
+    if (block.finished_at != null)
+      anomaly(s, AnomalyKind.AFTER_END, type, id, "the block had already ended");
+    block.finished_at = at;
+  }
+  return block;
+}
+function afterEnd(s, block, type, id, detail) {
+  if (block.finished_at != null)
+    anomaly(s, AnomalyKind.AFTER_END, type, id, detail);
+}
+function apply(s, event) {
+  if (event instanceof UnknownEvent || !EVENT_TYPES.has(event.type)) {
+    anomaly(s, AnomalyKind.UNKNOWN_EVENT, event.type, void 0, `wire does not know the event type ${JSON.stringify(event.type)}; skipped`);
+    return;
+  }
+  if (event.type === "CUSTOM")
+    return;
+  if (event.reply_id !== s.msg.id) {
+    anomaly(s, AnomalyKind.OTHER_REPLY, event.type, event.reply_id, `the message's id is ${JSON.stringify(s.msg.id)}`);
+    return;
+  }
+  const at = event.created_at ?? now();
+  const msg = s.msg;
+  switch (event.type) {
+    case "REPLY_START":
+    // a continuation REPLY_START must not reset anything
+    case "MODEL_CALL_START":
+    case "EXCEED_MAX_ITERS":
+    case "USER_INTERRUPT":
+      return;
+    case "REPLY_END":
+      put(msg, "msg", "finished_at", at);
+      put(msg, "msg", "finished_reason", event.finished_reason ?? "completed");
+      put(msg, "msg", "error", event.error == null ? null : canonical({ ...event.error }, "error"));
+      return;
+    case "MODEL_CALL_END": {
+      const u = s.msg.usage;
+      const usage = {
+        input_tokens: (u?.input_tokens ?? 0) + event.input_tokens,
+        output_tokens: (u?.output_tokens ?? 0) + event.output_tokens,
+        cache_input_tokens: (u?.cache_input_tokens ?? 0) + (event.cache_input_tokens ?? 0),
+        cache_creation_input_tokens: (u?.cache_creation_input_tokens ?? 0) + (event.cache_creation_input_tokens ?? 0)
+      };
+      put(msg, "msg", "usage", canonical(usage, "usage"));
+      return;
+    }
+    case "TEXT_BLOCK_START":
+      add(s, { type: "text", text: "", id: event.block_id, created_at: at }, event.type, s.text);
+      return;
+    case "TEXT_BLOCK_DELTA": {
+      const block = find(s, s.text, event.type, event.block_id);
+      if (block === void 0)
+        return;
+      afterEnd(s, block, event.type, event.block_id, "a delta after the block's END is still appended");
+      block.text += event.delta;
+      return;
+    }
+    case "TEXT_BLOCK_END": {
+      const block = finish(s, s.text, event.type, event.block_id, at);
+      if (block !== void 0 && event.text != null)
+        block.text = event.text;
+      return;
+    }
+    case "THINKING_BLOCK_START":
+      add(s, { type: "thinking", thinking: "", id: event.block_id, created_at: at }, event.type, s.thinking);
+      return;
+    case "THINKING_BLOCK_DELTA": {
+      const block = find(s, s.thinking, event.type, event.block_id);
+      if (block === void 0)
+        return;
+      afterEnd(s, block, event.type, event.block_id, "a delta after the block's END is still appended");
+      block.thinking += event.delta;
+      return;
+    }
+    case "THINKING_BLOCK_END":
+      finish(s, s.thinking, event.type, event.block_id, at);
+      return;
+    case "DATA_BLOCK_START": {
+      const block = { type: "data", id: event.block_id, source: { type: "base64", data: "", media_type: event.media_type } };
+      if (event.name != null)
+        block["name"] = event.name;
+      block["created_at"] = at;
+      add(s, block, event.type, s.data);
+      return;
+    }
+    case "DATA_BLOCK_DELTA":
+      dataDelta(s, event.type, event.block_id, event.media_type, event.data ?? null, event.url ?? null);
+      return;
+    case "DATA_BLOCK_END":
+      finish(s, s.data, event.type, event.block_id, at);
+      return;
+    case "HINT_BLOCK": {
+      const hint = typeof event.hint === "string" ? event.hint : event.hint.map((part) => copyBlock(part));
+      const block = { type: "hint", hint, id: event.block_id };
+      if (event.source != null)
+        block["source"] = event.source;
+      block["created_at"] = at;
+      block["finished_at"] = at;
+      add(s, block, event.type, null);
+      return;
+    }
+    case "TOOL_CALL_START":
+      add(s, { type: "tool_call", id: event.tool_call_id, name: event.tool_call_name, input: "", created_at: at }, event.type, s.calls);
+      return;
+    case "TOOL_CALL_DELTA": {
+      const block = find(s, s.calls, event.type, event.tool_call_id);
+      if (block === void 0)
+        return;
+      afterEnd(s, block, event.type, event.tool_call_id, "a delta after the block's END is still appended");
+      block.input += event.delta;
+      return;
+    }
+    case "TOOL_CALL_END":
+      finish(s, s.calls, event.type, event.tool_call_id, at);
+      return;
+    case "TOOL_RESULT_START":
+      add(s, { type: "tool_result", id: event.tool_call_id, name: event.tool_call_name, output: [], created_at: at }, event.type, s.results);
+      return;
+    case "TOOL_RESULT_TEXT_DELTA": {
+      const block = find(s, s.results, event.type, event.tool_call_id);
+      if (block === void 0)
+        return;
+      afterEnd(s, block, event.type, event.tool_call_id, "a delta after the result's END is still appended");
+      const output = outputList(block, event.id, at);
+      const last = output[output.length - 1];
+      if (last !== void 0 && last.type === "text")
+        last.text += event.delta;
+      else
+        output.push({ type: "text", text: event.delta, id: event.id ?? newId(), created_at: at });
+      return;
+    }
+    case "TOOL_RESULT_DATA_DELTA":
+      resultData(s, event.type, event.tool_call_id, event.block_id ?? newId(), event.media_type, event.data ?? null, event.url ?? null, event.id, at);
+      return;
+    case "TOOL_RESULT_END": {
+      const block = finish(s, s.results, event.type, event.tool_call_id, at);
+      if (block === void 0)
+        return;
+      put(block, "tool_result", "state", event.state);
+      put(block, "tool_result", "metadata", copyJson(event.metadata ?? {}));
+      const call = s.calls.get(event.tool_call_id);
+      if (call !== void 0)
+        put(call, "tool_call", "state", "finished");
+      return;
+    }
+    case "REQUIRE_USER_CONFIRM": {
+      const calls = lookUpCalls(s, event.type, event.tool_calls.map((c) => c.id));
+      event.tool_calls.forEach((asked, i) => {
+        const call = calls[i];
+        if (call === void 0)
+          return;
+        put(call, "tool_call", "state", "asking");
+        put(call, "tool_call", "suggested_rules", (asked.suggested_rules ?? []).map((r) => canonical({ ...r }, "rule")));
+      });
+      return;
+    }
+    case "REQUIRE_EXTERNAL_EXECUTION":
+      for (const call of lookUpCalls(s, event.type, event.tool_calls.map((c) => c.id))) {
+        if (call !== void 0)
+          put(call, "tool_call", "state", "submitted");
+      }
+      return;
+    case "USER_CONFIRM_RESULT": {
+      const states = /* @__PURE__ */ new Map();
+      const calls = lookUpCalls(s, event.type, event.confirm_results.map((r) => r.tool_call.id));
+      event.confirm_results.forEach((result, i) => {
+        const call = calls[i];
+        if (call === void 0)
+          return;
+        const state = states.get(call.id) ?? call.state ?? "pending";
+        if (state !== "asking") {
+          anomaly(s, AnomalyKind.NOT_ASKING, event.type, call.id, `the call is ${state}, not asking`);
+        } else {
+          states.set(call.id, result.confirmed ? "allowed" : "finished");
+        }
+      });
+      for (const [id, state] of states)
+        put(s.calls.get(id), "tool_call", "state", state);
+      return;
+    }
+    case "EXTERNAL_EXECUTION_RESULT": {
+      const existing = new Set(s.results.keys());
+      for (const result of event.execution_results) {
+        if (existing.has(result.id))
+          continue;
+        const copy = copyBlock(result);
+        if (copy["finished_at"] == null)
+          put(copy, "tool_result", "finished_at", at);
+        add(s, copy, event.type, null);
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+function lookUpCalls(s, type, ids) {
+  return ids.map((id) => {
+    const call = s.calls.get(id);
+    if (call === void 0)
+      anomaly(s, AnomalyKind.UNKNOWN_TOOL_CALL, type, id, "no tool call with this id");
+    return call;
+  });
+}
+function dataDelta(s, type, id, mediaType, data, url) {
+  if (url) {
+    const block = find(s, s.data, type, id);
+    if (block === void 0)
+      return;
+    const normalized = normalizeUrl(url);
+    if (normalized === void 0) {
+      anomaly(s, AnomalyKind.INVALID_URL, type, id, `not an absolute URL: ${JSON.stringify(url)}`);
+      return;
+    }
+    afterEnd(s, block, type, id, "a chunk after the block's END is still applied");
+    block.source = { type: "url", url: normalized, media_type: mediaType };
+  } else if (data !== null && data.length > 0) {
+    const block = find(s, s.data, type, id);
+    if (block === void 0)
+      return;
+    if (block.source.type !== "base64") {
+      anomaly(s, AnomalyKind.DATA_AFTER_URL, type, id, "a base64 chunk cannot follow a URL (agentscope raises AttributeError)");
+      return;
+    }
+    afterEnd(s, block, type, id, "a chunk after the block's END is still appended");
+    appendBytes(block.source, data);
+  }
+}
+function resultData(s, type, callId, blockId, mediaType, data, url, eventId, at) {
+  const block = find(s, s.results, type, callId);
+  if (block === void 0)
+    return;
+  let source;
+  if (data !== null) {
+    source = { type: "base64", data: "", media_type: mediaType };
+  } else {
+    const normalized = normalizeUrl(url ?? "");
+    if (normalized === void 0) {
+      anomaly(s, AnomalyKind.INVALID_URL, type, blockId, `not an absolute URL: ${JSON.stringify(url)}`);
+      return;
+    }
+    source = { type: "url", url: normalized, media_type: mediaType };
+  }
+  afterEnd(s, block, type, callId, "a chunk after the result's END is still applied");
+  const output = outputList(block, eventId, at);
+  let chunks = s.resultData.get(block.id);
+  if (chunks === void 0) {
+    chunks = /* @__PURE__ */ new Map();
+    for (const part of output) {
+      if (part.type === "data" && part.source.type === "base64" && part.id !== void 0 && !chunks.has(part.id)) {
+        chunks.set(part.id, part.source);
+      }
+    }
+    s.resultData.set(block.id, chunks);
+  }
+  if (data !== null) {
+    const target = chunks.get(blockId);
+    if (target !== void 0) {
+      appendBytes(target, data);
+      if (mediaType)
+        target.media_type = mediaType;
+      return;
+    }
+    appendBytes(source, data);
+    chunks.set(blockId, source);
+  }
+  output.push({ type: "data", id: blockId, source, created_at: at });
+}
+function outputList(block, eventId, at) {
+  if (typeof block.output === "string") {
+    block.output = [{ type: "text", text: block.output, id: eventId ?? newId(), created_at: at }];
+  }
+  return block.output;
+}
+function copyBlock(block) {
+  return block_(copyJson(block));
+}
+var GROWTH = /* @__PURE__ */ new WeakMap();
+var NO_BYTES = new Uint8Array(0);
+function appendBytes(source, chunk) {
+  let growth = GROWTH.get(source);
+  if (growth === void 0) {
+    const data = source.data;
+    growth = data.endsWith("=") ? { body: data.slice(0, -4), carry: decodeBase64(data.slice(-4)) } : { body: data, carry: NO_BYTES };
+    GROWTH.set(source, growth);
+  }
+  if (typeof chunk === "string") {
+    if (growth.carry.length === 0 && !chunk.endsWith("=")) {
+      growth.body += chunk;
+      source.data = growth.body;
+      return;
+    }
+    chunk = decodeBase64(chunk);
+  }
+  let bytes = chunk;
+  if (growth.carry.length) {
+    bytes = new Uint8Array(growth.carry.length + chunk.length);
+    bytes.set(growth.carry);
+    bytes.set(chunk, growth.carry.length);
+  }
+  const full = bytes.length - bytes.length % 3;
+  growth.body += encodeBase64(bytes.subarray(0, full));
+  growth.carry = bytes.slice(full);
+  source.data = growth.carry.length ? growth.body + encodeBase64(growth.carry) : growth.body;
+}
+function normalizeUrl(url) {
+  try {
+    return new URL(url).href;
+  } catch {
+    return void 0;
+  }
+}
+function newId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let out = "";
+  for (const byte of bytes)
+    out += byte.toString(16).padStart(2, "0");
+  return out;
+}
+function now() {
+  return `${(/* @__PURE__ */ new Date()).toISOString().slice(0, 23)}000+00:00`;
+}
+
+// schemas/dist/streaming.js
+var DEFAULT_MAX_FRAME_BYTES = 32 * 1024 * 1024;
+var UTF8 = new TextEncoder();
+var STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+function utf8(chunk) {
+  return typeof chunk === "string" ? UTF8.encode(chunk) : chunk;
+}
+function concat(parts, total) {
+  if (parts.length === 1)
+    return parts[0];
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+var StreamDecoder = class {
+  unknown;
+  max;
+  /** Frames that carried an event so far: the `index` errors report. */
+  index = 0;
+  state = "open";
+  constructor(options = {}) {
+    const unknown = options.unknown ?? "raise";
+    if (!["raise", "skip", "keep"].includes(unknown))
+      throw new TypeError(`unknown must be raise, skip or keep, not ${unknown}`);
+    const max = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    if (!(max >= 1))
+      throw new RangeError(`maxFrameBytes must be positive, not ${max}`);
+    this.unknown = unknown;
+    this.max = max;
+  }
+  get maxFrameBytes() {
+    return this.max;
+  }
+  /** How many frames carrying an event were read. */
+  get frames() {
+    return this.index;
+  }
+  /** The events of every frame `chunk` completes, in stream order. */
+  feed(chunk) {
+    if (this.state !== "open")
+      throw new LocalProtocolError(`feed() on a decoder that is ${this.state}`);
+    const out = [];
+    try {
+      this.take(utf8(chunk), out);
+    } catch (error) {
+      this.fail(error, out);
+    }
+    return out;
+  }
+  /** End of stream: the events of a frame the end completes; FrameError if it ended inside one. */
+  close() {
+    if (this.state === "closed")
+      return [];
+    if (this.state === "failed")
+      throw new LocalProtocolError("close() on a decoder that is failed");
+    const out = [];
+    try {
+      this.end(out);
+    } catch (error) {
+      this.fail(error, out);
+    }
+    this.state = "closed";
+    return out;
+  }
+  fail(error, out) {
+    this.state = "failed";
+    if (error instanceof RemoteProtocolError)
+      error.events = [...out, ...error.events];
+    throw error;
+  }
+  /**
+   * One JSON payload (its bytes, or its text when it was decoded with the
+   * others of its chunk) into `out`, under the unknown-event policy.
+   * `offset` is where it starts in the stream; `exact` says the payload is
+   * contiguous there, so that a position inside it can be added.
+   */
+  json(payload, out, offset, exact = true) {
+    let text;
+    if (typeof payload === "string") {
+      text = payload;
+    } else {
+      try {
+        text = STRICT_UTF8.decode(payload);
+      } catch {
+        throw new DecodeError("invalid UTF-8", { offset, index: this.index });
+      }
+    }
+    let value;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      const at = /position (\d+)/.exec(String(error))?.[1];
+      const inside = at !== void 0 && exact ? UTF8.encode(text.slice(0, Number(at))).length : 0;
+      throw new DecodeError(`JSON is malformed: ${error.message}`, {
+        offset: offset + inside,
+        index: this.index
+      });
+    }
+    this.event(value, out, offset, () => typeof payload === "string" ? UTF8.encode(payload) : payload.slice(), "json");
+  }
+  /** A parsed payload checked and put into `out` under the unknown-event policy. */
+  event(value, out, offset, raw, format) {
+    let unknownType;
+    try {
+      unknownType = checkEvent(value);
+    } catch (error) {
+      if (error instanceof DecodeError) {
+        error.offset = offset;
+        error.index = this.index;
+        error.message = error.render();
+      }
+      throw error;
+    }
+    if (unknownType !== void 0) {
+      if (this.unknown === "raise") {
+        throw new DecodeError(`Invalid value '${unknownType}'`, { path: "$.type", offset, index: this.index });
+      }
+      this.index++;
+      if (this.unknown === "keep")
+        out.push(new UnknownEvent(unknownType, raw(), format));
+      return;
+    }
+    this.index++;
+    out.push(value);
+  }
+};
+
+// schemas/dist/sse.js
+var BOM = [239, 187, 191];
+var NO_BYTES2 = new Uint8Array(0);
+var SSEDecoder = class extends StreamDecoder {
+  /**
+   * The id to send as `Last-Event-ID` when reconnecting: the id in force when
+   * the last frame was dispatched.
+   */
+  lastEventId;
+  /** The reconnection time in milliseconds the server asked for, if it did. */
+  retry = void 0;
+  head = NO_BYTES2;
+  // the first bytes, until a BOM is ruled in or out
+  pos = 0;
+  // stream offset of the next byte
+  line = [];
+  // an incomplete line
+  lineLength = 0;
+  lineStart = 0;
+  cr = false;
+  // the last byte was a CR: an LF next belongs to it
+  frameStart = null;
+  fields = false;
+  // the frame has a field line (not only comments)
+  data = [];
+  dataOffset = 0;
+  idBuffer;
+  // the spec's "last event ID buffer"
+  constructor(options = {}) {
+    super(options);
+    this.lastEventId = this.idBuffer = options.lastEventId ?? "";
+  }
+  take(data, out) {
+    if (this.head !== null) {
+      const head = concat([this.head, data], this.head.length + data.length);
+      const bom = head.length >= 3 && head[0] === BOM[0] && head[1] === BOM[1] && head[2] === BOM[2];
+      if (!bom && head.length < 3 && head.every((byte, i2) => byte === BOM[i2])) {
+        this.head = head.slice();
+        return;
+      }
+      this.head = null;
+      data = bom ? head.subarray(3) : head;
+      if (bom)
+        this.pos = 3;
+    }
+    let i = 0;
+    if (this.cr && data.length) {
+      this.cr = false;
+      if (data[0] === 10) {
+        i = 1;
+        this.pos++;
+      }
+    }
+    let lf = data.indexOf(10, i);
+    let cr = data.indexOf(13, i);
+    while (i < data.length) {
+      if (lf !== -1 && lf < i)
+        lf = data.indexOf(10, i);
+      if (cr !== -1 && cr < i)
+        cr = data.indexOf(13, i);
+      const eol = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      if (eol === -1)
+        break;
+      let next = eol + 1;
+      if (data[eol] === 13) {
+        if (eol + 1 < data.length) {
+          if (data[eol + 1] === 10)
+            next++;
+        } else {
+          this.cr = true;
+        }
+      }
+      let segment = data.subarray(i, eol);
+      let start = this.pos;
+      if (this.line.length) {
+        segment = concat([...this.line, segment], this.lineLength + segment.length);
+        start = this.lineStart;
+        this.line = [];
+        this.lineLength = 0;
+      }
+      this.pos += next - i;
+      this.parseLine(segment, start, this.pos, out);
+      i = next;
+    }
+    if (i < data.length) {
+      const tail = data.slice(i);
+      if (!this.line.length)
+        this.lineStart = this.pos;
+      this.line.push(tail);
+      this.lineLength += tail.length;
+      this.pos += tail.length;
+      if (this.frameStart === null)
+        this.frameStart = this.lineStart;
+      this.checkSize(this.pos);
+    }
+  }
+  checkSize(end) {
+    if (this.frameStart !== null && end - this.frameStart > this.max) {
+      throw new FrameError(`frame longer than maxFrameBytes (${this.max})`, { offset: this.frameStart, index: this.index });
+    }
+  }
+  /** One complete line starting at stream offset `start`; `end` is the offset after its line end. */
+  parseLine(line, start, end, out) {
+    if (!line.length) {
+      this.dispatch(out);
+      return;
+    }
+    if (this.frameStart === null)
+      this.frameStart = start;
+    this.checkSize(end);
+    if (line[0] === 58)
+      return;
+    this.fields = true;
+    let colon = line.indexOf(58);
+    if (colon === -1)
+      colon = line.length;
+    let skip = Math.min(colon + 1, line.length);
+    if (line[skip] === 32 && colon < line.length)
+      skip++;
+    const value = line.subarray(skip);
+    const field = String.fromCharCode(...line.subarray(0, Math.min(colon, 6)));
+    if (colon === 4 && field === "data") {
+      if (!this.data.length)
+        this.dataOffset = start + skip;
+      this.data.push(value);
+    } else if (colon === 2 && field === "id") {
+      if (!value.includes(0)) {
+        try {
+          this.idBuffer = STRICT_UTF8.decode(value);
+        } catch {
+          throw new FrameError("an id that is not UTF-8", { offset: start, index: this.index });
+        }
+      }
+    } else if (colon === 5 && field === "retry" && value.length && value.every((b) => b >= 48 && b <= 57)) {
+      this.retry = Number(String.fromCharCode(...value));
+    }
+  }
+  dispatch(out) {
+    const data = this.data;
+    if (data.length) {
+      const payload = data.length === 1 ? data[0] : joinLines(data);
+      if (!payload.every((b) => b === 32 || b === 9 || b === 13 || b === 10)) {
+        this.json(payload, out, this.dataOffset, data.length === 1);
+      }
+      this.data = [];
+    }
+    this.lastEventId = this.idBuffer;
+    this.frameStart = null;
+    this.fields = false;
+  }
+  end(out) {
+    if (this.head !== null && this.head.length) {
+      const head = this.head;
+      this.head = null;
+      this.take(head, out);
+    }
+    if (this.data.length || this.fields || this.line.length && this.line[0]?.[0] !== 58) {
+      throw new FrameError("the stream ended inside a frame (no blank line after it)", {
+        offset: this.frameStart ?? this.lineStart,
+        index: this.index
+      });
+    }
+  }
+};
+function joinLines(lines) {
+  const total = lines.reduce((n, line) => n + line.length + 1, -1);
+  const out = new Uint8Array(total);
+  let at = 0;
+  lines.forEach((line, i) => {
+    if (i)
+      out[at++] = 10;
+    out.set(line, at);
+    at += line.length;
+  });
+  return out;
+}
+
+// schemas/dist/client.js
+var ReplyRequestError = class extends Error {
+  status;
+  name = "ReplyRequestError";
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+};
+var RETRY_STATUS = /* @__PURE__ */ new Set([408, 425, 429, 500, 502, 503, 504]);
+function followReply(url, options = {}) {
+  const stop = new AbortController();
+  const outer = options.signal;
+  const onAbort = () => stop.abort(outer?.reason);
+  if (outer?.aborted)
+    onAbort();
+  else
+    outer?.addEventListener("abort", onAbort, { once: true });
+  const state = {
+    msg: options.msg,
+    lastEventId: options.lastEventId ?? "",
+    connections: 0
+  };
+  const follower = {
+    get msg() {
+      return state.msg;
+    },
+    get lastEventId() {
+      return state.lastEventId;
+    },
+    get connections() {
+      return state.connections;
+    },
+    done: run(url, options, state, stop.signal).finally(() => outer?.removeEventListener("abort", onAbort)),
+    close: () => stop.abort(new DOMException("followReply closed", "AbortError"))
+  };
+  return follower;
+}
+async function run(url, options, state, signal) {
+  const initial = options.backoff?.initialMs ?? 250;
+  const max = options.backoff?.maxMs ?? 1e4;
+  const maxAttempts = options.backoff?.maxAttempts ?? 8;
+  let retryMs;
+  let failures = 0;
+  for (; ; ) {
+    signal.throwIfAborted();
+    const startId = state.lastEventId;
+    const decoder = new SSEDecoder({
+      lastEventId: state.lastEventId,
+      unknown: options.unknown ?? "skip"
+    });
+    const outcome = await connect(url, options, state, signal, decoder);
+    if (outcome.done)
+      return finish2(state, options);
+    retryMs = decoder.retry ?? retryMs;
+    failures = outcome.applied > 0 && state.lastEventId !== startId ? 1 : failures + 1;
+    if (failures > maxAttempts)
+      throw new Error(`gave up after ${maxAttempts} attempts`, { cause: outcome.reason });
+    const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
+    const delay = base / 2 + Math.random() * (base / 2);
+    options.onReconnect?.(failures, delay, outcome.reason);
+    await sleep(delay, signal);
+  }
+}
+async function connect(url, options, state, signal, decoder) {
+  let applied = 0;
+  const apply2 = (events) => {
+    for (const event of events) {
+      signal.throwIfAborted();
+      applied++;
+      if (applyOne(event, state, options))
+        return true;
+    }
+    return false;
+  };
+  const retry = (reason) => ({ done: false, applied, reason });
+  const network = (error) => {
+    if (signal.aborted)
+      throw signal.reason;
+    if (!(error instanceof TypeError))
+      throw error;
+    return retry(error);
+  };
+  const headers = new Headers(options.headers);
+  headers.set("Accept", "text/event-stream");
+  if (state.lastEventId)
+    headers.set("Last-Event-ID", state.lastEventId);
+  state.connections++;
+  let response;
+  try {
+    response = await (options.fetch ?? globalThis.fetch)(url, { headers, signal, cache: "no-store" });
+  } catch (error) {
+    return network(error);
+  }
+  if (!response.ok || response.body === null) {
+    await response.body?.cancel();
+    const problem = `GET ${String(url)}: ${response.status} ${response.statusText}`;
+    if (!RETRY_STATUS.has(response.status))
+      throw new ReplyRequestError(response.status, problem);
+    return retry(new Error(problem));
+  }
+  const reader = response.body.getReader();
+  try {
+    for (; ; ) {
+      let chunk;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        return network(error);
+      }
+      if (chunk.done)
+        break;
+      const ended2 = apply2(decoder.feed(chunk.value));
+      state.lastEventId = decoder.lastEventId;
+      if (ended2)
+        return { done: true };
+    }
+    const ended = apply2(decoder.close());
+    state.lastEventId = decoder.lastEventId;
+    return ended ? { done: true } : retry(new Error("the stream ended before REPLY_END"));
+  } catch (error) {
+    if (!(error instanceof RemoteProtocolError) || signal.aborted)
+      throw error;
+    const ended = apply2(error.events);
+    state.lastEventId = decoder.lastEventId;
+    return ended ? { done: true } : retry(error);
+  } finally {
+    void reader.cancel().catch(() => void 0);
+  }
+}
+function applyOne(event, state, options) {
+  const snapshot = readCheckpoint(event);
+  if (snapshot !== void 0) {
+    state.msg = snapshot;
+  } else {
+    state.msg ??= firstMsg(event);
+    appendEvent(state.msg, event);
+  }
+  options.onEvent?.(event, state.msg);
+  return event.type === "REPLY_END" || snapshot !== void 0 && snapshot.finished_at != null;
+}
+function firstMsg(event) {
+  const fields = event;
+  const msg = {
+    name: event.type === "REPLY_START" && typeof fields.name === "string" ? fields.name : "",
+    content: [],
+    role: "assistant"
+  };
+  if (typeof fields.reply_id === "string")
+    msg.id = fields.reply_id;
+  if (typeof fields.created_at === "string")
+    msg.created_at = fields.created_at;
+  return msg;
+}
+function finish2(state, options) {
+  const msg = state.msg;
+  options.onComplete?.(msg);
+  return msg;
+}
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/utf8.mjs
+var sharedTextEncoder = new TextEncoder();
+var CHUNK_SIZE = 4096;
+function utf8DecodeJs(bytes, inputOffset, byteLength) {
+  let offset = inputOffset;
+  const end = offset + byteLength;
+  const units = [];
+  let result = "";
+  while (offset < end) {
+    const byte1 = bytes[offset++];
+    if ((byte1 & 128) === 0) {
+      units.push(byte1);
+    } else if ((byte1 & 224) === 192) {
+      const byte2 = bytes[offset++] & 63;
+      units.push((byte1 & 31) << 6 | byte2);
+    } else if ((byte1 & 240) === 224) {
+      const byte2 = bytes[offset++] & 63;
+      const byte3 = bytes[offset++] & 63;
+      units.push((byte1 & 31) << 12 | byte2 << 6 | byte3);
+    } else if ((byte1 & 248) === 240) {
+      const byte2 = bytes[offset++] & 63;
+      const byte3 = bytes[offset++] & 63;
+      const byte4 = bytes[offset++] & 63;
+      let unit = (byte1 & 7) << 18 | byte2 << 12 | byte3 << 6 | byte4;
+      if (unit > 65535) {
+        unit -= 65536;
+        units.push(unit >>> 10 & 1023 | 55296);
+        unit = 56320 | unit & 1023;
+      }
+      units.push(unit);
+    } else {
+      units.push(byte1);
+    }
+    if (units.length >= CHUNK_SIZE) {
+      result += String.fromCharCode(...units);
+      units.length = 0;
+    }
+  }
+  if (units.length > 0) {
+    result += String.fromCharCode(...units);
+  }
+  return result;
+}
+var sharedTextDecoder = new TextDecoder();
+var TEXT_DECODER_THRESHOLD = 200;
+function utf8DecodeTD(bytes, inputOffset, byteLength) {
+  const stringBytes = bytes.subarray(inputOffset, inputOffset + byteLength);
+  return sharedTextDecoder.decode(stringBytes);
+}
+function utf8Decode(bytes, inputOffset, byteLength) {
+  if (byteLength > TEXT_DECODER_THRESHOLD) {
+    return utf8DecodeTD(bytes, inputOffset, byteLength);
+  } else {
+    return utf8DecodeJs(bytes, inputOffset, byteLength);
+  }
+}
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/ExtData.mjs
+var ExtData = class {
+  type;
+  data;
+  constructor(type, data) {
+    this.type = type;
+    this.data = data;
+  }
+};
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/DecodeError.mjs
+var DecodeError2 = class _DecodeError extends Error {
+  constructor(message) {
+    super(message);
+    const proto = Object.create(_DecodeError.prototype);
+    Object.setPrototypeOf(this, proto);
+    Object.defineProperty(this, "name", {
+      configurable: true,
+      enumerable: false,
+      value: _DecodeError.name
+    });
+  }
+};
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/int.mjs
+var UINT32_MAX = 4294967295;
+function setInt64(view, offset, value) {
+  const high = Math.floor(value / 4294967296);
+  const low = value;
+  view.setUint32(offset, high);
+  view.setUint32(offset + 4, low);
+}
+function getInt64(view, offset) {
+  const high = view.getInt32(offset);
+  const low = view.getUint32(offset + 4);
+  return high * 4294967296 + low;
+}
+function getUint64(view, offset) {
+  const high = view.getUint32(offset);
+  const low = view.getUint32(offset + 4);
+  return high * 4294967296 + low;
+}
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/timestamp.mjs
+var EXT_TIMESTAMP = -1;
+var TIMESTAMP32_MAX_SEC = 4294967296 - 1;
+var TIMESTAMP64_MAX_SEC = 17179869184 - 1;
+function encodeTimeSpecToTimestamp({ sec, nsec }) {
+  if (sec >= 0 && nsec >= 0 && sec <= TIMESTAMP64_MAX_SEC) {
+    if (nsec === 0 && sec <= TIMESTAMP32_MAX_SEC) {
+      const rv = new Uint8Array(4);
+      const view = new DataView(rv.buffer);
+      view.setUint32(0, sec);
+      return rv;
+    } else {
+      const secHigh = sec / 4294967296;
+      const secLow = sec & 4294967295;
+      const rv = new Uint8Array(8);
+      const view = new DataView(rv.buffer);
+      view.setUint32(0, nsec << 2 | secHigh & 3);
+      view.setUint32(4, secLow);
+      return rv;
+    }
+  } else {
+    const rv = new Uint8Array(12);
+    const view = new DataView(rv.buffer);
+    view.setUint32(0, nsec);
+    setInt64(view, 4, sec);
+    return rv;
+  }
+}
+function encodeDateToTimeSpec(date) {
+  const msec = date.getTime();
+  const sec = Math.floor(msec / 1e3);
+  const nsec = (msec - sec * 1e3) * 1e6;
+  const nsecInSec = Math.floor(nsec / 1e9);
+  return {
+    sec: sec + nsecInSec,
+    nsec: nsec - nsecInSec * 1e9
+  };
+}
+function encodeTimestampExtension(object) {
+  if (object instanceof Date) {
+    const timeSpec = encodeDateToTimeSpec(object);
+    return encodeTimeSpecToTimestamp(timeSpec);
+  } else {
+    return null;
+  }
+}
+function decodeTimestampToTimeSpec(data) {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  switch (data.byteLength) {
+    case 4: {
+      const sec = view.getUint32(0);
+      const nsec = 0;
+      return { sec, nsec };
+    }
+    case 8: {
+      const nsec30AndSecHigh2 = view.getUint32(0);
+      const secLow32 = view.getUint32(4);
+      const sec = (nsec30AndSecHigh2 & 3) * 4294967296 + secLow32;
+      const nsec = nsec30AndSecHigh2 >>> 2;
+      return { sec, nsec };
+    }
+    case 12: {
+      const sec = getInt64(view, 4);
+      const nsec = view.getUint32(0);
+      return { sec, nsec };
+    }
+    default:
+      throw new DecodeError2(`Unrecognized data size for timestamp (expected 4, 8, or 12): ${data.length}`);
+  }
+}
+function decodeTimestampExtension(data) {
+  const timeSpec = decodeTimestampToTimeSpec(data);
+  return new Date(timeSpec.sec * 1e3 + timeSpec.nsec / 1e6);
+}
+var timestampExtension = {
+  type: EXT_TIMESTAMP,
+  encode: encodeTimestampExtension,
+  decode: decodeTimestampExtension
+};
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/ExtensionCodec.mjs
+var ExtensionCodec = class _ExtensionCodec {
+  static defaultCodec = new _ExtensionCodec();
+  // ensures ExtensionCodecType<X> matches ExtensionCodec<X>
+  // this will make type errors a lot more clear
+  // eslint-disable-next-line @typescript-eslint/naming-convention
+  __brand;
+  // built-in extensions
+  builtInEncoders = [];
+  builtInDecoders = [];
+  // custom extensions
+  encoders = [];
+  decoders = [];
+  constructor() {
+    this.register(timestampExtension);
+  }
+  register({ type, encode, decode }) {
+    if (type >= 0) {
+      this.encoders[type] = encode;
+      this.decoders[type] = decode;
+    } else {
+      const index2 = -1 - type;
+      this.builtInEncoders[index2] = encode;
+      this.builtInDecoders[index2] = decode;
+    }
+  }
+  tryToEncode(object, context) {
+    for (let i = 0; i < this.builtInEncoders.length; i++) {
+      const encodeExt = this.builtInEncoders[i];
+      if (encodeExt != null) {
+        const data = encodeExt(object, context);
+        if (data != null) {
+          const type = -1 - i;
+          return new ExtData(type, data);
+        }
+      }
+    }
+    for (let i = 0; i < this.encoders.length; i++) {
+      const encodeExt = this.encoders[i];
+      if (encodeExt != null) {
+        const data = encodeExt(object, context);
+        if (data != null) {
+          const type = i;
+          return new ExtData(type, data);
+        }
+      }
+    }
+    if (object instanceof ExtData) {
+      return object;
+    }
+    return null;
+  }
+  decode(data, type, context) {
+    const decodeExt = type < 0 ? this.builtInDecoders[-1 - type] : this.decoders[type];
+    if (decodeExt) {
+      return decodeExt(data, type, context);
+    } else {
+      return new ExtData(type, data);
+    }
+  }
+};
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/typedArrays.mjs
+function isArrayBufferLike(buffer) {
+  return buffer instanceof ArrayBuffer || typeof SharedArrayBuffer !== "undefined" && buffer instanceof SharedArrayBuffer;
+}
+function ensureUint8Array(buffer) {
+  if (buffer instanceof Uint8Array) {
+    return buffer;
+  } else if (ArrayBuffer.isView(buffer)) {
+    return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  } else if (isArrayBufferLike(buffer)) {
+    return new Uint8Array(buffer);
+  } else {
+    return Uint8Array.from(buffer);
+  }
+}
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/prettyByte.mjs
+function prettyByte(byte) {
+  return `${byte < 0 ? "-" : ""}0x${Math.abs(byte).toString(16).padStart(2, "0")}`;
+}
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/CachedKeyDecoder.mjs
+var DEFAULT_MAX_KEY_LENGTH = 16;
+var DEFAULT_MAX_LENGTH_PER_KEY = 16;
+var CachedKeyDecoder = class {
+  hit = 0;
+  miss = 0;
+  caches;
+  maxKeyLength;
+  maxLengthPerKey;
+  constructor(maxKeyLength = DEFAULT_MAX_KEY_LENGTH, maxLengthPerKey = DEFAULT_MAX_LENGTH_PER_KEY) {
+    this.maxKeyLength = maxKeyLength;
+    this.maxLengthPerKey = maxLengthPerKey;
+    this.caches = [];
+    for (let i = 0; i < this.maxKeyLength; i++) {
+      this.caches.push([]);
+    }
+  }
+  canBeCached(byteLength) {
+    return byteLength > 0 && byteLength <= this.maxKeyLength;
+  }
+  find(bytes, inputOffset, byteLength) {
+    const records = this.caches[byteLength - 1];
+    FIND_CHUNK: for (const record of records) {
+      const recordBytes = record.bytes;
+      for (let j = 0; j < byteLength; j++) {
+        if (recordBytes[j] !== bytes[inputOffset + j]) {
+          continue FIND_CHUNK;
+        }
+      }
+      return record.str;
+    }
+    return null;
+  }
+  store(bytes, value) {
+    const records = this.caches[bytes.length - 1];
+    const record = { bytes, str: value };
+    if (records.length >= this.maxLengthPerKey) {
+      records[Math.random() * records.length | 0] = record;
+    } else {
+      records.push(record);
+    }
+  }
+  decode(bytes, inputOffset, byteLength) {
+    const cachedValue = this.find(bytes, inputOffset, byteLength);
+    if (cachedValue != null) {
+      this.hit++;
+      return cachedValue;
+    }
+    this.miss++;
+    const str = utf8DecodeJs(bytes, inputOffset, byteLength);
+    const slicedCopyOfBytes = Uint8Array.prototype.slice.call(bytes, inputOffset, inputOffset + byteLength);
+    this.store(slicedCopyOfBytes, str);
+    return str;
+  }
+};
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/Decoder.mjs
+var STATE_ARRAY = "array";
+var STATE_MAP_KEY = "map_key";
+var STATE_MAP_VALUE = "map_value";
+var mapKeyConverter = (key) => {
+  if (typeof key === "string" || typeof key === "number") {
+    return key;
+  }
+  throw new DecodeError2("The type of key must be string or number but " + typeof key);
+};
+var StackPool = class {
+  stack = [];
+  stackHeadPosition = -1;
+  get length() {
+    return this.stackHeadPosition + 1;
+  }
+  top() {
+    return this.stack[this.stackHeadPosition];
+  }
+  pushArrayState(size) {
+    const state = this.getUninitializedStateFromPool();
+    state.type = STATE_ARRAY;
+    state.position = 0;
+    state.size = size;
+    state.array = new Array(size);
+  }
+  pushMapState(size) {
+    const state = this.getUninitializedStateFromPool();
+    state.type = STATE_MAP_KEY;
+    state.readCount = 0;
+    state.size = size;
+    state.map = {};
+  }
+  getUninitializedStateFromPool() {
+    this.stackHeadPosition++;
+    if (this.stackHeadPosition === this.stack.length) {
+      const partialState = {
+        type: void 0,
+        size: 0,
+        array: void 0,
+        position: 0,
+        readCount: 0,
+        map: void 0,
+        key: null
+      };
+      this.stack.push(partialState);
+    }
+    return this.stack[this.stackHeadPosition];
+  }
+  release(state) {
+    const topStackState = this.stack[this.stackHeadPosition];
+    if (topStackState !== state) {
+      throw new Error("Invalid stack state. Released state is not on top of the stack.");
+    }
+    if (state.type === STATE_ARRAY) {
+      const partialState = state;
+      partialState.size = 0;
+      partialState.array = void 0;
+      partialState.position = 0;
+      partialState.type = void 0;
+    }
+    if (state.type === STATE_MAP_KEY || state.type === STATE_MAP_VALUE) {
+      const partialState = state;
+      partialState.size = 0;
+      partialState.map = void 0;
+      partialState.readCount = 0;
+      partialState.type = void 0;
+    }
+    this.stackHeadPosition--;
+  }
+  reset() {
+    this.stack.length = 0;
+    this.stackHeadPosition = -1;
+  }
+};
+var HEAD_BYTE_REQUIRED = -1;
+var EMPTY_VIEW = new DataView(new ArrayBuffer(0));
+var EMPTY_BYTES = new Uint8Array(EMPTY_VIEW.buffer);
+try {
+  EMPTY_VIEW.getInt8(0);
+} catch (e) {
+  if (!(e instanceof RangeError)) {
+    throw new Error("This module is not supported in the current JavaScript engine because DataView does not throw RangeError on out-of-bounds access");
+  }
+}
+var MORE_DATA = new RangeError("Insufficient data");
+var sharedCachedKeyDecoder = new CachedKeyDecoder();
+var Decoder = class _Decoder {
+  extensionCodec;
+  context;
+  useBigInt64;
+  rawStrings;
+  maxStrLength;
+  maxBinLength;
+  maxArrayLength;
+  maxMapLength;
+  maxExtLength;
+  keyDecoder;
+  mapKeyConverter;
+  totalPos = 0;
+  pos = 0;
+  view = EMPTY_VIEW;
+  bytes = EMPTY_BYTES;
+  headByte = HEAD_BYTE_REQUIRED;
+  stack = new StackPool();
+  entered = false;
+  constructor(options) {
+    this.extensionCodec = options?.extensionCodec ?? ExtensionCodec.defaultCodec;
+    this.context = options?.context;
+    this.useBigInt64 = options?.useBigInt64 ?? false;
+    this.rawStrings = options?.rawStrings ?? false;
+    this.maxStrLength = options?.maxStrLength ?? UINT32_MAX;
+    this.maxBinLength = options?.maxBinLength ?? UINT32_MAX;
+    this.maxArrayLength = options?.maxArrayLength ?? UINT32_MAX;
+    this.maxMapLength = options?.maxMapLength ?? UINT32_MAX;
+    this.maxExtLength = options?.maxExtLength ?? UINT32_MAX;
+    this.keyDecoder = options?.keyDecoder !== void 0 ? options.keyDecoder : sharedCachedKeyDecoder;
+    this.mapKeyConverter = options?.mapKeyConverter ?? mapKeyConverter;
+  }
+  clone() {
+    return new _Decoder({
+      extensionCodec: this.extensionCodec,
+      context: this.context,
+      useBigInt64: this.useBigInt64,
+      rawStrings: this.rawStrings,
+      maxStrLength: this.maxStrLength,
+      maxBinLength: this.maxBinLength,
+      maxArrayLength: this.maxArrayLength,
+      maxMapLength: this.maxMapLength,
+      maxExtLength: this.maxExtLength,
+      keyDecoder: this.keyDecoder
+    });
+  }
+  reinitializeState() {
+    this.totalPos = 0;
+    this.headByte = HEAD_BYTE_REQUIRED;
+    this.stack.reset();
+  }
+  setBuffer(buffer) {
+    const bytes = ensureUint8Array(buffer);
+    this.bytes = bytes;
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.pos = 0;
+  }
+  appendBuffer(buffer) {
+    if (this.headByte === HEAD_BYTE_REQUIRED && !this.hasRemaining(1)) {
+      this.setBuffer(buffer);
+    } else {
+      const remainingData = this.bytes.subarray(this.pos);
+      const newData = ensureUint8Array(buffer);
+      const newBuffer = new Uint8Array(remainingData.length + newData.length);
+      newBuffer.set(remainingData);
+      newBuffer.set(newData, remainingData.length);
+      this.setBuffer(newBuffer);
+    }
+  }
+  hasRemaining(size) {
+    return this.view.byteLength - this.pos >= size;
+  }
+  createExtraByteError(posToShow) {
+    const { view, pos } = this;
+    return new RangeError(`Extra ${view.byteLength - pos} of ${view.byteLength} byte(s) found at buffer[${posToShow}]`);
+  }
+  /**
+   * @throws {@link DecodeError}
+   * @throws {@link RangeError}
+   */
+  decode(buffer) {
+    if (this.entered) {
+      const instance = this.clone();
+      return instance.decode(buffer);
+    }
+    try {
+      this.entered = true;
+      this.reinitializeState();
+      this.setBuffer(buffer);
+      const object = this.doDecodeSync();
+      if (this.hasRemaining(1)) {
+        throw this.createExtraByteError(this.pos);
+      }
+      return object;
+    } finally {
+      this.entered = false;
+    }
+  }
+  *decodeMulti(buffer) {
+    if (this.entered) {
+      const instance = this.clone();
+      yield* instance.decodeMulti(buffer);
+      return;
+    }
+    try {
+      this.entered = true;
+      this.reinitializeState();
+      this.setBuffer(buffer);
+      while (this.hasRemaining(1)) {
+        yield this.doDecodeSync();
+      }
+    } finally {
+      this.entered = false;
+    }
+  }
+  async decodeAsync(stream) {
+    if (this.entered) {
+      const instance = this.clone();
+      return instance.decodeAsync(stream);
+    }
+    try {
+      this.entered = true;
+      let decoded = false;
+      let object;
+      for await (const buffer of stream) {
+        if (decoded) {
+          this.entered = false;
+          throw this.createExtraByteError(this.totalPos);
+        }
+        this.appendBuffer(buffer);
+        try {
+          object = this.doDecodeSync();
+          decoded = true;
+        } catch (e) {
+          if (!(e instanceof RangeError)) {
+            throw e;
+          }
+        }
+        this.totalPos += this.pos;
+      }
+      if (decoded) {
+        if (this.hasRemaining(1)) {
+          throw this.createExtraByteError(this.totalPos);
+        }
+        return object;
+      }
+      const { headByte, pos, totalPos } = this;
+      throw new RangeError(`Insufficient data in parsing ${prettyByte(headByte)} at ${totalPos} (${pos} in the current buffer)`);
+    } finally {
+      this.entered = false;
+    }
+  }
+  decodeArrayStream(stream) {
+    return this.decodeMultiAsync(stream, true);
+  }
+  decodeStream(stream) {
+    return this.decodeMultiAsync(stream, false);
+  }
+  async *decodeMultiAsync(stream, isArray) {
+    if (this.entered) {
+      const instance = this.clone();
+      yield* instance.decodeMultiAsync(stream, isArray);
+      return;
+    }
+    try {
+      this.entered = true;
+      let isArrayHeaderRequired = isArray;
+      let arrayItemsLeft = -1;
+      for await (const buffer of stream) {
+        if (isArray && arrayItemsLeft === 0) {
+          throw this.createExtraByteError(this.totalPos);
+        }
+        this.appendBuffer(buffer);
+        if (isArrayHeaderRequired) {
+          arrayItemsLeft = this.readArraySize();
+          isArrayHeaderRequired = false;
+          this.complete();
+        }
+        try {
+          while (true) {
+            yield this.doDecodeSync();
+            if (--arrayItemsLeft === 0) {
+              break;
+            }
+          }
+        } catch (e) {
+          if (!(e instanceof RangeError)) {
+            throw e;
+          }
+        }
+        this.totalPos += this.pos;
+      }
+    } finally {
+      this.entered = false;
+    }
+  }
+  doDecodeSync() {
+    DECODE: while (true) {
+      const headByte = this.readHeadByte();
+      let object;
+      if (headByte >= 224) {
+        object = headByte - 256;
+      } else if (headByte < 192) {
+        if (headByte < 128) {
+          object = headByte;
+        } else if (headByte < 144) {
+          const size = headByte - 128;
+          if (size !== 0) {
+            this.pushMapState(size);
+            this.complete();
+            continue DECODE;
+          } else {
+            object = {};
+          }
+        } else if (headByte < 160) {
+          const size = headByte - 144;
+          if (size !== 0) {
+            this.pushArrayState(size);
+            this.complete();
+            continue DECODE;
+          } else {
+            object = [];
+          }
+        } else {
+          const byteLength = headByte - 160;
+          object = this.decodeString(byteLength, 0);
+        }
+      } else if (headByte === 192) {
+        object = null;
+      } else if (headByte === 194) {
+        object = false;
+      } else if (headByte === 195) {
+        object = true;
+      } else if (headByte === 202) {
+        object = this.readF32();
+      } else if (headByte === 203) {
+        object = this.readF64();
+      } else if (headByte === 204) {
+        object = this.readU8();
+      } else if (headByte === 205) {
+        object = this.readU16();
+      } else if (headByte === 206) {
+        object = this.readU32();
+      } else if (headByte === 207) {
+        if (this.useBigInt64) {
+          object = this.readU64AsBigInt();
+        } else {
+          object = this.readU64();
+        }
+      } else if (headByte === 208) {
+        object = this.readI8();
+      } else if (headByte === 209) {
+        object = this.readI16();
+      } else if (headByte === 210) {
+        object = this.readI32();
+      } else if (headByte === 211) {
+        if (this.useBigInt64) {
+          object = this.readI64AsBigInt();
+        } else {
+          object = this.readI64();
+        }
+      } else if (headByte === 217) {
+        const byteLength = this.lookU8();
+        object = this.decodeString(byteLength, 1);
+      } else if (headByte === 218) {
+        const byteLength = this.lookU16();
+        object = this.decodeString(byteLength, 2);
+      } else if (headByte === 219) {
+        const byteLength = this.lookU32();
+        object = this.decodeString(byteLength, 4);
+      } else if (headByte === 220) {
+        const size = this.readU16();
+        if (size !== 0) {
+          this.pushArrayState(size);
+          this.complete();
+          continue DECODE;
+        } else {
+          object = [];
+        }
+      } else if (headByte === 221) {
+        const size = this.readU32();
+        if (size !== 0) {
+          this.pushArrayState(size);
+          this.complete();
+          continue DECODE;
+        } else {
+          object = [];
+        }
+      } else if (headByte === 222) {
+        const size = this.readU16();
+        if (size !== 0) {
+          this.pushMapState(size);
+          this.complete();
+          continue DECODE;
+        } else {
+          object = {};
+        }
+      } else if (headByte === 223) {
+        const size = this.readU32();
+        if (size !== 0) {
+          this.pushMapState(size);
+          this.complete();
+          continue DECODE;
+        } else {
+          object = {};
+        }
+      } else if (headByte === 196) {
+        const size = this.lookU8();
+        object = this.decodeBinary(size, 1);
+      } else if (headByte === 197) {
+        const size = this.lookU16();
+        object = this.decodeBinary(size, 2);
+      } else if (headByte === 198) {
+        const size = this.lookU32();
+        object = this.decodeBinary(size, 4);
+      } else if (headByte === 212) {
+        object = this.decodeExtension(1, 0);
+      } else if (headByte === 213) {
+        object = this.decodeExtension(2, 0);
+      } else if (headByte === 214) {
+        object = this.decodeExtension(4, 0);
+      } else if (headByte === 215) {
+        object = this.decodeExtension(8, 0);
+      } else if (headByte === 216) {
+        object = this.decodeExtension(16, 0);
+      } else if (headByte === 199) {
+        const size = this.lookU8();
+        object = this.decodeExtension(size, 1);
+      } else if (headByte === 200) {
+        const size = this.lookU16();
+        object = this.decodeExtension(size, 2);
+      } else if (headByte === 201) {
+        const size = this.lookU32();
+        object = this.decodeExtension(size, 4);
+      } else {
+        throw new DecodeError2(`Unrecognized type byte: ${prettyByte(headByte)}`);
+      }
+      this.complete();
+      const stack = this.stack;
+      while (stack.length > 0) {
+        const state = stack.top();
+        if (state.type === STATE_ARRAY) {
+          state.array[state.position] = object;
+          state.position++;
+          if (state.position === state.size) {
+            object = state.array;
+            stack.release(state);
+          } else {
+            continue DECODE;
+          }
+        } else if (state.type === STATE_MAP_KEY) {
+          if (object === "__proto__") {
+            throw new DecodeError2("The key __proto__ is not allowed");
+          }
+          state.key = this.mapKeyConverter(object);
+          state.type = STATE_MAP_VALUE;
+          continue DECODE;
+        } else {
+          state.map[state.key] = object;
+          state.readCount++;
+          if (state.readCount === state.size) {
+            object = state.map;
+            stack.release(state);
+          } else {
+            state.key = null;
+            state.type = STATE_MAP_KEY;
+            continue DECODE;
+          }
+        }
+      }
+      return object;
+    }
+  }
+  readHeadByte() {
+    if (this.headByte === HEAD_BYTE_REQUIRED) {
+      this.headByte = this.readU8();
+    }
+    return this.headByte;
+  }
+  complete() {
+    this.headByte = HEAD_BYTE_REQUIRED;
+  }
+  readArraySize() {
+    const headByte = this.readHeadByte();
+    switch (headByte) {
+      case 220:
+        return this.readU16();
+      case 221:
+        return this.readU32();
+      default: {
+        if (headByte < 160) {
+          return headByte - 144;
+        } else {
+          throw new DecodeError2(`Unrecognized array type byte: ${prettyByte(headByte)}`);
+        }
+      }
+    }
+  }
+  pushMapState(size) {
+    if (size > this.maxMapLength) {
+      throw new DecodeError2(`Max length exceeded: map length (${size}) > maxMapLengthLength (${this.maxMapLength})`);
+    }
+    this.stack.pushMapState(size);
+  }
+  pushArrayState(size) {
+    if (size > this.maxArrayLength) {
+      throw new DecodeError2(`Max length exceeded: array length (${size}) > maxArrayLength (${this.maxArrayLength})`);
+    }
+    this.stack.pushArrayState(size);
+  }
+  decodeString(byteLength, headerOffset) {
+    if (!this.rawStrings || this.stateIsMapKey()) {
+      return this.decodeUtf8String(byteLength, headerOffset);
+    }
+    return this.decodeBinary(byteLength, headerOffset);
+  }
+  /**
+   * @throws {@link RangeError}
+   */
+  decodeUtf8String(byteLength, headerOffset) {
+    if (byteLength > this.maxStrLength) {
+      throw new DecodeError2(`Max length exceeded: UTF-8 byte length (${byteLength}) > maxStrLength (${this.maxStrLength})`);
+    }
+    if (this.bytes.byteLength < this.pos + headerOffset + byteLength) {
+      throw MORE_DATA;
+    }
+    const offset = this.pos + headerOffset;
+    let object;
+    if (this.stateIsMapKey() && this.keyDecoder?.canBeCached(byteLength)) {
+      object = this.keyDecoder.decode(this.bytes, offset, byteLength);
+    } else {
+      object = utf8Decode(this.bytes, offset, byteLength);
+    }
+    this.pos += headerOffset + byteLength;
+    return object;
+  }
+  stateIsMapKey() {
+    if (this.stack.length > 0) {
+      const state = this.stack.top();
+      return state.type === STATE_MAP_KEY;
+    }
+    return false;
+  }
+  /**
+   * @throws {@link RangeError}
+   */
+  decodeBinary(byteLength, headOffset) {
+    if (byteLength > this.maxBinLength) {
+      throw new DecodeError2(`Max length exceeded: bin length (${byteLength}) > maxBinLength (${this.maxBinLength})`);
+    }
+    if (!this.hasRemaining(byteLength + headOffset)) {
+      throw MORE_DATA;
+    }
+    const offset = this.pos + headOffset;
+    const object = this.bytes.subarray(offset, offset + byteLength);
+    this.pos += headOffset + byteLength;
+    return object;
+  }
+  decodeExtension(size, headOffset) {
+    if (size > this.maxExtLength) {
+      throw new DecodeError2(`Max length exceeded: ext length (${size}) > maxExtLength (${this.maxExtLength})`);
+    }
+    const extType = this.view.getInt8(this.pos + headOffset);
+    const data = this.decodeBinary(
+      size,
+      headOffset + 1
+      /* extType */
+    );
+    return this.extensionCodec.decode(data, extType, this.context);
+  }
+  lookU8() {
+    return this.view.getUint8(this.pos);
+  }
+  lookU16() {
+    return this.view.getUint16(this.pos);
+  }
+  lookU32() {
+    return this.view.getUint32(this.pos);
+  }
+  readU8() {
+    const value = this.view.getUint8(this.pos);
+    this.pos++;
+    return value;
+  }
+  readI8() {
+    const value = this.view.getInt8(this.pos);
+    this.pos++;
+    return value;
+  }
+  readU16() {
+    const value = this.view.getUint16(this.pos);
+    this.pos += 2;
+    return value;
+  }
+  readI16() {
+    const value = this.view.getInt16(this.pos);
+    this.pos += 2;
+    return value;
+  }
+  readU32() {
+    const value = this.view.getUint32(this.pos);
+    this.pos += 4;
+    return value;
+  }
+  readI32() {
+    const value = this.view.getInt32(this.pos);
+    this.pos += 4;
+    return value;
+  }
+  readU64() {
+    const value = getUint64(this.view, this.pos);
+    this.pos += 8;
+    return value;
+  }
+  readI64() {
+    const value = getInt64(this.view, this.pos);
+    this.pos += 8;
+    return value;
+  }
+  readU64AsBigInt() {
+    const value = this.view.getBigUint64(this.pos);
+    this.pos += 8;
+    return value;
+  }
+  readI64AsBigInt() {
+    const value = this.view.getBigInt64(this.pos);
+    this.pos += 8;
+    return value;
+  }
+  readF32() {
+    const value = this.view.getFloat32(this.pos);
+    this.pos += 4;
+    return value;
+  }
+  readF64() {
+    const value = this.view.getFloat64(this.pos);
+    this.pos += 8;
+    return value;
+  }
+};
+
+// schemas/dist/msgpack.js
+var MSGPACK = new Decoder();
+var MsgpackFrameDecoder = class extends StreamDecoder {
+  parts = [];
+  // the start of an incomplete frame
+  have = 0;
+  // its length
+  need = 4;
+  // the length at which a frame may be complete
+  offset = 0;
+  // stream offset of the first buffered byte
+  take(data, out) {
+    if (!data.length)
+      return;
+    this.parts.push(data);
+    this.have += data.length;
+    if (this.have < this.need) {
+      this.parts[this.parts.length - 1] = data.slice();
+      return;
+    }
+    const buf = concat(this.parts, this.have);
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    let pos = 0;
+    try {
+      while (buf.length - pos >= 4) {
+        const size = view.getUint32(pos);
+        if (size > this.max) {
+          throw new FrameError(`frame length ${size} exceeds maxFrameBytes (${this.max})`, {
+            offset: this.offset + pos,
+            index: this.index
+          });
+        }
+        const end = pos + 4 + size;
+        if (end > buf.length)
+          break;
+        const payload = buf.subarray(pos + 4, end);
+        let value;
+        try {
+          value = MSGPACK.decode(payload);
+        } catch (error) {
+          throw new DecodeError(`MessagePack data is malformed: ${error.message}`, {
+            offset: this.offset + pos + 4,
+            index: this.index
+          });
+        }
+        this.event(value, out, this.offset + pos + 4, () => payload.slice(), "msgpack");
+        pos = end;
+      }
+    } finally {
+      const rest = buf.slice(pos);
+      this.parts = rest.length ? [rest] : [];
+      this.have = rest.length;
+      this.offset += pos;
+      this.need = rest.length < 4 ? 4 : 4 + new DataView(rest.buffer).getUint32(0);
+    }
+  }
+  end() {
+    if (!this.have)
+      return;
+    const what = this.have < 4 ? `inside a length prefix (${this.have} of 4 bytes)` : `inside a frame (${this.have - 4} of ${this.need - 4} payload bytes)`;
+    throw new FrameError(`the stream ended ${what}`, { offset: this.offset, index: this.index });
+  }
+};
+
+// schemas/dist/ndjson.js
+var BLANK = /^[ \t\r]*$/;
+var NDJSONDecoder = class extends StreamDecoder {
+  parts = [];
+  // the incomplete last line, as it came
+  pending = 0;
+  // its length
+  offset = 0;
+  // stream offset of the incomplete line
+  take(data, out) {
+    const last = data.lastIndexOf(10);
+    if (last < 0) {
+      this.keep(data);
+      return;
+    }
+    const head = data.subarray(0, last + 1);
+    const region = this.parts.length ? concat([...this.parts, head], this.pending + head.length) : head;
+    this.parts = [];
+    this.pending = 0;
+    const base = this.offset;
+    this.offset = base + region.length;
+    if (!this.fast(region, out))
+      this.lines(region, base, out);
+    if (last + 1 < data.length)
+      this.keep(data.slice(last + 1));
+  }
+  keep(data) {
+    if (this.pending + data.length > this.max) {
+      throw new FrameError(`line longer than maxFrameBytes (${this.max})`, { offset: this.offset, index: this.index });
+    }
+    if (data.length) {
+      this.parts.push(data.slice());
+      this.pending += data.length;
+    }
+  }
+  /** The lines of `region` (whole lines) decoded in one go; false, with nothing changed, if any is wrong. */
+  fast(region, out) {
+    let text;
+    try {
+      text = STRICT_UTF8.decode(region);
+    } catch {
+      return false;
+    }
+    const lines = text.split("\n");
+    lines.pop();
+    if (region.length - lines.length > this.max)
+      return false;
+    const start = out.length;
+    const index2 = this.index;
+    try {
+      for (let line of lines) {
+        if (line.charCodeAt(line.length - 1) === 13)
+          line = line.slice(0, -1);
+        const first = line.charCodeAt(0);
+        if ((first === 32 || first === 9 || first === 13 || line.length === 0) && BLANK.test(line))
+          continue;
+        this.json(line, out, 0, false);
+      }
+    } catch (error) {
+      if (!(error instanceof DecodeError))
+        throw error;
+      out.length = start;
+      this.index = index2;
+      return false;
+    }
+    return true;
+  }
+  /** Whole lines one by one from stream offset `base`: exact offsets and indexes. */
+  lines(region, base, out) {
+    let start = 0;
+    while (start < region.length) {
+      const end = region.indexOf(10, start);
+      const line = region.subarray(start, end);
+      if (line.length > this.max) {
+        throw new FrameError(`line longer than maxFrameBytes (${this.max})`, { offset: base + start, index: this.index });
+      }
+      this.line(line, base + start, out);
+      start = end + 1;
+    }
+  }
+  line(line, offset, out) {
+    if (line[line.length - 1] === 13)
+      line = line.subarray(0, -1);
+    if (line.every((byte) => byte === 32 || byte === 9 || byte === 13))
+      return;
+    this.json(line, out, offset);
+  }
+  end(out) {
+    if (!this.parts.length)
+      return;
+    const line = concat(this.parts, this.pending);
+    this.parts = [];
+    try {
+      this.line(line, this.offset, out);
+    } catch (error) {
+      if (!(error instanceof DecodeError))
+        throw error;
+      const framing = new FrameError("the stream ended inside a line that is not a whole event", {
+        offset: this.offset,
+        index: this.index
+      });
+      framing.cause = error;
+      throw framing;
+    }
+  }
+};
+
+// schemas/dist/partial.js
+var PartialJSONError = class extends DecodeError {
+  name = "PartialJSONError";
+  position;
+  constructor(reason, position, path) {
+    super(reason, { path });
+    this.position = position;
+    this.message = this.render();
+  }
+  render() {
+    return this.position === void 0 ? super.render() : `${this.reason} (character ${this.position}, at ${this.path})`;
+  }
+};
+var NUMBER_MOVES = [
+  {
+    "-": 1,
+    "0": 2,
+    "1": 3
+    /* N.Int */
+  },
+  // Start
+  {
+    "0": 2,
+    "1": 3
+    /* N.Int */
+  },
+  // Minus
+  {
+    ".": 4,
+    e: 6
+    /* N.E */
+  },
+  // Zero
+  {
+    "0": 3,
+    "1": 3,
+    ".": 4,
+    e: 6
+    /* N.E */
+  },
+  // Int
+  {
+    "0": 5,
+    "1": 5
+    /* N.Frac */
+  },
+  // Dot
+  {
+    "0": 5,
+    "1": 5,
+    e: 6
+    /* N.E */
+  },
+  // Frac
+  {
+    "-": 7,
+    "+": 7,
+    "0": 8,
+    "1": 8
+    /* N.Exp */
+  },
+  // E
+  {
+    "0": 8,
+    "1": 8
+    /* N.Exp */
+  },
+  // ESign
+  {
+    "0": 8,
+    "1": 8
+    /* N.Exp */
+  }
+  // Exp
+];
+var NUMBER_ENDS = /* @__PURE__ */ new Set([
+  2,
+  3,
+  5,
+  8
+  /* N.Exp */
+]);
+function numberClass(char) {
+  if (char >= "1" && char <= "9")
+    return "1";
+  switch (char) {
+    case "0":
+    case "-":
+    case "+":
+    case ".":
+      return char;
+    case "e":
+    case "E":
+      return "e";
+    default:
+      return void 0;
+  }
+}
+var ESCAPES = {
+  '"': '"',
+  "\\": "\\",
+  "/": "/",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "	"
+};
+var LITERALS = {
+  t: ["true", true],
+  f: ["false", false],
+  n: ["null", null]
+};
+var WHITESPACE = /[ \t\n\r]*/y;
+var PLAIN = /[^"\\\u0000-\u001f]+/y;
+var HEX = /^[0-9a-fA-F]$/;
+var IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+var PartialJSON = class {
+  #mode = 0;
+  #offset = 0;
+  // characters fed before the current fragment
+  #root = void 0;
+  // Open containers, outermost first, and for each its current key (objects) or undefined (arrays).
+  #stack = [];
+  #keys = [];
+  #string = "";
+  #stringIsKey = false;
+  #escape = "";
+  #high = -1;
+  // a high surrogate escape waiting for its pair, or -1
+  #number = "";
+  #numberState = 0;
+  #literal = "";
+  #literalValue = null;
+  #matched = 0;
+  #closed = false;
+  #error = void 0;
+  /**
+   * The value parsed so far, open strings, arrays and objects closed;
+   * `undefined` before any value has begun. The containers are the parser's
+   * own and keep growing in place (copy them to keep a snapshot).
+   */
+  get value() {
+    return this.#root;
+  }
+  /** Whether the whole top-level value has been read. */
+  get complete() {
+    return this.#mode === 6;
+  }
+  /** The number of characters (UTF-16 code units) fed so far. */
+  get length() {
+    return this.#offset;
+  }
+  /**
+   * Parse the next fragment. Throws PartialJSONError at the first character
+   * that cannot be JSON; `value` then still holds what came before it.
+   */
+  feed(fragment) {
+    if (this.#error !== void 0)
+      throw new LocalProtocolError("feed() after a PartialJSONError: the text is not JSON");
+    if (this.#closed)
+      throw new LocalProtocolError("feed() after close()");
+    try {
+      this.#parse(fragment);
+    } catch (error) {
+      if (error instanceof PartialJSONError)
+        this.#error = error;
+      throw error;
+    }
+    this.#offset += fragment.length;
+  }
+  /** End the text and return the complete value; throws PartialJSONError if it stopped inside a value. */
+  close() {
+    if (this.#error !== void 0)
+      throw new LocalProtocolError("close() after a PartialJSONError: the text is not JSON");
+    if (!this.#closed) {
+      this.#closed = true;
+      if (this.#mode === 9 && NUMBER_ENDS.has(this.#numberState) && this.#stack.length === 0) {
+        this.#endNumber(this.#offset);
+      }
+      if (this.#mode !== 6) {
+        const empty = this.#mode === 0 && this.#stack.length === 0;
+        this.#error = this.#fail(empty ? "no JSON value" : "the JSON text ends inside a value", this.#offset);
+        throw this.#error;
+      }
+    }
+    return this.#root;
+  }
+  #parse(text) {
+    let i = 0;
+    const n = text.length;
+    while (i < n) {
+      const mode = this.#mode;
+      if (mode === 7) {
+        i = this.#stringRun(text, i, n);
+        continue;
+      }
+      if (mode === 8) {
+        i = this.#escapeRun(text, i, n);
+        continue;
+      }
+      if (mode === 9) {
+        i = this.#numberRun(text, i, n);
+        continue;
+      }
+      if (mode === 10) {
+        i = this.#literalRun(text, i, n);
+        continue;
+      }
+      WHITESPACE.lastIndex = i;
+      WHITESPACE.test(text);
+      i = WHITESPACE.lastIndex;
+      if (i === n)
+        break;
+      const char = text[i];
+      const at = this.#offset + i;
+      if (mode === 5) {
+        const isObject2 = !Array.isArray(this.#stack[this.#stack.length - 1]);
+        if (char === ",") {
+          this.#mode = isObject2 ? 3 : 0;
+        } else if (char === (isObject2 ? "}" : "]")) {
+          this.#endContainer();
+        } else {
+          throw this.#fail(`expected ',' or '${isObject2 ? "}" : "]"}' after a value, not ${quote(char)}`, at);
+        }
+        i += 1;
+      } else if (mode === 0 || mode === 1) {
+        if (char === "]" && mode === 1) {
+          this.#endContainer();
+          i += 1;
+        } else {
+          i = this.#beginValue(char, i, at);
+        }
+      } else if (mode === 3 || mode === 2) {
+        if (char === '"') {
+          this.#beginString(true);
+        } else if (char === "}" && mode === 2) {
+          this.#endContainer();
+        } else {
+          const expected = mode === 2 ? "a key or '}'" : "a key";
+          throw this.#fail(`expected ${expected} (a string), not ${quote(char)}`, at);
+        }
+        i += 1;
+      } else if (mode === 4) {
+        if (char !== ":")
+          throw this.#fail(`expected ':' after an object key, not ${quote(char)}`, at);
+        this.#mode = 0;
+        i += 1;
+      } else {
+        throw this.#fail(`extra data after the JSON value: ${quote(char)}`, at);
+      }
+    }
+  }
+  #beginValue(char, i, at) {
+    if (char === '"') {
+      this.#beginString(false);
+      this.#placeNew("");
+      return i + 1;
+    }
+    if (char === "{" || char === "[") {
+      const container = char === "{" ? {} : [];
+      this.#placeNew(container);
+      this.#stack.push(container);
+      this.#keys.push(void 0);
+      this.#mode = char === "{" ? 2 : 1;
+      return i + 1;
+    }
+    if (char === "-" || char >= "0" && char <= "9") {
+      this.#number = "";
+      this.#numberState = 0;
+      this.#mode = 9;
+      return i;
+    }
+    const literal = LITERALS[char];
+    if (literal !== void 0) {
+      [this.#literal, this.#literalValue] = literal;
+      this.#matched = 0;
+      this.#mode = 10;
+      return i;
+    }
+    throw this.#fail(`expected a JSON value, not ${quote(char)}`, at);
+  }
+  #beginString(isKey) {
+    this.#string = "";
+    this.#stringIsKey = isKey;
+    this.#mode = 7;
+  }
+  /** Append decoded text to the open string, and show it if it is a value. */
+  #grow(piece) {
+    this.#string += piece;
+    if (!this.#stringIsKey)
+      this.#place(this.#string);
+  }
+  #stringRun(text, i, n) {
+    PLAIN.lastIndex = i;
+    if (PLAIN.test(text)) {
+      if (this.#high >= 0)
+        this.#flushHigh();
+      this.#grow(text.slice(i, PLAIN.lastIndex));
+      i = PLAIN.lastIndex;
+      if (i === n)
+        return i;
+    }
+    const char = text[i];
+    if (char === '"') {
+      this.#endString();
+    } else if (char === "\\") {
+      this.#escape = "\\";
+      this.#mode = 8;
+    } else {
+      throw this.#fail(`control character ${quote(char)} in a string: it must be escaped`, this.#offset + i);
+    }
+    return i + 1;
+  }
+  #escapeRun(text, i, n) {
+    let escape = this.#escape;
+    for (; i < n; i++) {
+      const char = text[i];
+      if (escape.length === 1) {
+        if (char === "u") {
+          escape = "\\u";
+          continue;
+        }
+        const decoded = ESCAPES[char];
+        if (decoded === void 0)
+          throw this.#fail(`invalid escape '\\${char}' in a string`, this.#offset + i);
+        if (this.#high >= 0)
+          this.#flushHigh();
+        this.#grow(decoded);
+        this.#mode = 7;
+        return i + 1;
+      }
+      if (!HEX.test(char)) {
+        throw this.#fail(`invalid \\u escape: ${quote(char)} is not a hex digit`, this.#offset + i);
+      }
+      escape += char;
+      if (escape.length === 6) {
+        this.#codeUnit(parseInt(escape.slice(2), 16));
+        this.#mode = 7;
+        return i + 1;
+      }
+    }
+    this.#escape = escape;
+    return i;
+  }
+  /** One \uXXXX escape; a high surrogate waits to see whether its low one follows, so that the view never ends in half a character. */
+  #codeUnit(unit) {
+    if (this.#high >= 0) {
+      if (unit >= 56320 && unit <= 57343) {
+        this.#grow(String.fromCharCode(this.#high, unit));
+        this.#high = -1;
+        return;
+      }
+      this.#flushHigh();
+    }
+    if (unit >= 55296 && unit <= 56319)
+      this.#high = unit;
+    else
+      this.#grow(String.fromCharCode(unit));
+  }
+  #flushHigh() {
+    const high = this.#high;
+    this.#high = -1;
+    this.#grow(String.fromCharCode(high));
+  }
+  #endString() {
+    if (this.#high >= 0)
+      this.#flushHigh();
+    const text = this.#string;
+    this.#string = "";
+    if (this.#stringIsKey) {
+      this.#keys[this.#keys.length - 1] = text;
+      this.#mode = 4;
+    } else {
+      this.#place(text);
+      this.#endValue();
+    }
+  }
+  #numberRun(text, i, n) {
+    let state = this.#numberState;
+    const start = i;
+    for (; i < n; i++) {
+      const cls = numberClass(text[i]);
+      if (cls === void 0)
+        break;
+      const moved = NUMBER_MOVES[state][cls];
+      if (moved === void 0) {
+        const before = this.#number + text.slice(start, i);
+        throw this.#fail(`invalid number: ${quote(text[i])} cannot follow ${quote(before)}`, this.#offset + i);
+      }
+      state = moved;
+    }
+    this.#number += text.slice(start, i);
+    this.#numberState = state;
+    if (i < n)
+      this.#endNumber(this.#offset + i);
+    return i;
+  }
+  #endNumber(at) {
+    if (!NUMBER_ENDS.has(this.#numberState))
+      throw this.#fail(`incomplete number ${quote(this.#number)}`, at);
+    this.#placeNew(Number(this.#number));
+    this.#endValue();
+  }
+  #literalRun(text, i, n) {
+    const want = this.#literal.slice(this.#matched);
+    const take = text.slice(i, Math.min(n, i + want.length));
+    for (let k = 0; k < take.length; k++) {
+      if (take[k] !== want[k])
+        throw this.#fail(`invalid literal: expected '${this.#literal}'`, this.#offset + i + k);
+    }
+    this.#matched += take.length;
+    if (this.#matched === this.#literal.length) {
+      this.#placeNew(this.#literalValue);
+      this.#endValue();
+    }
+    return i + take.length;
+  }
+  /** Put a value that has just begun where it belongs. */
+  #placeNew(value) {
+    const container = this.#stack[this.#stack.length - 1];
+    if (container === void 0)
+      this.#root = value;
+    else if (Array.isArray(container))
+      container.push(value);
+    else
+      setMember(container, this.#keys[this.#keys.length - 1], value);
+  }
+  /** Replace the value being parsed (the open string) with `value`. */
+  #place(value) {
+    const container = this.#stack[this.#stack.length - 1];
+    if (container === void 0)
+      this.#root = value;
+    else if (Array.isArray(container))
+      container[container.length - 1] = value;
+    else
+      setMember(container, this.#keys[this.#keys.length - 1], value);
+  }
+  #endValue() {
+    this.#mode = this.#stack.length > 0 ? 5 : 6;
+  }
+  #endContainer() {
+    this.#stack.pop();
+    this.#keys.pop();
+    this.#endValue();
+  }
+  #fail(reason, position) {
+    return new PartialJSONError(reason, position, this.#path());
+  }
+  /** Where the parser is, as a JSON path: the keys and indexes of the open containers down to the value being read. */
+  #path() {
+    let path = "$";
+    const last = this.#stack.length - 1;
+    const mode = this.#mode;
+    const readingKey = mode === 3 || mode === 2 || this.#stringIsKey && (mode === 7 || mode === 8);
+    this.#stack.forEach((container, depth) => {
+      const innermost = depth === last;
+      if (Array.isArray(container)) {
+        const pending = innermost && (mode === 0 || mode === 1 || mode === 9 || mode === 10);
+        if (container.length > 0 || pending)
+          path += `[${pending ? container.length : container.length - 1}]`;
+      } else {
+        const key = this.#keys[depth];
+        if (key !== void 0 && !(innermost && readingKey)) {
+          path += IDENTIFIER.test(key) ? `.${key}` : `[${asciiJSON(key)}]`;
+        }
+      }
+    });
+    return path;
+  }
+};
+function setMember(obj, key, value) {
+  if (key === "__proto__") {
+    Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    obj[key] = value;
+  }
+}
+function asciiJSON(text) {
+  return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+function quote(text) {
+  return `'${text.replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n")}'`;
+}
+export {
+  AnomalyKind,
+  CHECKPOINT,
+  DEFAULT_MAX_FRAME_BYTES,
+  DecodeError,
+  EVENT_TYPES,
+  FrameError,
+  LocalProtocolError,
+  MsgpackFrameDecoder,
+  NDJSONDecoder,
+  PartialJSON,
+  PartialJSONError,
+  RemoteProtocolError,
+  ReplyRequestError,
+  SSEDecoder,
+  StreamOrderError,
+  UnknownEvent,
+  WireError,
+  anomaliesOf,
+  appendEvent,
+  decodeBase64,
+  encodeBase64,
+  extendEvents,
+  followReply,
+  isBase64,
+  readCheckpoint
+};
