@@ -117,6 +117,13 @@ class Msg(Struct, _ReducerSlot, kw_only=True, omit_defaults=True):
         reducer = getattr(self, "_reducer", None)
         return reducer.anomalies if reducer is not None else []
 
+    @property
+    def anomalies_dropped(self) -> int:
+        """How many anomalies came after the first ``wire.reducer.MAX_ANOMALIES``
+        and were counted, not kept."""
+        reducer = getattr(self, "_reducer", None)
+        return reducer.anomalies_dropped if reducer is not None else 0
+
     def _state(self) -> Reducer:
         reducer: Reducer | None = getattr(self, "_reducer", None)
         if reducer is None:

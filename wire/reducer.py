@@ -79,7 +79,14 @@ from wire.events import (
 if TYPE_CHECKING:
     from wire.messages import Msg
 
-__all__ = ("Anomaly", "AnomalyKind", "Reducer")
+__all__ = ("MAX_ANOMALIES", "Anomaly", "AnomalyKind", "Reducer")
+
+# A hostile stream must not grow a Msg without bound: the first MAX_ANOMALIES
+# are kept in ``anomalies``, later ones only counted in ``anomalies_dropped``
+# (set ``wire.reducer.MAX_ANOMALIES`` to change it); an id quoted in a detail
+# is cut to _ID_SHOWN characters.
+MAX_ANOMALIES = 1000
+_ID_SHOWN = 64
 
 
 class AnomalyKind:
@@ -120,6 +127,7 @@ class Reducer:
     __slots__ = (
         "allowed",
         "anomalies",
+        "anomalies_dropped",
         "calls",
         "data",
         "index",
@@ -135,6 +143,7 @@ class Reducer:
         self.msg = msg
         self.index = 0
         self.anomalies: list[Anomaly] = []
+        self.anomalies_dropped = 0
         self.strict = False
         # First block wins for a repeated id, as agentscope's linear scan does.
         self.text: dict[str, TextBlock] = {}
@@ -195,11 +204,13 @@ class Reducer:
     # -- anomalies --------------------------------------------------------------
 
     def anomaly(self, kind: str, event: Any, id: str | None, detail: str) -> None:
-        record = Anomaly(index=self.index, kind=kind, event_type=event.type, id=id, detail=detail)
         if self.strict:
-            raise StreamOrderError(f"{event.type}: {detail}" + (f" (id {id!r})" if id else ""),
+            raise StreamOrderError(f"{event.type}: {detail}" + (f" (id {id[:_ID_SHOWN]!r})" if id else ""),
                                    kind=kind, index=self.index)
-        self.anomalies.append(record)
+        if len(self.anomalies) >= MAX_ANOMALIES:
+            self.anomalies_dropped += 1
+            return
+        self.anomalies.append(Anomaly(index=self.index, kind=kind, event_type=event.type, id=id, detail=detail))
 
     def find(self, table: dict[str, Any], event: Any, id: str) -> Any:
         block = table.get(id)
@@ -224,7 +235,7 @@ class Reducer:
         try:
             if type(event) is not CustomEvent and event.reply_id != self.msg.id:  # type: ignore[union-attr]
                 self.anomaly(AnomalyKind.OTHER_REPLY, event, event.reply_id,  # type: ignore[union-attr]
-                             f"the message's id is {self.msg.id!r}")
+                             f"the message's id is {self.msg.id[:_ID_SHOWN]!r}")
             else:
                 handler(self, event)
         finally:
@@ -250,11 +261,11 @@ class Reducer:
                 append(event.delta)  # type: ignore[union-attr]
                 self.index += 1
                 continue
-            anomalies = len(self.anomalies)
+            anomalies = len(self.anomalies) + self.anomalies_dropped
             self.apply(event)
             run_type = None
             table = _RUN_TABLES.get(cls)
-            if table is not None and len(self.anomalies) == anomalies:
+            if table is not None and len(self.anomalies) + self.anomalies_dropped == anomalies:
                 run_id = event.tool_call_id if cls is ToolCallDeltaEvent else event.block_id  # type: ignore[union-attr]
                 block = getattr(self, table)[run_id]
                 if block.finished_at is None:
