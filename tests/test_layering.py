@@ -31,7 +31,7 @@ import pytest
 WIRE = Path(__file__).resolve().parent.parent / "wire"
 
 LAYERS: list[tuple[str, set[str]]] = [
-    ("leaves", {"errors", "clock", "_url"}),
+    ("leaves", {"errors", "clock", "_url", "_portable"}),
     ("model: blocks", {"blocks"}),
     ("model: events", {"events"}),
     ("model: reducer", {"reducer"}),

@@ -15,8 +15,9 @@ from typing import Any, Protocol, TypeVar
 
 import msgspec
 
+from wire._portable import problem
 from wire.blocks import ThinkingBlock, settle
-from wire.errors import EncodeError, decode_error_from_msgspec
+from wire.errors import DecodeError, EncodeError, decode_error_from_msgspec
 from wire.events import AgentEvent, UnknownEvent
 from wire.messages import Msg
 
@@ -109,10 +110,13 @@ class Codec:
 
     def _restore_provider_keys(self, msg: Msg, buf: Any) -> None:
         raw = self._raw_content.decode(buf).content
-        for block, item in zip(msg.content, raw, strict=True):
+        for i, (block, item) in enumerate(zip(msg.content, raw, strict=True)):
             if type(block) is ThinkingBlock:
                 for key, value in self._dict.decode(item).items():
                     if key not in _THINKING_FIELDS:
+                        if (why := problem(value, f"$.content[{i}].{key[:64]}")) is not None:
+                            reason, _, path = why.rpartition(" - in ")  # as the structs check theirs
+                            raise DecodeError(reason, path=path.strip("`"))
                         # Into __dict__, not setattr: a key such as "_pending"
                         # or "__class__" must stay data, as agentscope keeps it.
                         vars(block)[key] = value

@@ -133,6 +133,8 @@ _JSON_TRAILING = "JSON is malformed: trailing characters"
 # A RoleError names its block first (messages.py); msgspec reports it at the
 # Msg, so the block's own path is the Msg's path plus that name.
 _ROLE_BLOCK = re.compile(r"^(content\[\d+\]) is a ")
+# A value only one codec can carry (wire._portable) names its field the same way.
+_IN_FIELD = re.compile(r" - in `([^`]*)`$")
 
 
 @cache
@@ -166,6 +168,8 @@ def decode_error_from_msgspec(exc: Exception, *, index: int | None = None,
         path = "$"
     if path is not None and (match := _ROLE_BLOCK.match(text)):
         path = f"{path}.{match.group(1)}"
+    if path is not None and (match := _IN_FIELD.search(text)):
+        path, text = f"{path}.{match.group(1)}", text[: match.start()]
     if match := _AT_BYTE.search(text):
         at = int(match.group(1))
         if text.startswith(_JSON_TRAILING):

@@ -19,6 +19,8 @@ from typing import Any, ClassVar, Literal, TypeAlias
 
 from msgspec import Struct, field
 
+from wire._portable import INT_MAX, INT_MIN
+from wire._portable import check as _check_portable
 from wire.blocks import DataBlock, PermissionRule, TextBlock, ToolCallBlock, ToolResultBlock, ToolResultState, settle
 from wire.clock import new_id, now
 
@@ -133,10 +135,21 @@ class ErrorInfo(Struct, kw_only=True, omit_defaults=True, gc=False):
 class Usage(Struct, kw_only=True, omit_defaults=True, gc=False):
     """Token counts; ``Msg.usage`` sums every model call of a reply."""
 
+    # The reducer's sums saturate at 2**64-1, the most MessagePack can write.
+
     input_tokens: int
     output_tokens: int
     cache_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
+
+    def __post_init__(self) -> None:
+        _check_tokens(self)
+
+
+def _check_tokens(counts: Usage | ModelCallEndEvent) -> None:
+    for name in ("input_tokens", "output_tokens", "cache_input_tokens", "cache_creation_input_tokens"):
+        if not INT_MIN <= getattr(counts, name) <= INT_MAX:
+            raise ValueError(f"an integer outside -2**63 .. 2**64-1, which MessagePack cannot carry - in `{name}`")
 
 
 class ConfirmResult(Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -155,6 +168,10 @@ class _Event(Struct, tag_field="type", kw_only=True, omit_defaults=True, frozen=
     metadata: dict[str, Any] = {}
 
     event_type: ClassVar[EventType]
+
+    def __post_init__(self) -> None:
+        if self.metadata:
+            _check_portable(self.metadata, "metadata")
 
     @property
     def type(self) -> EventType:
@@ -187,6 +204,10 @@ class ModelCallEndEvent(_Event, tag="MODEL_CALL_END", kw_only=True, frozen=True)
     cache_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
     finished_reason: FinishedReason = FinishedReason.COMPLETED
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_tokens(self)
 
 
 class TextBlockStartEvent(_Event, tag="TEXT_BLOCK_START", kw_only=True, frozen=True):
@@ -238,6 +259,7 @@ class DataBlockDeltaEvent(_Event, tag="DATA_BLOCK_DELTA", kw_only=True, frozen=T
     url: str | None = None
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         _check_data_or_url(self.data, self.url)
 
 
@@ -269,6 +291,7 @@ class HintBlockEvent(_Event, tag="HINT_BLOCK", kw_only=True, frozen=True):
     hint: str | list[TextBlock | DataBlock]
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if isinstance(self.hint, list):
             _settle_all(self.hint)
 
@@ -316,6 +339,7 @@ class ToolResultDataDeltaEvent(_Event, tag="TOOL_RESULT_DATA_DELTA", kw_only=Tru
     url: str | None = None
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         _check_data_or_url(self.data, self.url)
 
 
@@ -340,6 +364,7 @@ class RequireUserConfirmEvent(_Event, tag="REQUIRE_USER_CONFIRM", kw_only=True, 
     tool_calls: list[ToolCallBlock]
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         _settle_all(self.tool_calls)
 
 
@@ -348,6 +373,7 @@ class RequireExternalExecutionEvent(_Event, tag="REQUIRE_EXTERNAL_EXECUTION", kw
     tool_calls: list[ToolCallBlock]
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         _settle_all(self.tool_calls)
 
 
@@ -356,6 +382,7 @@ class UserConfirmResultEvent(_Event, tag="USER_CONFIRM_RESULT", kw_only=True, fr
     confirm_results: list[ConfirmResult]
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         _settle_all([result.tool_call for result in self.confirm_results])
 
 
@@ -368,9 +395,12 @@ class ExternalExecutionResultEvent(_Event, tag="EXTERNAL_EXECUTION_RESULT", kw_o
     execution_results: list[ToolResultBlock]
 
     def __post_init__(self) -> None:
-        for result in self.execution_results:
+        super().__post_init__()
+        for i, result in enumerate(self.execution_results):
             if isinstance(result.output, list):
                 _settle_all(result.output)
+            if result.metadata:
+                _check_portable(result.metadata, f"execution_results[{i}].metadata")
 
 
 class CustomEvent(_Event, tag="CUSTOM", kw_only=True, frozen=True):
@@ -378,6 +408,11 @@ class CustomEvent(_Event, tag="CUSTOM", kw_only=True, frozen=True):
 
     name: str
     value: dict[str, Any] = {}
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.value:
+            _check_portable(self.value, "value")
 
 
 AgentEvent: TypeAlias = (

@@ -14,6 +14,7 @@ from typing import Any, overload
 
 from msgspec import Struct, field
 
+from wire._portable import check as check_portable
 from wire.blocks import ContentBlock, DataBlock, TextBlock, ToolResultBlock, settle
 from wire.clock import new_id, now
 from wire.errors import RoleError
@@ -50,6 +51,14 @@ class Msg(Struct, _ReducerSlot, kw_only=True, omit_defaults=True):
     error: ErrorInfo | None = None
 
     def __post_init__(self) -> None:
+        # Free-form values must be ones both codecs write (wire._portable).
+        if self.metadata:
+            check_portable(self.metadata, "metadata")
+        if self.structured_output:
+            check_portable(self.structured_output, "structured_output")
+        for i, block in enumerate(self.content):
+            if type(block) is ToolResultBlock and block.metadata:
+                check_portable(block.metadata, f"content[{i}].metadata")
         rule = _ROLE_RULES.get(self.role)
         if rule is None:
             return

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct, structs
 
+from wire._portable import saturated
 from wire.blocks import (
     Base64Source,
     DataBlock,
@@ -318,11 +319,11 @@ def _model_call_end(r: Reducer, e: ModelCallEndEvent) -> None:
                           cache_input_tokens=e.cache_input_tokens,
                           cache_creation_input_tokens=e.cache_creation_input_tokens)
     else:
-        msg.usage = Usage(input_tokens=u.input_tokens + e.input_tokens,
-                          output_tokens=u.output_tokens + e.output_tokens,
-                          cache_input_tokens=u.cache_input_tokens + e.cache_input_tokens,
-                          cache_creation_input_tokens=u.cache_creation_input_tokens
-                          + e.cache_creation_input_tokens)
+        msg.usage = Usage(input_tokens=saturated(u.input_tokens + e.input_tokens),
+                          output_tokens=saturated(u.output_tokens + e.output_tokens),
+                          cache_input_tokens=saturated(u.cache_input_tokens + e.cache_input_tokens),
+                          cache_creation_input_tokens=saturated(u.cache_creation_input_tokens
+                                                                + e.cache_creation_input_tokens))
 
 
 def _text_start(r: Reducer, e: TextBlockStartEvent) -> None:

@@ -41,6 +41,7 @@ import msgspec
 from msgspec import Struct, field
 
 from wire._codec import DECODE_ERRORS
+from wire._portable import check as check_portable
 from wire.clock import new_id, now
 from wire.errors import decode_error_from_msgspec
 from wire.events import AgentEvent, DataBlockDeltaEvent, EventType, ToolResultDataDeltaEvent, _check_data_or_url
@@ -78,6 +79,8 @@ class DataBlockDeltaView(Struct, tag="DATA_BLOCK_DELTA", tag_field="type", kw_on
 
     def __post_init__(self) -> None:
         _check_data_or_url(self.data, self.url)
+        if self.metadata:
+            check_portable(self.metadata, "metadata")
 
     @property
     def type(self) -> EventType:
@@ -112,6 +115,8 @@ class ToolResultDataDeltaView(Struct, tag="TOOL_RESULT_DATA_DELTA", tag_field="t
 
     def __post_init__(self) -> None:
         _check_data_or_url(self.data, self.url)
+        if self.metadata:
+            check_portable(self.metadata, "metadata")
 
     @property
     def type(self) -> EventType:
