@@ -1,0 +1,319 @@
+"""Soak test, run by hand: many SSE clients over uvicorn, on loopback only.
+
+A server process (uvicorn + ``wire.http.sse_endpoint``) serves one
+``EventLog`` that a producer fills live with the benchmark workload's reply
+(``benchmarks/workload.py``). N clients read it at once, split evenly into
+four kinds:
+
+* fast: reads the whole stream as fast as it comes;
+* slow: sleeps after every chunk it receives, so the server has readers
+  far behind the producer (a slow reader must not hold the producer up);
+* drop + replay: hangs up after a random number of events, reconnects with
+  ``Last-Event-ID`` (``resume="replay"``), one to three times;
+* drop + checkpoint: the same against ``resume="checkpoint"``: it rebuilds
+  the Msg from the checkpoint and the events after it.
+
+Checks: every replay client must have received each event exactly once, in
+order (count, and a SHA-256 of the payload bytes against the producer's); a
+checkpoint client's Msg must equal the producer's. The server's RSS is read
+from ``/proc`` before the clients connect, at its peak while they read
+(sampled every 50 ms), after they are gone, and after the server dropped the
+finished log. Bounded: the run ends when every client is done, or fails
+after ``--timeout`` seconds.
+
+Run: ``.venv/bin/python -m benchmarks.soak --clients 200`` (``--help`` for the
+options); the table printed is what ``benchmarks/results/soak.md`` holds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import hashlib
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import httpx
+
+import wire
+from benchmarks import workload
+from wire.framing import RawFrame
+from wire.sse import SSEDecoder, read_checkpoint
+
+KINDS = ("fast", "slow", "drop + replay", "drop + checkpoint")
+
+
+# -- the server process -----------------------------------------------------------------------------------------
+
+
+def serve(port: int, scale: float, batch: int, pace: float, max_events: int | None, clients: int) -> None:
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import PlainTextResponse, Response
+    from starlette.routing import Route
+
+    from wire.aio import EventLog
+    from wire.http import sse_endpoint
+
+    events = workload.reply_events(seed=0, scale=scale)
+    state: dict[str, Any] = {"log": EventLog(workload.initial_msg(), max_events=max_events)}
+    started = anyio.Event()
+
+    async def produce() -> None:
+        await started.wait()
+        log = state["log"]
+        for i in range(0, len(events), batch):
+            log.extend(events[i:i + batch])
+            await anyio.sleep(pace)
+        log.close()
+
+    async def start(request: Request) -> Response:
+        started.set()
+        return PlainTextResponse("started")
+
+    async def drop(request: Request) -> Response:
+        state["log"] = None
+        gc.collect()
+        return PlainTextResponse("dropped")
+
+    def find(request: Request) -> Any:
+        return state["log"]
+
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> Any:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(produce)
+            yield
+            tg.cancel_scope.cancel()
+
+    app = Starlette(routes=[
+        Route("/replay", sse_endpoint(find, resume="replay", heartbeat=5.0)),
+        Route("/checkpoint", sse_endpoint(find, resume="checkpoint", heartbeat=5.0)),
+        Route("/start", start, methods=["POST"]),
+        Route("/drop", drop, methods=["POST"]),
+        Route("/ready", lambda request: PlainTextResponse("ready")),
+    ], lifespan=lifespan)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", timeout_keep_alive=5,
+                limit_concurrency=clients + 20)
+
+
+# -- the clients -------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    kind: str
+    events: int = 0  # events (frames) received, checkpoints included
+    reconnects: int = 0
+    ok: bool = False
+    problem: str = ""
+    digest: Any = field(default_factory=hashlib.sha256)
+
+
+async def _read(client: httpx.AsyncClient, url: str, last_id: str | None, stop_after: int | None,
+                pause: float, on_frame: Any) -> tuple[str | None, bool]:
+    """Read ``url`` from ``last_id``, calling ``on_frame`` for each frame;
+    hang up after the chunk that brings ``stop_after`` frames. Returns (last
+    id, reached the end)."""
+    decoder = SSEDecoder(raw=True)
+    headers = {"Last-Event-ID": last_id} if last_id else {}
+    seen = 0
+    async with client.stream("GET", url, headers=headers) as response:
+        async for chunk in response.aiter_raw():
+            for frame in decoder.feed(chunk):  # last_event_id is that of the chunk's last frame
+                on_frame(frame)
+                seen += 1
+            if stop_after is not None and seen >= stop_after:
+                return decoder.last_event_id or last_id, False
+            if pause:
+                await anyio.sleep(pause)
+        decoder.close()
+    return decoder.last_event_id or last_id, True
+
+
+async def run_client(client: httpx.AsyncClient, base: str, kind: str, expected: tuple[int, str, bytes],
+                     rng: random.Random, bounded: bool) -> Result:
+    """One client of ``kind``; with a ``bounded`` log a replay client may get
+    a checkpoint too, so every client then checks the Msg it rebuilds."""
+    count, digest, msg_json = expected
+    result = Result(kind)
+    try:
+        if kind in ("fast", "slow", "drop + replay") and not bounded:
+            def on_frame(frame: RawFrame) -> None:
+                result.events += 1
+                result.digest.update(frame.payload)
+
+            drops = rng.randint(1, 3) if kind == "drop + replay" else 0
+            last_id: str | None = None
+            for attempt in range(drops + 1):
+                stop = rng.randint(1, max(1, count // 2)) if attempt < drops else None
+                last_id, _ = await _read(client, base + "/replay", last_id, stop,
+                                            0.002 if kind == "slow" else 0.0, on_frame)
+                result.reconnects += attempt > 0
+            result.ok = result.events == count and result.digest.hexdigest() == digest
+            if not result.ok:
+                same = "the same" if result.digest.hexdigest() == digest else "different"
+                result.problem = f"{result.events} events of {count}, {same} payload hash"
+        else:
+            msg = workload.initial_msg()
+
+            def on_frame(frame: RawFrame) -> None:
+                nonlocal msg
+                result.events += 1
+                event = wire.json.decode_event(frame.payload)
+                msg = read_checkpoint(event) or msg.append_event(event)
+
+            last_id = None
+            drops = rng.randint(1, 3) if kind.startswith("drop") else 0
+            path = "/checkpoint" if kind == "drop + checkpoint" else "/replay"
+            for attempt in range(drops + 1):
+                stop = rng.randint(1, max(1, count // 2)) if attempt < drops else None
+                last_id, _ = await _read(client, base + path, last_id, stop,
+                                         0.002 if kind == "slow" else 0.0, on_frame)
+                result.reconnects += attempt > 0
+            result.ok = wire.json.encode(msg) == msg_json
+            if not result.ok:
+                result.problem = "the rebuilt Msg differs"
+    except Exception as exc:  # a soak run reports every failure, whatever it is
+        result.problem = f"{type(exc).__name__}: {exc}"
+    return result
+
+
+def rss(pid: int) -> int:
+    """Resident set size of ``pid`` in bytes (Linux /proc)."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmRSS")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def soak(args: argparse.Namespace) -> str:
+    events = workload.reply_events(seed=0, scale=args.scale)
+    payloads = [wire.json.encode(e) for e in events]
+    digest = hashlib.sha256(b"".join(payloads)).hexdigest()
+    msg_json = wire.json.encode(workload.initial_msg().extend_events(events))
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen([sys.executable, "-m", "benchmarks.soak", "--serve", str(port),
+                               "--scale", str(args.scale), "--batch", str(args.batch), "--pace", str(args.pace),
+                               "--clients", str(args.clients)]
+                              + (["--max-events", str(args.max_events)] if args.max_events else []))
+    try:
+        limits = httpx.Limits(max_connections=args.clients + 10, max_keepalive_connections=args.clients + 10)
+        async with httpx.AsyncClient(timeout=httpx.Timeout(60.0), limits=limits) as client:
+            for _ in range(200):  # wait for the server
+                try:
+                    await client.get(base + "/ready")
+                    break
+                except httpx.TransportError:
+                    await anyio.sleep(0.05)
+            await anyio.sleep(0.5)
+            before = rss(server.pid)
+            peak = before
+            rng = random.Random(args.seed)
+            results: list[Result] = []
+
+            async def sample() -> None:
+                nonlocal peak
+                while True:
+                    peak = max(peak, rss(server.pid))
+                    await anyio.sleep(0.05)
+
+            async def one(kind: str, seed: int) -> None:
+                results.append(await run_client(client, base, kind, (len(events), digest, msg_json),
+                                                random.Random(seed), bool(args.max_events)))
+
+            t0 = time.perf_counter()
+            with anyio.fail_after(args.timeout):
+                async with anyio.create_task_group() as sampler:
+                    sampler.start_soon(sample)
+                    async with anyio.create_task_group() as tg:
+                        for i in range(args.clients):
+                            tg.start_soon(one, KINDS[i % len(KINDS)], rng.random())
+                        await anyio.sleep(0.2)  # let them connect, then start the producer
+                        await client.post(base + "/start")
+                    sampler.cancel_scope.cancel()
+            seconds = time.perf_counter() - t0
+            await anyio.sleep(0.5)
+            after = rss(server.pid)
+            await client.post(base + "/drop")
+            await anyio.sleep(0.5)
+            dropped = rss(server.pid)
+    finally:
+        server.terminate()
+        server.wait(10)
+    return report(args, results, len(events), seconds, before, peak, after, dropped)
+
+
+def report(args: argparse.Namespace, results: list[Result], n: int, seconds: float,
+           before: int, peak: int, after: int, dropped: int) -> str:
+    mib = 2**20
+    total = sum(r.events for r in results)
+    lines = [
+        f"{args.clients} clients, one EventLog of {n:,} events (workload scale {args.scale}) filled live in "
+        f"batches of {args.batch} every {args.pace * 1000:g} ms"
+        + (f", max_events={args.max_events}" if args.max_events else "") + f"; {os.cpu_count()} cores shared.",
+        "",
+        "| clients | kind | all checks pass | events received | reconnects |",
+        "|---:|---|---|---:|---:|",
+    ]
+    for kind in KINDS:
+        mine = [r for r in results if r.kind == kind]
+        lines.append(f"| {len(mine)} | {kind} | {sum(r.ok for r in mine)} of {len(mine)} | "
+                     f"{sum(r.events for r in mine):,} | {sum(r.reconnects for r in mine)} |")
+    lines += [
+        "",
+        "| figure | value |",
+        "|---|---:|",
+        f"| events delivered | {total:,} |",
+        f"| wall time | {seconds:.1f} s |",
+        f"| events/s, all clients | {total / seconds:,.0f} |",
+        f"| server RSS before clients | {before / mib:.1f} MiB |",
+        f"| server RSS peak while reading | {peak / mib:.1f} MiB |",
+        f"| server RSS after the clients left | {after / mib:.1f} MiB |",
+        f"| server RSS after dropping the log | {dropped / mib:.1f} MiB |",
+    ]
+    failed = [r for r in results if not r.ok]
+    if failed:
+        lines += ["", "Failures (first 10):"] + [f"* {r.kind}: {r.problem}" for r in failed[:10]]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=200)
+    parser.add_argument("--scale", type=float, default=1.0, help="workload scale (1: 24,800 events)")
+    parser.add_argument("--batch", type=int, default=100, help="events the producer appends at a time")
+    parser.add_argument("--pace", type=float, default=0.005, help="seconds between the producer's batches")
+    parser.add_argument("--max-events", type=int, default=None, help="the EventLog's bound (default: none)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--timeout", type=float, default=900.0, help="fail after this many seconds")
+    parser.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.serve, args.scale, args.batch, args.pace, args.max_events, args.clients)
+        return 0
+    table = anyio.run(soak, args)
+    print(table)
+    return 0 if "Failures" not in table else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
