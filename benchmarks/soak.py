@@ -64,25 +64,34 @@ def serve(port: int, scale: float, batch: int, pace: float, max_events: int | No
     from wire.http import sse_endpoint
 
     events = workload.reply_events(seed=0, scale=scale)
-    state: dict[str, Any] = {"log": EventLog(workload.initial_msg(), max_events=max_events)}
-    started = anyio.Event()
+    state: dict[str, Any] = {"log": None, "go": anyio.Event()}
 
     async def produce() -> None:
-        await started.wait()
-        log = state["log"]
-        for i in range(0, len(events), batch):
-            log.extend(events[i:i + batch])
-            await anyio.sleep(pace)
-        log.close()
+        while True:  # one reply per round
+            await state["go"].wait()
+            state["go"] = anyio.Event()
+            log = state["log"]
+            for i in range(0, len(events), batch):
+                log.extend(events[i:i + batch])
+                await anyio.sleep(pace)
+            log.close()
+            del log  # the server's dict is then the only holder of the log
+
+    async def reset(request: Request) -> Response:
+        state["log"] = EventLog(workload.initial_msg(), max_events=max_events)
+        return PlainTextResponse("a new log")
 
     async def start(request: Request) -> Response:
-        started.set()
+        state["go"].set()
         return PlainTextResponse("started")
 
     async def drop(request: Request) -> Response:
         state["log"] = None
         gc.collect()
-        return PlainTextResponse("dropped")
+        # What is left: EventLogs still alive (a leak if any), and objects.
+        objects = gc.get_objects()
+        logs = sum(type(o) is EventLog for o in objects)
+        return PlainTextResponse(f"{logs} {len(objects)}")
 
     def find(request: Request) -> Any:
         return state["log"]
@@ -99,6 +108,7 @@ def serve(port: int, scale: float, batch: int, pace: float, max_events: int | No
     app = Starlette(routes=[
         Route("/replay", sse_endpoint(find, resume="replay", heartbeat=5.0)),
         Route("/checkpoint", sse_endpoint(find, resume="checkpoint", heartbeat=5.0)),
+        Route("/reset", reset, methods=["POST"]),
         Route("/start", start, methods=["POST"]),
         Route("/drop", drop, methods=["POST"]),
         Route("/ready", lambda request: PlainTextResponse("ready")),
@@ -114,31 +124,44 @@ def serve(port: int, scale: float, batch: int, pace: float, max_events: int | No
 class Result:
     kind: str
     events: int = 0  # events (frames) received, checkpoints included
-    reconnects: int = 0
+    reconnects: int = 0  # planned: the client hung up
+    retries: int = 0  # unplanned: a connection error, retried as EventSource does
+    errors: list[str] = field(default_factory=list)  # what those errors were
     ok: bool = False
     problem: str = ""
     digest: Any = field(default_factory=hashlib.sha256)
 
 
-async def _read(client: httpx.AsyncClient, url: str, last_id: str | None, stop_after: int | None,
-                pause: float, on_frame: Any) -> tuple[str | None, bool]:
-    """Read ``url`` from ``last_id``, calling ``on_frame`` for each frame;
-    hang up after the chunk that brings ``stop_after`` frames. Returns (last
-    id, reached the end)."""
-    decoder = SSEDecoder(raw=True)
-    headers = {"Last-Event-ID": last_id} if last_id else {}
-    seen = 0
-    async with client.stream("GET", url, headers=headers) as response:
-        async for chunk in response.aiter_raw():
-            for frame in decoder.feed(chunk):  # last_event_id is that of the chunk's last frame
-                on_frame(frame)
-                seen += 1
-            if stop_after is not None and seen >= stop_after:
-                return decoder.last_event_id or last_id, False
-            if pause:
-                await anyio.sleep(pause)
-        decoder.close()
-    return decoder.last_event_id or last_id, True
+async def _read(client: httpx.AsyncClient, url: str, result: Result, last_id: str | None,
+                stop_after: int | None, pause: float, on_frame: Any) -> str | None:
+    """Read ``url`` from ``last_id``, calling ``on_frame`` for each frame, and
+    hang up after the chunk that brings ``stop_after`` frames; return the last
+    id. A connection error (a keep-alive connection the server closed as it
+    was reused, a reset) is retried from the last id, as a browser's
+    EventSource does, and counted."""
+    while True:
+        decoder = SSEDecoder(raw=True)
+        headers = {"Last-Event-ID": last_id} if last_id else {}
+        seen = 0
+        try:
+            async with client.stream("GET", url, headers=headers) as response:
+                async for chunk in response.aiter_raw():
+                    for frame in decoder.feed(chunk):
+                        on_frame(frame)
+                        seen += 1
+                    last_id = decoder.last_event_id or last_id  # that of the chunk's last frame
+                    if stop_after is not None and seen >= stop_after:
+                        return last_id
+                    if pause:
+                        await anyio.sleep(pause)
+                decoder.close()
+            return last_id
+        except httpx.TransportError as exc:
+            result.retries += 1
+            result.errors.append(f"{type(exc).__name__}: {exc} (after {seen} frames)")
+            if stop_after is not None:
+                stop_after = max(1, stop_after - seen)
+            await anyio.sleep(0.1)
 
 
 async def run_client(client: httpx.AsyncClient, base: str, kind: str, expected: tuple[int, str, bytes],
@@ -147,43 +170,36 @@ async def run_client(client: httpx.AsyncClient, base: str, kind: str, expected: 
     a checkpoint too, so every client then checks the Msg it rebuilds."""
     count, digest, msg_json = expected
     result = Result(kind)
+    pause = 0.002 if kind == "slow" else 0.0
+    drops = rng.randint(1, 3) if kind.startswith("drop") else 0
+    path = "/checkpoint" if kind == "drop + checkpoint" else "/replay"
+    msg = workload.initial_msg()
+
+    def hash_frame(frame: RawFrame) -> None:
+        result.events += 1
+        result.digest.update(frame.payload)
+
+    def apply_frame(frame: RawFrame) -> None:
+        nonlocal msg
+        result.events += 1
+        event = wire.json.decode_event(frame.payload)
+        msg = read_checkpoint(event) or msg.append_event(event)
+
+    exact = path == "/replay" and not bounded  # every event once: count and hash
     try:
-        if kind in ("fast", "slow", "drop + replay") and not bounded:
-            def on_frame(frame: RawFrame) -> None:
-                result.events += 1
-                result.digest.update(frame.payload)
-
-            drops = rng.randint(1, 3) if kind == "drop + replay" else 0
-            last_id: str | None = None
-            for attempt in range(drops + 1):
-                stop = rng.randint(1, max(1, count // 2)) if attempt < drops else None
-                last_id, _ = await _read(client, base + "/replay", last_id, stop,
-                                            0.002 if kind == "slow" else 0.0, on_frame)
-                result.reconnects += attempt > 0
+        last_id: str | None = None
+        for attempt in range(drops + 1):
+            stop = rng.randint(1, max(1, count // 2)) if attempt < drops else None
+            last_id = await _read(client, base + path, result, last_id, stop, pause,
+                                  hash_frame if exact else apply_frame)
+            result.reconnects += attempt > 0
+        if exact:
             result.ok = result.events == count and result.digest.hexdigest() == digest
-            if not result.ok:
-                same = "the same" if result.digest.hexdigest() == digest else "different"
-                result.problem = f"{result.events} events of {count}, {same} payload hash"
+            same = "the same" if result.digest.hexdigest() == digest else "a different"
+            result.problem = "" if result.ok else f"{result.events} events of {count}, {same} payload hash"
         else:
-            msg = workload.initial_msg()
-
-            def on_frame(frame: RawFrame) -> None:
-                nonlocal msg
-                result.events += 1
-                event = wire.json.decode_event(frame.payload)
-                msg = read_checkpoint(event) or msg.append_event(event)
-
-            last_id = None
-            drops = rng.randint(1, 3) if kind.startswith("drop") else 0
-            path = "/checkpoint" if kind == "drop + checkpoint" else "/replay"
-            for attempt in range(drops + 1):
-                stop = rng.randint(1, max(1, count // 2)) if attempt < drops else None
-                last_id, _ = await _read(client, base + path, last_id, stop,
-                                         0.002 if kind == "slow" else 0.0, on_frame)
-                result.reconnects += attempt > 0
             result.ok = wire.json.encode(msg) == msg_json
-            if not result.ok:
-                result.problem = "the rebuilt Msg differs"
+            result.problem = "" if result.ok else "the rebuilt Msg differs"
     except Exception as exc:  # a soak run reports every failure, whatever it is
         result.problem = f"{type(exc).__name__}: {exc}"
     return result
@@ -225,72 +241,87 @@ async def soak(args: argparse.Namespace) -> str:
                 except httpx.TransportError:
                     await anyio.sleep(0.05)
             await anyio.sleep(0.5)
-            before = rss(server.pid)
-            peak = before
             rng = random.Random(args.seed)
-            results: list[Result] = []
-
-            async def sample() -> None:
-                nonlocal peak
-                while True:
-                    peak = max(peak, rss(server.pid))
-                    await anyio.sleep(0.05)
-
-            async def one(kind: str, seed: int) -> None:
-                results.append(await run_client(client, base, kind, (len(events), digest, msg_json),
-                                                random.Random(seed), bool(args.max_events)))
-
-            t0 = time.perf_counter()
-            with anyio.fail_after(args.timeout):
-                async with anyio.create_task_group() as sampler:
-                    sampler.start_soon(sample)
-                    async with anyio.create_task_group() as tg:
-                        for i in range(args.clients):
-                            tg.start_soon(one, KINDS[i % len(KINDS)], rng.random())
-                        await anyio.sleep(0.2)  # let them connect, then start the producer
-                        await client.post(base + "/start")
-                    sampler.cancel_scope.cancel()
-            seconds = time.perf_counter() - t0
-            await anyio.sleep(0.5)
-            after = rss(server.pid)
-            await client.post(base + "/drop")
-            await anyio.sleep(0.5)
-            dropped = rss(server.pid)
+            rounds: list[Round] = []
+            for _ in range(args.rounds):
+                await client.post(base + "/reset")
+                rounds.append(await _round(client, base, server.pid, args, rng, (len(events), digest, msg_json)))
     finally:
         server.terminate()
         server.wait(10)
-    return report(args, results, len(events), seconds, before, peak, after, dropped)
+    return report(args, rounds, len(events))
 
 
-def report(args: argparse.Namespace, results: list[Result], n: int, seconds: float,
-           before: int, peak: int, after: int, dropped: int) -> str:
+@dataclass
+class Round:
+    results: list[Result]
+    seconds: float
+    rss: tuple[int, int, int, int]  # before the clients, peak, after they left, after dropping the log
+    logs_alive: int  # EventLogs alive in the server after it dropped its log
+    objects: int  # objects the server's garbage collector tracks then
+
+
+async def _round(client: httpx.AsyncClient, base: str, pid: int, args: argparse.Namespace, rng: random.Random,
+                 expected: tuple[int, str, bytes]) -> Round:
+    """One reply served to every client at once, with the server's RSS."""
+    before = peak = rss(pid)
+    results: list[Result] = []
+
+    async def sample() -> None:
+        nonlocal peak
+        while True:
+            peak = max(peak, rss(pid))
+            await anyio.sleep(0.05)
+
+    async def one(kind: str, seed: float) -> None:
+        results.append(await run_client(client, base, kind, expected, random.Random(seed), bool(args.max_events)))
+
+    t0 = time.perf_counter()
+    with anyio.fail_after(args.timeout):
+        async with anyio.create_task_group() as sampler:
+            sampler.start_soon(sample)
+            async with anyio.create_task_group() as tg:
+                for i in range(args.clients):
+                    tg.start_soon(one, KINDS[i % len(KINDS)], rng.random())
+                await anyio.sleep(0.2)  # let them connect, then start the producer
+                await client.post(base + "/start")
+            sampler.cancel_scope.cancel()
+    seconds = time.perf_counter() - t0
+    await anyio.sleep(0.5)
+    after = rss(pid)
+    logs, objects = map(int, (await client.post(base + "/drop")).text.split())
+    await anyio.sleep(0.5)
+    return Round(results, seconds, (before, peak, after, rss(pid)), logs, objects)
+
+
+def report(args: argparse.Namespace, rounds: list[Round], n: int) -> str:
     mib = 2**20
-    total = sum(r.events for r in results)
     lines = [
-        f"{args.clients} clients, one EventLog of {n:,} events (workload scale {args.scale}) filled live in "
-        f"batches of {args.batch} every {args.pace * 1000:g} ms"
+        f"{args.clients} clients per round, {len(rounds)} rounds, each one EventLog of {n:,} events (workload scale "
+        f"{args.scale}) filled live in batches of {args.batch} every {args.pace * 1000:g} ms"
         + (f", max_events={args.max_events}" if args.max_events else "") + f"; {os.cpu_count()} cores shared.",
         "",
-        "| clients | kind | all checks pass | events received | reconnects |",
-        "|---:|---|---|---:|---:|",
+        "| round | clients | kind | all checks pass | events received | reconnects | connection errors retried |",
+        "|---:|---:|---|---|---:|---:|---:|",
     ]
-    for kind in KINDS:
-        mine = [r for r in results if r.kind == kind]
-        lines.append(f"| {len(mine)} | {kind} | {sum(r.ok for r in mine)} of {len(mine)} | "
-                     f"{sum(r.events for r in mine):,} | {sum(r.reconnects for r in mine)} |")
-    lines += [
-        "",
-        "| figure | value |",
-        "|---|---:|",
-        f"| events delivered | {total:,} |",
-        f"| wall time | {seconds:.1f} s |",
-        f"| events/s, all clients | {total / seconds:,.0f} |",
-        f"| server RSS before clients | {before / mib:.1f} MiB |",
-        f"| server RSS peak while reading | {peak / mib:.1f} MiB |",
-        f"| server RSS after the clients left | {after / mib:.1f} MiB |",
-        f"| server RSS after dropping the log | {dropped / mib:.1f} MiB |",
-    ]
-    failed = [r for r in results if not r.ok]
+    for number, one in enumerate(rounds, 1):
+        for kind in KINDS:
+            mine = [r for r in one.results if r.kind == kind]
+            lines.append(f"| {number} | {len(mine)} | {kind} | {sum(r.ok for r in mine)} of {len(mine)} | "
+                         f"{sum(r.events for r in mine):,} | {sum(r.reconnects for r in mine)} | "
+                         f"{sum(r.retries for r in mine)} |")
+    lines += ["", "| round | events delivered | wall time | events/s | server RSS: before | peak | "
+              "after the clients left | after dropping the log | EventLogs alive, objects tracked then |",
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for number, one in enumerate(rounds, 1):
+        total = sum(r.events for r in one.results)
+        lines.append(f"| {number} | {total:,} | {one.seconds:.1f} s | {total / one.seconds:,.0f} | "
+                     + " | ".join(f"{value / mib:.1f} MiB" for value in one.rss)
+                     + f" | {one.logs_alive}, {one.objects:,} |")
+    errors = sorted({e for one in rounds for r in one.results for e in r.errors})
+    if errors:
+        lines += ["", "Connection errors retried (distinct):"] + [f"* {e}" for e in errors[:10]]
+    failed = [r for one in rounds for r in one.results if not r.ok]
     if failed:
         lines += ["", "Failures (first 10):"] + [f"* {r.kind}: {r.problem}" for r in failed[:10]]
     return "\n".join(lines)
@@ -303,6 +334,7 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=100, help="events the producer appends at a time")
     parser.add_argument("--pace", type=float, default=0.005, help="seconds between the producer's batches")
     parser.add_argument("--max-events", type=int, default=None, help="the EventLog's bound (default: none)")
+    parser.add_argument("--rounds", type=int, default=2, help="replies served one after the other (RSS per round)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=900.0, help="fail after this many seconds")
     parser.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
