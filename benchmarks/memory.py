@@ -28,7 +28,7 @@ CHUNK = 64 * 1024
 # bytes, as a socket delivers them, peak <= FACTOR * limit + SLACK. (Fed one
 # big piece, a decoder returns all of its events at once: they count too.)
 FACTOR = 4
-SLACK = 1 << 20
+SLACK = 256 * 1024
 
 
 def _event(delta: str) -> wire.TextBlockDeltaEvent:
@@ -119,7 +119,7 @@ def bound(limit: int) -> int:
 def table(limit: int) -> str:
     """The Markdown table of peak per byte of limit, shape by shape."""
     rows = [f"| framing | shape | peak / limit, 64 KiB chunks | peak / limit, one piece "
-            f"| 64 KiB chunks under {FACTOR} x limit + {SLACK >> 20} MiB |",
+            f"| 64 KiB chunks under {FACTOR} x limit + {SLACK >> 10} KiB |",
             "|---|---|---:|---:|---|"]
     for framing, shape in shapes(limit):
         chunked, whole = peak(framing, shape, limit), peak(framing, shape, limit, None)
