@@ -12,8 +12,12 @@ would turn them into a base64 string, so the value would change on the way.
 
 The structs call :func:`check` from ``__post_init__``, so every decoder of
 wire (whole buffers and streams, both codecs) refuses such a value with a
-DecodeError naming its path, and the check costs one call per event whose
-free-form fields are not empty.
+DecodeError naming its path, and so does a constructor (as a ValueError).
+The price is one Python call per decoded event, about 25-30 ns (the walk
+itself runs only for non-empty fields): on the benchmark reply, 3% on
+``wire.json.decode_events`` and 8-14% on the stream decoders, measured on a
+shared machine. msgspec has no hook that runs only for a present field, and
+it cannot check a recursive type, so this is the cheapest exact check.
 """
 
 from __future__ import annotations
