@@ -16,8 +16,10 @@ DecodeError naming its path, and so does a constructor (as a ValueError).
 The price is one Python call per decoded event, about 25-30 ns (the walk
 itself runs only for non-empty fields): on the benchmark reply, 3% on
 ``wire.json.decode_events`` and 8-14% on the stream decoders, measured on a
-shared machine. msgspec has no hook that runs only for a present field, and
-it cannot check a recursive type, so this is the cheapest exact check.
+shared machine. msgspec cannot check a recursive type such as "a JSON
+value", and its ``dec_hook`` (which would run only for a present field) needs
+a custom type and every decoder configured with the hook; ``__post_init__``
+is the one place every decoder already calls.
 """
 
 from __future__ import annotations
