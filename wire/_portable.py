@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ("INT_MAX", "INT_MIN", "check", "problem", "saturated")
+__all__ = ("INT_MAX", "INT_MIN", "check", "check_int", "problem", "saturated")
 
 INT_MIN = -(2**63)  # the range of MessagePack's integers
 INT_MAX = 2**64 - 1
@@ -45,7 +45,7 @@ def problem(value: Any, path: str) -> str | None:
             continue
         if cls is int:
             if not INT_MIN <= item <= INT_MAX:
-                return _at(where, "an integer outside -2**63 .. 2**64-1, which MessagePack cannot carry")
+                return _at(where, _OUT_OF_RANGE)
         elif cls is float:
             if not math.isfinite(item):
                 return _at(where, f"the float {item!r}, which JSON cannot carry")
@@ -66,6 +66,16 @@ def check(value: Any, path: str) -> None:
     ``value`` is no portable value."""
     if (why := problem(value, path)) is not None:
         raise ValueError(why)
+
+
+def check_int(value: int, path: str) -> None:
+    """Raise ValueError when ``value`` (the field ``path``) is outside
+    MessagePack's integer range."""
+    if not INT_MIN <= value <= INT_MAX:
+        raise ValueError(_at(path, _OUT_OF_RANGE))
+
+
+_OUT_OF_RANGE = "an integer outside -2**63 .. 2**64-1, which MessagePack cannot carry"
 
 
 def _at(path: str, what: str) -> str:

@@ -19,8 +19,8 @@ from typing import Any, ClassVar, Literal, TypeAlias
 
 from msgspec import Struct, field
 
-from wire._portable import INT_MAX, INT_MIN
 from wire._portable import check as _check_portable
+from wire._portable import check_int
 from wire.blocks import DataBlock, PermissionRule, TextBlock, ToolCallBlock, ToolResultBlock, ToolResultState, settle
 from wire.clock import new_id, now
 
@@ -148,8 +148,7 @@ class Usage(Struct, kw_only=True, omit_defaults=True, gc=False):
 
 def _check_tokens(counts: Usage | ModelCallEndEvent) -> None:
     for name in ("input_tokens", "output_tokens", "cache_input_tokens", "cache_creation_input_tokens"):
-        if not INT_MIN <= getattr(counts, name) <= INT_MAX:
-            raise ValueError(f"an integer outside -2**63 .. 2**64-1, which MessagePack cannot carry - in `{name}`")
+        check_int(getattr(counts, name), name)
 
 
 class ConfirmResult(Struct, kw_only=True, omit_defaults=True, gc=False):
