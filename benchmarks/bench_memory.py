@@ -25,6 +25,7 @@ from benchmarks import memory
 LIMIT = 256 * 1024
 
 
+@pytest.mark.benchmark(group="memory (the figures are extra_info's peak_per_limit; the time is one read)")
 @pytest.mark.parametrize(("framing", "shape"), memory.shapes(LIMIT))
 def test_peak_per_limit(benchmark: Any, framing: str, shape: str) -> None:
     chunked = benchmark.pedantic(memory.peak, args=(framing, shape, LIMIT), rounds=1, iterations=1)
