@@ -183,6 +183,13 @@ def test_a_bounded_log_holds_its_bound_not_its_history() -> None:
     assert held < 200 * 1000  # 100 kept events of < 1 KB each; 20,000 would be ~6 MB
 
 
+def test_an_unbounded_log_keeps_every_event_in_one_list() -> None:
+    log = EventLog(new_msg())
+    log.extend(reply(50))
+    assert log.events is log.events and log.events == reply(50)  # no copy per read
+    assert (log.first, log.end) == (0, len(reply(50)))
+
+
 def test_bounds_are_checked() -> None:
     with pytest.raises(ValueError, match="max_events"):
         EventLog(new_msg(), max_events=0)

@@ -216,8 +216,12 @@ class EventLog:
 
     @property
     def events(self) -> list[AgentEvent]:
-        """The events still kept, oldest first (a new list)."""
-        return self._kept[self._head:]  # type: ignore[return-value]  # no None from _head on
+        """The events still kept, oldest first: the log's own list (do not
+        change it) unless some were dropped since it was last compacted, then
+        a copy. Its first event is at position :attr:`first`, not 0, once
+        events were dropped."""
+        kept = self._kept if not self._head else self._kept[self._head:]
+        return kept  # type: ignore[return-value]  # no None from _head on
 
     @property
     def first(self) -> int:
