@@ -90,7 +90,7 @@ def test_inspect_detects_each_framing(format: str, tmp_path: Path, capsys: pytes
 def test_inspect_reads_standard_input() -> None:
     result = run_cli("inspect", "-q", "-", stdin=(TOOL_CASE / "events.jsonl").read_bytes())
     assert result.returncode == 0
-    assert result.stdout.startswith(b"\nreply 8a0cb201725c4338b690be1eb8d90a1b from Friday: completed")
+    assert result.stdout.startswith(b"reply 8a0cb201725c4338b690be1eb8d90a1b from Friday: completed")
 
 
 def test_inspect_bad_input_names_the_place_without_a_traceback() -> None:

@@ -232,11 +232,18 @@ def test_msgpack_decode_events_rejects_what_is_no_array_of_events(data: bytes) -
 # -- encoding errors -------------------------------------------------------------------------------------------
 
 
+def _put(obj: Any, field: str, key: str, value: Any) -> Any:
+    """``obj`` with ``value`` put into its free-form ``field`` after it was
+    made: the constructors refuse such values (wire._portable)."""
+    getattr(obj, field)[key] = value
+    return obj
+
+
 @pytest.mark.parametrize("codec", [wire.json, wire.msgpack], ids=["json", "msgpack"])
 @pytest.mark.parametrize("obj", [
     wire.TextBlock(text="lone \ud800 surrogate", id="i", created_at="c"),
-    wire.UserMsg("u", "x", metadata={"not json": object()}),
-    wire.CustomEvent(name="x", value={"complex": 1j}),
+    _put(wire.UserMsg("u", "x"), "metadata", "not json", object()),
+    _put(wire.CustomEvent(name="x", value={"a": 1}), "value", "complex", 1j),
 ], ids=["lone surrogate", "object in metadata", "complex in value"])
 def test_what_cannot_be_written_is_an_encode_error(codec: Any, obj: Any) -> None:
     with pytest.raises(wire.EncodeError) as info:
@@ -244,16 +251,19 @@ def test_what_cannot_be_written_is_an_encode_error(codec: Any, obj: Any) -> None
     assert info.value.__cause__ is not None
 
 
-def test_an_int_beyond_64_bits_is_an_encode_error_in_msgpack() -> None:
+def test_an_int_beyond_64_bits_is_refused_when_made_and_an_encode_error_in_msgpack() -> None:
+    with pytest.raises(ValueError, match=r"outside -2\*\*63 \.\. 2\*\*64-1, .* - in `value\.big`"):
+        wire.CustomEvent(name="x", value={"big": 2**70})
     with pytest.raises(wire.EncodeError):
-        wire.msgpack.encode(wire.CustomEvent(name="x", value={"big": 2**70}))
-    assert json.loads(wire.json.encode(wire.CustomEvent(name="x", value={"big": 2**70})))["value"]["big"] == 2**70
+        wire.msgpack.encode(_put(wire.CustomEvent(name="x", value={"a": 1}), "value", "big", 2**70))
 
 
 def _signed(**metadata: Any) -> wire.Msg:
     block = wire.ThinkingBlock(thinking="t", id="i", created_at="c")
     block.signature = "s"  # type: ignore[attr-defined]
-    return wire.AssistantMsg("a", [block], metadata=metadata, id="m", created_at="c")
+    msg = wire.AssistantMsg("a", [block], id="m", created_at="c")
+    msg.metadata.update(metadata)  # after it was made: the constructor refuses an object
+    return msg
 
 
 @pytest.mark.parametrize("codec", [wire.json, wire.msgpack], ids=["json", "msgpack"])

@@ -7,7 +7,8 @@ package's ``__init__`` by the package's name (``framing``), and wire's own as
 ``__init__``. The layers, lowest first (``LAYERS``; modules of one level are
 siblings and must not import each other):
 
-* leaves: ``errors``, ``clock``, ``_url``; then ``partial_json`` (on errors,
+* leaves: ``errors``, ``clock``, ``_url``, ``_portable`` (the values both
+  codecs carry); then ``partial_json`` (on errors,
   under the model, so that blocks may use it)
 * the model: ``blocks`` -> ``events`` -> ``reducer`` -> ``messages`` (messages
   sits on top because ``Msg.append_event`` uses the reducer)
@@ -42,7 +43,7 @@ import pytest
 WIRE = Path(__file__).resolve().parent.parent / "wire"
 
 LAYERS: list[tuple[str, set[str]]] = [
-    ("leaves", {"errors", "clock", "_url"}),
+    ("leaves", {"errors", "clock", "_url", "_portable"}),
     ("model: partial JSON", {"partial_json"}),
     ("model: blocks", {"blocks"}),
     ("model: events", {"events"}),

@@ -25,6 +25,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 import msgspec
 
+from wire._portable import problem
 from wire.blocks import ThinkingBlock
 from wire.errors import DecodeError, EncodeError
 from wire.events import AgentEvent, UnknownEvent
@@ -86,6 +87,8 @@ _JSON_TRAILING = "JSON is malformed: trailing characters"
 # A RoleError names its block first (messages.py); msgspec reports it at the
 # Msg, so the block's own path is the Msg's path plus that name.
 _ROLE_BLOCK = re.compile(r"^(content\[\d+\]) is a ")
+# A value only one codec can carry (wire._portable) names its field the same way.
+_IN_FIELD = re.compile(r" - in `([^`]*)`$")
 
 
 @cache
@@ -122,6 +125,8 @@ def decode_error(exc: BaseException, *, index: int | None = None, offset: int | 
             path = "$"
         if path is not None and (match := _ROLE_BLOCK.match(text)):
             path = f"{path}.{match.group(1)}"
+        if path is not None and (match := _IN_FIELD.search(text)):
+            path, text = f"{path}.{match.group(1)}", text[: match.start()]
         if match := _AT_BYTE.search(text):
             at = int(match.group(1))
             if text.startswith(_JSON_TRAILING):
@@ -209,10 +214,13 @@ class Codec:
 
     def _restore_provider_keys(self, msg: Msg, buf: Any) -> None:
         raw = self._raw_content.decode(buf).content
-        for block, item in zip(msg.content, raw, strict=True):
+        for i, (block, item) in enumerate(zip(msg.content, raw, strict=True)):
             if type(block) is ThinkingBlock:
                 for key, value in self._dict.decode(item).items():
                     if key not in _THINKING_FIELDS:
+                        if (why := problem(value, f"$.content[{i}].{key[:64]}")) is not None:
+                            reason, _, path = why.rpartition(" - in ")  # as the structs check theirs
+                            raise DecodeError(reason, path=path.strip("`"))
                         # Into __dict__, not setattr: a key such as "__class__"
                         # must stay data, as agentscope keeps it.
                         vars(block)[key] = value

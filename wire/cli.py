@@ -181,10 +181,13 @@ def _decode_capture(data: bytes, format: str, **options: Any) -> tuple[list[Any]
     from wire.errors import RemoteProtocolError
 
     decoder = _decoder(format, **options)
+    frames: list[Any] = []
     try:
-        return decoder.feed(data) + decoder.close(), None
+        frames += decoder.feed(data)  # kept when close() then finds a cut last frame
+        frames += decoder.close()
     except RemoteProtocolError as exc:
-        return list(exc.events), exc
+        return frames + exc.events, exc
+    return frames, None
 
 
 def _fail(command: str, message: object) -> int:
@@ -235,8 +238,9 @@ def _run_inspect(args: argparse.Namespace) -> int:
                 name = event.name if isinstance(event, wire.ReplyStartEvent) else "?"
                 replies[reply_id] = wire.AssistantMsg(name, [], id=reply_id)
             replies[reply_id].append_event(event)
-    for msg in replies.values():
-        print()
+    for n, msg in enumerate(replies.values()):
+        if n or not args.quiet:  # a blank line after the events, none before the first summary
+            print()
         if args.json:
             print(wire.json.encode(msg).decode())
         else:
@@ -375,8 +379,9 @@ def _run_convert(args: argparse.Namespace) -> int:
     if source is None:
         return 1
     if args.to not in _BRIDGES and (source == "msgpack") == (args.to == "msgpack"):
-        items, error = _decode_capture(data, source, raw=True)
-        items, error = _checked(items, error, source)
+        # peek=True: frames pass unread, but a payload that is not an event stops
+        # the stream with its offset in the stream, as inspect reports it.
+        items, error = _decode_capture(data, source, raw=True, peek=True, unknown="keep")
     else:
         items, error = _decode_capture(data, source, unknown="keep")
     try:
@@ -429,22 +434,6 @@ def _run_convert_model(args: argparse.Namespace) -> int:
     if error is not None:
         return _fail("convert", f"{error}; what came before it was written")
     return 0
-
-
-def _checked(frames: list[Any], error: Exception | None, format: str) -> tuple[list[Any], Exception | None]:
-    """Raw frames up to the first whose payload is not an event: a raw framing
-    cuts frames without reading them, and convert must not pass garbage on."""
-    from wire.errors import DecodeError
-    from wire.peek import peek_json, peek_msgpack
-
-    peek = peek_msgpack if format == "msgpack" else peek_json
-    for index, frame in enumerate(frames):
-        try:
-            peek(frame.payload, unknown="keep")
-        except DecodeError as exc:
-            exc.index = index
-            return frames[:index], exc
-    return frames, error
 
 
 # -- wire demo ----------------------------------------------------------------------

@@ -20,6 +20,8 @@ from typing import Any, ClassVar, Literal, TypeAlias
 
 from msgspec import Struct, field
 
+from wire._portable import check as _check_portable
+from wire._portable import check_int
 from wire.blocks import DataBlock, PermissionRule, TextBlock, ToolCallBlock, ToolResultBlock, ToolResultState
 from wire.clock import new_id, now
 
@@ -134,10 +136,20 @@ class ErrorInfo(Struct, kw_only=True, omit_defaults=True, gc=False):
 class Usage(Struct, kw_only=True, omit_defaults=True, gc=False):
     """Token counts; ``Msg.usage`` sums every model call of a reply."""
 
+    # The reducer's sums saturate at 2**64-1, the most MessagePack can write.
+
     input_tokens: int
     output_tokens: int
     cache_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
+
+    def __post_init__(self) -> None:
+        _check_tokens(self)
+
+
+def _check_tokens(counts: Usage | ModelCallEndEvent) -> None:
+    for name in ("input_tokens", "output_tokens", "cache_input_tokens", "cache_creation_input_tokens"):
+        check_int(getattr(counts, name), name)
 
 
 class ConfirmResult(Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -156,6 +168,10 @@ class _Event(Struct, tag_field="type", kw_only=True, omit_defaults=True, frozen=
     metadata: dict[str, Any] = {}
 
     event_type: ClassVar[EventType]
+
+    def __post_init__(self) -> None:
+        if self.metadata:
+            _check_portable(self.metadata, "metadata")
 
     @property
     def type(self) -> EventType:
@@ -188,6 +204,10 @@ class ModelCallEndEvent(_Event, tag="MODEL_CALL_END", kw_only=True, frozen=True)
     cache_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
     finished_reason: FinishedReason = FinishedReason.COMPLETED
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_tokens(self)
 
 
 class TextBlockStartEvent(_Event, tag="TEXT_BLOCK_START", kw_only=True, frozen=True):
@@ -231,6 +251,7 @@ class DataBlockDeltaEvent(_Event, tag="DATA_BLOCK_DELTA", kw_only=True, frozen=T
     url: str | None = None
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         _check_data_or_url(self.data, self.url)
 
 
@@ -305,6 +326,7 @@ class ToolResultDataDeltaEvent(_Event, tag="TOOL_RESULT_DATA_DELTA", kw_only=Tru
     url: str | None = None
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         _check_data_or_url(self.data, self.url)
 
 
@@ -347,12 +369,23 @@ class ExternalExecutionResultEvent(_Event, tag="EXTERNAL_EXECUTION_RESULT", kw_o
     reply_id: str
     execution_results: list[ToolResultBlock]
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for i, result in enumerate(self.execution_results):
+            if result.metadata:
+                _check_portable(result.metadata, f"execution_results[{i}].metadata")
+
 
 class CustomEvent(_Event, tag="CUSTOM", kw_only=True, frozen=True):
     """An application event; it has no ``reply_id`` and the reducer ignores it."""
 
     name: str
     value: dict[str, Any] = {}
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.value:
+            _check_portable(self.value, "value")
 
 
 AgentEvent: TypeAlias = (

@@ -14,7 +14,8 @@ from typing import Any, overload
 
 from msgspec import Struct, field
 
-from wire.blocks import ContentBlock, DataBlock, TextBlock
+from wire._portable import check as check_portable
+from wire.blocks import ContentBlock, DataBlock, TextBlock, ToolResultBlock
 from wire.clock import new_id, now
 from wire.errors import RoleError
 from wire.events import AgentEvent, ErrorInfo, ReplyFinishedReason, Role, UnknownEvent, Usage
@@ -50,6 +51,14 @@ class Msg(Struct, _ReducerSlot, kw_only=True, omit_defaults=True):
     error: ErrorInfo | None = None
 
     def __post_init__(self) -> None:
+        # Free-form values must be ones both codecs write (wire._portable).
+        if self.metadata:
+            check_portable(self.metadata, "metadata")
+        if self.structured_output:
+            check_portable(self.structured_output, "structured_output")
+        for i, block in enumerate(self.content):
+            if type(block) is ToolResultBlock and block.metadata:
+                check_portable(block.metadata, f"content[{i}].metadata")
         rule = _ROLE_RULES.get(self.role)
         if rule is None:
             return
@@ -116,6 +125,13 @@ class Msg(Struct, _ReducerSlot, kw_only=True, omit_defaults=True):
         """What ``append_event`` found wrong with the stream so far, in order."""
         reducer = getattr(self, "_reducer", None)
         return reducer.anomalies if reducer is not None else []
+
+    @property
+    def anomalies_dropped(self) -> int:
+        """How many anomalies came after the first ``wire.reducer.MAX_ANOMALIES``
+        and were counted, not kept."""
+        reducer = getattr(self, "_reducer", None)
+        return reducer.anomalies_dropped if reducer is not None else 0
 
     def _state(self) -> Reducer:
         reducer: Reducer | None = getattr(self, "_reducer", None)

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from msgspec import Struct, structs
 
+from wire._portable import saturated
 from wire.blocks import (
     Base64Source,
     DataBlock,
@@ -100,7 +101,14 @@ from wire.events import (
 if TYPE_CHECKING:
     from wire.messages import Msg
 
-__all__ = ("Anomaly", "AnomalyKind", "Reducer")
+__all__ = ("MAX_ANOMALIES", "Anomaly", "AnomalyKind", "Reducer")
+
+# A hostile stream must not grow a Msg without bound: the first MAX_ANOMALIES
+# are kept in ``anomalies``, later ones only counted in ``anomalies_dropped``
+# (set ``wire.reducer.MAX_ANOMALIES`` to change it); an id quoted in a detail
+# is cut to _ID_SHOWN characters.
+MAX_ANOMALIES = 1000
+_ID_SHOWN = 64
 
 
 class AnomalyKind:
@@ -141,6 +149,7 @@ class Reducer:
     __slots__ = (
         "allowed",
         "anomalies",
+        "anomalies_dropped",
         "calls",
         "data",
         "index",
@@ -156,6 +165,7 @@ class Reducer:
         self.msg = msg
         self.index = 0
         self.anomalies: list[Anomaly] = []
+        self.anomalies_dropped = 0
         self.strict = False
         # First block wins for a repeated id, as agentscope's linear scan does.
         self.text: dict[str, TextBlock] = {}
@@ -206,11 +216,13 @@ class Reducer:
     # -- anomalies --------------------------------------------------------------
 
     def anomaly(self, kind: str, event: Any, id: str | None, detail: str) -> None:
-        record = Anomaly(index=self.index, kind=kind, event_type=event.type, id=id, detail=detail)
         if self.strict:
-            raise StreamOrderError(f"{event.type}: {detail}" + (f" (id {id!r})" if id else ""),
+            raise StreamOrderError(f"{event.type}: {detail}" + (f" (id {id[:_ID_SHOWN]!r})" if id else ""),
                                    kind=kind, index=self.index)
-        self.anomalies.append(record)
+        if len(self.anomalies) >= MAX_ANOMALIES:
+            self.anomalies_dropped += 1
+            return
+        self.anomalies.append(Anomaly(index=self.index, kind=kind, event_type=event.type, id=id, detail=detail))
 
     def find(self, table: dict[str, Any], event: Any, id: str) -> Any:
         block = table.get(id)
@@ -235,7 +247,7 @@ class Reducer:
         try:
             if type(event) is not CustomEvent and event.reply_id != self.msg.id:  # type: ignore[union-attr]
                 self.anomaly(AnomalyKind.OTHER_REPLY, event, event.reply_id,  # type: ignore[union-attr]
-                             f"the message's id is {self.msg.id!r}")
+                             f"the message's id is {self.msg.id[:_ID_SHOWN]!r}")
             else:
                 handler(self, event)
         finally:
@@ -270,11 +282,11 @@ class Reducer:
                 if parts:
                     run_grow(run_block, "".join(parts))
                     parts.clear()
-                anomalies = len(self.anomalies)
+                anomalies = len(self.anomalies) + self.anomalies_dropped
                 self.apply(event)
                 run_type = None
                 run = _RUNS.get(cls)
-                if run is not None and len(self.anomalies) == anomalies:
+                if run is not None and len(self.anomalies) + self.anomalies_dropped == anomalies:
                     table, run_grow = run
                     run_id = event.tool_call_id if cls is ToolCallDeltaEvent else event.block_id  # type: ignore[union-attr]
                     run_block = getattr(self, table)[run_id]
@@ -380,11 +392,11 @@ def _model_call_end(r: Reducer, e: ModelCallEndEvent) -> None:
                           cache_input_tokens=e.cache_input_tokens,
                           cache_creation_input_tokens=e.cache_creation_input_tokens)
     else:
-        msg.usage = Usage(input_tokens=u.input_tokens + e.input_tokens,
-                          output_tokens=u.output_tokens + e.output_tokens,
-                          cache_input_tokens=u.cache_input_tokens + e.cache_input_tokens,
-                          cache_creation_input_tokens=u.cache_creation_input_tokens
-                          + e.cache_creation_input_tokens)
+        msg.usage = Usage(input_tokens=saturated(u.input_tokens + e.input_tokens),
+                          output_tokens=saturated(u.output_tokens + e.output_tokens),
+                          cache_input_tokens=saturated(u.cache_input_tokens + e.cache_input_tokens),
+                          cache_creation_input_tokens=saturated(u.cache_creation_input_tokens
+                                                                + e.cache_creation_input_tokens))
 
 
 def _text_start(r: Reducer, e: TextBlockStartEvent) -> None:

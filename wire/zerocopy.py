@@ -35,6 +35,7 @@ import msgspec
 from msgspec import Struct, field
 
 from wire._codec import DECODE_ERRORS, decode_error
+from wire._portable import check as check_portable
 from wire.clock import new_id, now
 from wire.events import AgentEvent, DataBlockDeltaEvent, EventType, ToolResultDataDeltaEvent, _check_data_or_url
 from wire.messages import Msg
@@ -71,6 +72,8 @@ class DataBlockDeltaView(Struct, tag="DATA_BLOCK_DELTA", tag_field="type", kw_on
 
     def __post_init__(self) -> None:
         _check_data_or_url(self.data, self.url)
+        if self.metadata:
+            check_portable(self.metadata, "metadata")
 
     @property
     def type(self) -> EventType:
@@ -105,6 +108,8 @@ class ToolResultDataDeltaView(Struct, tag="TOOL_RESULT_DATA_DELTA", tag_field="t
 
     def __post_init__(self) -> None:
         _check_data_or_url(self.data, self.url)
+        if self.metadata:
+            check_portable(self.metadata, "metadata")
 
     @property
     def type(self) -> EventType:

@@ -87,11 +87,16 @@ _is_data_line = methodcaller("startswith", b"data: ")
 _is_id_line = methodcaller("startswith", b"id: ")
 _after_data = itemgetter(slice(6, None))
 _strip_ws = methodcaller("strip", b" \t")
-# The largest region the fast path splits in one go: at most 32k lines (about
-# 1.4 MB of line objects) whatever the frames hold. Bigger regions come from
-# a large frame trickling in (the one-frame fast path reads it in place) or
-# from pending bytes before a 64 KiB window.
-_FAST_REGION = 4 * WINDOW
+# The largest region the fast path splits in one go (a 64 KiB window and the
+# pending bytes before it). Bigger regions come from a large frame trickling
+# in, which the one-frame fast path reads in place.
+_FAST_REGION = 2 * WINDOW
+# Lines of a plain run are long: a frame is at least ``data: `` and an event
+# of some 50 bytes, then a blank line (with ``id: N`` first, three lines of 60
+# bytes or more). The fast path splits at most one line per _LINE_BYTES bytes,
+# so a region of tiny lines costs a few times its size in line objects, not
+# twenty, and goes to the spec parser.
+_LINE_BYTES = 16
 
 # What a frame with an ``event:`` name other than "message" does: skipped, as
 # a browser's ``onmessage`` never sees it, or decoded like any other frame.
@@ -405,12 +410,14 @@ class SSEDecoder(StreamDecoder[T]):
         """Decode ``region`` (whole frames, no CR) if it is a plain run of
         ``data: `` frames, each with or without one ``id: `` line before its
         data; False, with nothing changed, for anything else. A region past
-        ``_FAST_REGION`` goes to the spec parser, which reads it in
-        windows: split at once, a frame of a million short lines would cost
-        a million line objects."""
+        ``_FAST_REGION``, or of lines too short for such a run, goes to the
+        spec parser, which reads it in windows: split at once, a frame of a
+        million short lines would cost a million line objects."""
         if len(region) > self._max or len(region) > _FAST_REGION:
             return False
-        lines = region.split(b"\n")
+        lines = region.split(b"\n", len(region) // _LINE_BYTES + 2)
+        if 10 in lines[-1]:  # lines shorter than a plain run's
+            return False
         new_id: bytes | None = None
         if region[:6] == b"data: ":
             frames, rest = divmod(len(lines) - 1, 2)
