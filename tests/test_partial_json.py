@@ -4,16 +4,21 @@ of every prefix consistent with the final value."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import wire
+from tests.helpers import expect, growth_ratio
 from wire.errors import DecodeError, LocalProtocolError
 from wire.partial_json import PartialJSON, PartialJSONError
 
@@ -212,3 +217,67 @@ def test_module_example() -> None:
 
     result = doctest.testmod(wire.partial_json)
     assert result.attempted > 0 and result.failed == 0
+
+
+# -- ToolCallBlock.partial_input ------------------------------------------------------------------
+
+
+def call_with(deltas: list[str]) -> wire.ToolCallBlock:
+    msg = wire.AssistantMsg("a", [], id="r")
+    msg.append_event(wire.ToolCallStartEvent(reply_id="r", tool_call_id="c", tool_call_name="f"))
+    for delta in deltas:
+        msg.append_event(wire.ToolCallDeltaEvent(reply_id="r", tool_call_id="c", delta=delta))
+    return expect(wire.ToolCallBlock, msg.content[0])
+
+
+def test_a_tool_calls_partial_input_follows_its_deltas() -> None:
+    msg = wire.AssistantMsg("a", [], id="r")
+    msg.append_event(wire.ToolCallStartEvent(reply_id="r", tool_call_id="c", tool_call_name="f"))
+    call = expect(wire.ToolCallBlock, msg.content[0])
+    assert call.partial_input is None
+    views: list[Any] = []
+    for delta in ['{"city": "Par', 'is", "days": [1, ', "2, 3", "]}"]:
+        msg.append_event(wire.ToolCallDeltaEvent(reply_id="r", tool_call_id="c", delta=delta))
+        views.append(copy.deepcopy(call.partial_input))
+    assert views == [{"city": "Par"}, {"city": "Paris", "days": [1]}, {"city": "Paris", "days": [1, 2]},
+                     {"city": "Paris", "days": [1, 2, 3]}]
+    plain = msgspec.structs.replace(call_with(['{"city": "Paris", "days": [1, 2, 3]}']), created_at=call.created_at)
+    assert wire.json.encode(call) == wire.json.encode(plain)  # the view is not on the wire
+    assert call == plain
+
+
+def test_partial_input_that_is_not_json_raises_at_every_read() -> None:
+    call = call_with(['{"a": tru', "x}"])
+    for _ in range(2):
+        with pytest.raises(PartialJSONError) as caught:
+            _ = call.partial_input
+        assert caught.value.path == "$.a"
+
+
+def test_a_replaced_input_is_read_again_from_the_start() -> None:
+    call = call_with(['{"a": [1, 2', "]}"])
+    assert call.partial_input == {"a": [1, 2]}
+    call.input = '{"b": "x'
+    assert call.partial_input == {"b": "x"}
+    call.input = '{"b": "xyz"}'
+    assert call.partial_input == {"b": "xyz"}
+
+
+def test_reading_after_every_delta_is_linear() -> None:
+    """Each read parses only the new deltas. (A long string that is still
+    open is copied by each read, as any growing Python str would be.)"""
+
+    def cost(n: int) -> Callable[[], None]:
+        deltas = ['{"values": ['] + ["1, "] * n + ["2]}"]
+
+        def run() -> None:
+            msg = wire.AssistantMsg("a", [], id="r")
+            msg.append_event(wire.ToolCallStartEvent(reply_id="r", tool_call_id="c", tool_call_name="f"))
+            call = msg.content[0]
+            for delta in deltas:
+                msg.append_event(wire.ToolCallDeltaEvent(reply_id="r", tool_call_id="c", delta=delta))
+                call.partial_input  # type: ignore[union-attr]  # noqa: B018
+
+        return run
+
+    assert growth_ratio(cost, 5_000) < 8

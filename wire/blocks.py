@@ -24,6 +24,7 @@ from typing import Any, TypeAlias
 from msgspec import Struct, field
 
 from wire._url import normalize_url
+from wire.partial_json import PartialJSON
 from wire.clock import new_id, now
 
 __all__ = (
@@ -151,7 +152,14 @@ class PermissionRule(Struct, kw_only=True):
     source: str
 
 
-class ToolCallBlock(_Tagged, tag="tool_call", kw_only=True):
+class _InputView:
+    """Mixin: the state of a tool call's partial input view, made on the first
+    read of ``partial_input``; not on the wire."""
+
+    __slots__ = ("_view",)
+
+
+class ToolCallBlock(_Tagged, _InputView, tag="tool_call", kw_only=True):
     """A tool call; ``id`` comes from the model provider and ``input`` is the
     raw JSON text of the arguments, streamed in fragments."""
 
@@ -162,6 +170,36 @@ class ToolCallBlock(_Tagged, tag="tool_call", kw_only=True):
     suggested_rules: list[PermissionRule] = []
     created_at: str = field(default_factory=now)
     finished_at: str | None = None
+
+    @property
+    def partial_input(self) -> Any:
+        """The JSON value of ``input`` so far, with what is still open closed
+        (``wire.partial_json``): ``{"city": "Par"}`` while the arguments
+        stream. Each read parses only what arrived since the previous read, so
+        reading after every delta costs time linear in the input's length, not
+        a parse of the whole buffer each time. Input that is not JSON raises
+        ``PartialJSONError`` (a DecodeError), at every read until it changes.
+
+        The view assumes ``input`` grows by appends, as the reducer grows it;
+        an input that no longer starts with what was read (its last 16
+        characters are compared) is read again from the start."""
+        text = self.input
+        state: tuple[PartialJSON, str] | None = getattr(self, "_view", None)
+        if state is not None:
+            view, tail = state
+            read = view.length
+            if len(text) < read or not text.startswith(tail, read - len(tail)):
+                state = None
+        if state is None:
+            view, read = PartialJSON(), 0
+        if view.error is not None:
+            raise view.error
+        if len(text) > read:
+            view.feed(text[read:])  # raises PartialJSONError, kept in view.error
+        # A copy of the last characters read, not a reference to the input:
+        # the reducer grows the input in place only while nothing else holds it.
+        self._view = (view, text[max(0, view.length - 16):view.length])
+        return view.value
 
 
 class ToolResultBlock(_Tagged, tag="tool_result", kw_only=True):

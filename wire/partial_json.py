@@ -173,6 +173,11 @@ class PartialJSON:
         """The number of characters fed so far."""
         return self._offset
 
+    @property
+    def error(self) -> PartialJSONError | None:
+        """The error that stopped the text, if it is not JSON."""
+        return self._error
+
     # -- feeding ---------------------------------------------------------------------
 
     def feed(self, fragment: str) -> None:
