@@ -310,3 +310,14 @@ def test_an_event_carrying_a_growing_block_encodes_the_whole_block(codec: Any) -
     event = wire.RequireUserConfirmEvent(reply_id="r", tool_calls=[call])
     assert codec.decode_event(codec.encode(event)).tool_calls[0].input == '{"command": "ls"}'
     assert codec.decode_events(codec.encode_events([event]))[0].tool_calls[0].input == '{"command": "ls"}'
+
+
+def test_a_thinking_block_key_that_is_not_utf8_is_a_decode_error() -> None:
+    """msgspec skips an unknown key without reading it, but a thinking block
+    keeps every key (provider keys), so the key must be text."""
+    data = (b'{"name":"a","role":"assistant","content":[{"type":"text","text":"x"},'
+            b'{"type":"thinking","thinking":"t","\x80sig":"s"}]}')
+    with pytest.raises(wire.DecodeError) as caught:
+        wire.json.decode_msg(data)
+    assert caught.value.path == "$.content[1]"
+    assert "UTF-8" in caught.value.reason

@@ -216,7 +216,13 @@ class Codec:
         raw = self._raw_content.decode(buf).content
         for i, (block, item) in enumerate(zip(msg.content, raw, strict=True)):
             if type(block) is ThinkingBlock:
-                for key, value in self._dict.decode(item).items():
+                try:  # every key of a thinking block is kept, so each must be readable
+                    keys = self._dict.decode(item)
+                except DECODE_ERRORS as exc:
+                    err = decode_error(exc)
+                    err.path = f"$.content[{i}]"
+                    raise err from exc
+                for key, value in keys.items():
                     if key not in _THINKING_FIELDS:
                         if (why := problem(value, f"$.content[{i}].{key[:64]}")) is not None:
                             reason, _, path = why.rpartition(" - in ")  # as the structs check theirs
