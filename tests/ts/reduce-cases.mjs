@@ -5,7 +5,7 @@
 // case:   {"decode": "ndjson" | "sse" | "msgpack", "stream": "<base64>", "cuts": [<offsets>],
 //          "unknown": "raise" | "skip" | "keep", "limit": <maxFrameBytes>}
 // result: {"items": [{"json": "<event>"} | {"unknown": "<type>", "raw": "<base64>"}, ...],
-//          "error": null | {"name", "offset", "index"}, "lastEventId", "retry"}
+//          "error": null | {"name", "reason", "offset", "index"}, "lastEventId", "retry"}
 //
 // Otherwise:
 // case:   {"initial": <Msg>, "format": "ndjson" | "msgpack", "stream": "<base64 of the framed events>",
@@ -90,7 +90,7 @@ function decodeOnly({ decode: framing, stream, cuts, unknown, limit }) {
   } catch (caught) {
     if (!(caught instanceof RemoteProtocolError)) throw caught;
     items.push(...caught.events);
-    error = { name: caught.name, offset: caught.offset ?? null, index: caught.index ?? null };
+    error = { name: caught.name, reason: caught.reason, offset: caught.offset ?? null, index: caught.index ?? null };
   }
   return {
     items: items.map((item) => item instanceof UnknownEvent
