@@ -468,3 +468,16 @@ edits = st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 3),
                            st.sampled_from([b"", b"\n", b"\r", b"\x00", b"{", b"}", b'"', b"\xff",
                                             b"\x00\x00\x00\x05", b"\x81", b" ", b"\xc3"])),
                  min_size=1, max_size=4)
+
+
+# Edits that damage an SSE stream: (position, bytes deleted, bytes inserted).
+damage = st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 3),
+                            st.sampled_from([b"", b"\n", b"\n\n", b":", b"data: ", b"id: 1\n", b"{", b"}",
+                                             b'"', b"\xff", b"\x00", b" ", b"retry: 5\n", b"data: {}\n\n"])),
+                  min_size=1, max_size=4)
+
+# Streams made of SSE's own tokens, to reach every rule of the spec parser.
+sse_tokens = st.lists(st.sampled_from([
+    b"\n", b"\r", b"\r\n", b":", b"data", b"data: ", b"data:", b"id: ", b"id", b"retry: 1", b"event: x", b" ",
+    b"{}", b'{"type":"CUSTOM","name":"n"}', b'{"type":"X"}', b"\xef\xbb\xbf", b"\x00", b"\xff", b"}",
+]), max_size=40).map(b"".join)

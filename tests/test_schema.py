@@ -542,6 +542,7 @@ def test_consumer_rebuilds_agentscope_messages_from_their_events(
     response = run_node(frontend, "run-consumer.mjs", request)
     for case, result in zip(CASES, response["cases"], strict=True):
         assert result["got"] == result["want"], case.name
+        assert result["streamed"] == result["want"], case.name
     renderings = "\n".join(r["want"] for r in response["cases"])
     # The renderings carry the content (so equal renderings mean something).
     for expected in ("[finished]", "-> success", "-> error", "bytes]", "(thinking)", "(hint from",

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import wire
 from tests.helpers import CASES, CATALOG, REPLY, cut, growth_ratio, initial_msg, run
-from tests.strategies import points, reply_streams
+from tests.strategies import damage, points, reply_streams, sse_tokens
 from wire.events import UnknownEvent
 from wire.framing import RawFrame, SSEDecoder, SSEEncoder
 from wire.resume import CHECKPOINT, checkpoint, read_checkpoint
@@ -251,12 +251,6 @@ def test_arbitrary_bytes(data: bytes, cuts: list[int]) -> None:
     assert run(SSEDecoder(), cut(data, cuts)) == whole
 
 
-damage = st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 3),
-                            st.sampled_from([b"", b"\n", b"\n\n", b":", b"data: ", b"id: 1\n", b"{", b"}",
-                                             b'"', b"\xff", b"\x00", b" ", b"retry: 5\n", b"data: {}\n\n"])),
-                  min_size=1, max_size=4)
-
-
 @settings(max_examples=200, deadline=None)
 @given(mutations=damage, cuts=points, ids=st.booleans(), raw=st.booleans(),
        unknown=st.sampled_from(["raise", "skip", "keep"]))
@@ -280,12 +274,6 @@ def test_damaged_streams(mutations: list[tuple[int, int, bytes]], cuts: list[int
         items, error = run(new(), [stream.replace(b"\n", b"\r\n")])
         assert items == whole[0]
         assert (error and (error[0], error[2])) == (whole[1] and (whole[1][0], whole[1][2]))
-
-
-sse_tokens = st.lists(st.sampled_from([
-    b"\n", b"\r", b"\r\n", b":", b"data", b"data: ", b"data:", b"id: ", b"id", b"retry: 1", b"event: x", b" ",
-    b"{}", b'{"type":"CUSTOM","name":"n"}', b'{"type":"X"}', b"\xef\xbb\xbf", b"\x00", b"\xff", b"}",
-]), max_size=40).map(b"".join)
 
 
 def reference(data: bytes) -> tuple[list[bytes], str]:

@@ -14,9 +14,12 @@ One node process (tests/ts/reduce-cases.mjs) serves every example, one JSON
 line each way, so a few hundred examples take seconds.
 
 JavaScript has one number type: an integer beyond 2**53 or a float such as
-``1e16`` prints differently from Python's. Where the JSON differs only in such
-numbers, they are compared as doubles (``same_json``); everything else,
-key order included, must be identical.
+``1e16`` prints differently from Python's. And a JavaScript object lists keys
+that are array indexes (``"3"``) first, whatever order they came in. Where the
+JSON differs only in these ways (possible only inside free-form dicts such as a
+tool result's ``metadata``), numbers are compared as doubles and index keys in
+JavaScript's order (``same_json``); everything else, key order included, must
+be identical.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import math
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +41,10 @@ from hypothesis import strategies as st
 
 import wire
 from tests import strategies
-from tests.helpers import ANOMALIES, REPLY
-from tests.strategies import reply_streams
-from wire.framing import MsgpackFrameEncoder, NDJSONEncoder
+from tests.helpers import ANOMALIES, REPLY, catalog_lines, cut
+from tests.strategies import damage, points, reply_streams, sse_tokens
+from wire.events import UnknownEvent
+from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder, SSEDecoder, SSEEncoder
 
 ROOT = Path(__file__).parent.parent
 DRIVER = ROOT / "tests" / "ts" / "reduce-cases.mjs"
@@ -163,9 +168,19 @@ def without_detail(anomalies: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in a.items() if k != "detail"} for a in anomalies]
 
 
+def _is_index(key: str) -> bool:
+    return key.isdigit() and key.isascii() and str(int(key)) == key and int(key) < 2**32 - 1
+
+
+def _js_order(pairs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """An object's keys as JavaScript orders them: array indexes first, ascending."""
+    indexes = sorted((pair for pair in pairs if _is_index(pair[0])), key=lambda pair: int(pair[0]))
+    return indexes + [pair for pair in pairs if not _is_index(pair[0])]
+
+
 def _ordered(text: str) -> Any:
-    """JSON with key order kept (objects as lists of pairs) and every number a double."""
-    return json.loads(text, object_pairs_hook=list, parse_int=float, parse_float=float)
+    """JSON with key order kept as JavaScript keeps it (objects as lists of pairs) and every number a double."""
+    return json.loads(text, object_pairs_hook=_js_order, parse_int=float, parse_float=float)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -188,6 +203,7 @@ def test_same_json_tells_numbers_apart_from_everything_else() -> None:
     assert not same_json('{"a":1,"b":2}', '{"b":2,"a":1}')  # key order counts
     assert not same_json('{"a":"1"}', '{"a":1}')
     assert not same_json('{"a":1.5}', '{"a":1.25}')
+    assert same_json('{"b":1,"3":2}', '{"3":2,"b":1}')  # as JavaScript orders an index key
 
 
 # -- the differential test -------------------------------------------------------------------
@@ -222,3 +238,98 @@ def test_the_differential_test_can_fail(ts_runtime: Run) -> None:
     ours = ts_runtime({"initial": json.loads(wire.json.encode(initial("assistant"))), "format": "ndjson",
                        "stream": stream, "chunk": 7, "split": 0})
     assert not same_json(python_side("assistant", events)["lenient"]["json"], ours["lenient"]["json"])
+
+
+# -- the decoders -------------------------------------------------------------------------------
+
+CATALOG = [wire.json.decode_event(line) for line in catalog_lines()]
+ENCODERS: dict[str, Callable[[], Any]] = {
+    "ndjson": NDJSONEncoder, "sse": lambda: SSEEncoder(next_id=0), "msgpack": MsgpackFrameEncoder}
+PY_DECODERS: dict[str, Any] = {"ndjson": NDJSONDecoder, "sse": SSEDecoder, "msgpack": MsgpackFrameDecoder}
+
+
+@st.composite
+def damaged_streams(draw: st.DrawFn, framing: str) -> bytes:
+    """Part of the 28-event catalog in ``framing``, then damaged in a few places
+    (tests/test_sse.py's damage, and for SSE its token streams too)."""
+    if framing == "sse" and draw(st.booleans()):
+        return draw(sse_tokens)
+    events = draw(st.lists(st.sampled_from(CATALOG), max_size=8))
+    data = bytearray(ENCODERS[framing]().encode_batch(events))
+    if framing == "sse" and draw(st.booleans()):
+        data = bytearray(data.replace(b"\n", b"\r\n"))
+    for pos, delete, insert in draw(st.lists(damage.map(lambda d: d[0]), max_size=3)):
+        pos %= len(data) + 1
+        data[pos:pos + delete] = insert
+    return bytes(data)
+
+
+def _nested(error: Any) -> bool:
+    """A DecodeError inside a nested block or record, which the runtime does
+    not check field by field (schemas/README.md)."""
+    return isinstance(error, wire.DecodeError) and error.path is not None and error.path.count(".") + \
+        error.path.count("[") > 1
+
+
+def python_decode(framing: str, stream: bytes, cuts: list[int], unknown: str, limit: int) -> dict[str, Any]:
+    decoder = PY_DECODERS[framing](unknown=unknown, max_frame_bytes=limit)
+    items: list[Any] = []
+    error: Any = None
+    try:
+        with generated_ids():
+            for chunk in cut(stream, cuts):
+                items += decoder.feed(chunk)
+            items += decoder.close()
+    except wire.RemoteProtocolError as exc:
+        items += exc.events
+        error = exc
+    return {"items": items, "error": error, "lastEventId": getattr(decoder, "last_event_id", None),
+            "retry": getattr(decoder, "retry", None)}
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), st.sampled_from(["ndjson", "sse", "msgpack"]), points,
+       st.sampled_from(["raise", "skip", "keep"]), st.sampled_from([40, 300, 700, 1 << 20]))
+def test_typescript_decoders_read_damaged_streams_as_python_does(
+        ts_runtime: Run, data: st.DataObject, framing: str, cuts: list[int], unknown: str, limit: int) -> None:
+    """The same events, the same error (kind and index; the byte offset of a
+    framing error), the same last event id and retry, under any chunking."""
+    stream = data.draw(damaged_streams(framing))
+    ours = ts_runtime({"decode": framing, "stream": base64.b64encode(stream).decode(), "cuts": cuts,
+                       "unknown": unknown, "limit": limit})
+    theirs = python_decode(framing, stream, cuts, unknown, limit)
+    error = theirs["error"]
+    stricter = ours["error"] is not None and ours["error"]["reason"] == "invalid UTF-8" and (
+        error is None or error.index > ours["error"]["index"])
+    if _nested(error):  # the runtime reads that event; what came before must agree
+        assert len(ours["items"]) >= len(theirs["items"])
+    elif stricter:  # bad UTF-8 in a key msgspec skips unread; the runtime reads every byte
+        assert len(ours["items"]) <= len(theirs["items"])
+    else:
+        assert len(ours["items"]) == len(theirs["items"]), (ours, theirs)
+        if error is None:
+            assert ours["error"] is None, ours["error"]
+            assert (ours["lastEventId"], ours["retry"]) == (theirs["lastEventId"], theirs["retry"])
+        else:
+            assert ours["error"] is not None, error
+            assert (ours["error"]["name"], ours["error"]["index"]) == (type(error).__name__, error.index)
+            if isinstance(error, wire.FrameError):
+                assert ours["error"]["offset"] == error.offset
+    for item, event in zip(ours["items"], theirs["items"], strict=False):
+        if isinstance(event, UnknownEvent):
+            assert (item["unknown"], base64.b64decode(item["raw"])) == (event.type, event.raw)
+        else:
+            with generated_ids():
+                assert wire.json.decode_event(item["json"].encode()) == event
+
+
+@contextmanager
+def generated_ids() -> Iterator[None]:
+    """The id and time a decoder fills into an event that left them out, as tests/decoding.py sets them."""
+    wire.set_id_factory(lambda: "generated")
+    wire.set_timestamp_factory(lambda: "2000-01-01T00:00:00")
+    try:
+        yield
+    finally:
+        wire.set_id_factory(None)
+        wire.set_timestamp_factory(None)

@@ -24,8 +24,8 @@ from typing import Any, TypeAlias
 from msgspec import Struct, field
 
 from wire._url import normalize_url
-from wire.partial_json import PartialJSON
 from wire.clock import new_id, now
+from wire.partial_json import PartialJSON
 
 __all__ = (
     "Base64Source",

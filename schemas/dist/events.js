@@ -75,11 +75,22 @@ function isObject(value) {
 const WHAT = {
     s: "a string", i: "an integer", a: "an array", h: "a string or an array", o: "an object", n: "an object or null",
 };
+// The values of the enum fields an event carries at its top level.
+const ENUMS = {
+    role: new Set(["user", "assistant", "system"]),
+    finished_reason: new Set(["completed", "interrupted", "exceed_max_iters", "error"]),
+    state: new Set(["success", "error", "interrupted", "denied", "running"]),
+};
+const MODEL_CALL_REASONS = new Set(["completed", "interrupted"]);
 function fieldError(type, field, kind, value) {
+    // "x?": may be left out (it has a default), but not null; "n?": may also be null.
     const optional = kind.endsWith("?");
-    if (value === undefined || (value === null && (optional || kind === "n?"))) {
+    if (value === undefined || (value === null && kind === "n?")) {
         return optional ? undefined : `Object missing required field \`${field}\``;
     }
+    const values = type === "MODEL_CALL_END" && field === "finished_reason" ? MODEL_CALL_REASONS : ENUMS[field];
+    if (values !== undefined && !values.has(value))
+        return `Invalid enum value ${JSON.stringify(value)}`;
     const base = optional ? kind.slice(0, -1) : kind;
     const ok = base === "s" ? typeof value === "string"
         : base === "i" ? Number.isInteger(value)

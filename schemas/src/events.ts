@@ -55,8 +55,9 @@ export type UnknownPolicy = "raise" | "skip" | "keep";
 
 // The fields each event type requires, with what they hold: "s" a string,
 // "i" an integer, "a" an array, "h" a hint (a string or an array), "o" an object,
-// "b" one of `data` (base64, or bytes from MessagePack) and `url`. Fields the
-// types mark optional are checked only for their type when present.
+// "b" one of `data` (base64, or bytes from MessagePack) and `url`; "?" marks a
+// field that may be left out. The enum fields (role, finished_reason, state)
+// must hold one of their values.
 type Kind = "s" | "i" | "a" | "h" | "o" | "b" | "s?" | "i?" | "o?" | "n?";
 const REPLY: Record<string, Kind> = { reply_id: "s" };
 const BLOCK: Record<string, Kind> = { reply_id: "s", block_id: "s" };
@@ -104,11 +105,22 @@ const WHAT: Record<string, string> = {
   s: "a string", i: "an integer", a: "an array", h: "a string or an array", o: "an object", n: "an object or null",
 };
 
+// The values of the enum fields an event carries at its top level.
+const ENUMS: Record<string, ReadonlySet<unknown>> = {
+  role: new Set(["user", "assistant", "system"]),
+  finished_reason: new Set(["completed", "interrupted", "exceed_max_iters", "error"]),
+  state: new Set(["success", "error", "interrupted", "denied", "running"]),
+};
+const MODEL_CALL_REASONS: ReadonlySet<unknown> = new Set(["completed", "interrupted"]);
+
 function fieldError(type: string, field: string, kind: string, value: unknown): string | undefined {
+  // "x?": may be left out (it has a default), but not null; "n?": may also be null.
   const optional = kind.endsWith("?");
-  if (value === undefined || (value === null && (optional || kind === "n?"))) {
+  if (value === undefined || (value === null && kind === "n?")) {
     return optional ? undefined : `Object missing required field \`${field}\``;
   }
+  const values = type === "MODEL_CALL_END" && field === "finished_reason" ? MODEL_CALL_REASONS : ENUMS[field];
+  if (values !== undefined && !values.has(value)) return `Invalid enum value ${JSON.stringify(value)}`;
   const base = optional ? kind.slice(0, -1) : kind;
   const ok =
     base === "s" ? typeof value === "string"

@@ -12,9 +12,78 @@ import { Decoder } from "@msgpack/msgpack";
 
 import { DecodeError, FrameError } from "./errors.js";
 import type { UnknownEvent, WireEvent } from "./events.js";
-import { concat, StreamDecoder } from "./streaming.js";
+import { concat, STRICT_UTF8, StreamDecoder } from "./streaming.js";
 
 const MSGPACK = new Decoder();
+
+/**
+ * The offset in `payload` of the first `str` that is not valid UTF-8, or -1.
+ * @msgpack/msgpack turns bad UTF-8 into U+FFFD; wire refuses it, as it does
+ * in JSON. A walk over the items' headers (https://github.com/msgpack/msgpack/blob/master/spec.md);
+ * a malformed payload stops it, and the decoder then says what is wrong.
+ */
+function badString(payload: Uint8Array): number {
+  const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+  let pos = 0;
+  let items = 1;
+  while (items-- > 0 && pos < payload.length) {
+    const head = payload[pos] as number;
+    let size = 0; // bytes of a str, bin or ext body after the header
+    let header = 1;
+    let str = false;
+    if (head <= 0x7f || head >= 0xe0 || (head >= 0xc0 && head <= 0xc3)) {
+      // fixint, nil, false, true
+    } else if (head <= 0x8f) {
+      items += 2 * (head & 15);
+    } else if (head <= 0x9f) {
+      items += head & 15;
+    } else if (head <= 0xbf) {
+      [str, size] = [true, head & 31];
+    } else if (pos + 5 > payload.length && head >= 0xc4) {
+      return -1; // truncated: the decoder reports it
+    } else {
+      switch (head) {
+        case 0xd9: [str, size, header] = [true, view.getUint8(pos + 1), 2]; break;
+        case 0xda: [str, size, header] = [true, view.getUint16(pos + 1), 3]; break;
+        case 0xdb: [str, size, header] = [true, view.getUint32(pos + 1), 5]; break;
+        case 0xc4: [size, header] = [view.getUint8(pos + 1), 2]; break;
+        case 0xc5: [size, header] = [view.getUint16(pos + 1), 3]; break;
+        case 0xc6: [size, header] = [view.getUint32(pos + 1), 5]; break;
+        case 0xc7: [size, header] = [view.getUint8(pos + 1), 3]; break;
+        case 0xc8: [size, header] = [view.getUint16(pos + 1), 4]; break;
+        case 0xc9: [size, header] = [view.getUint32(pos + 1), 6]; break;
+        case 0xca: header = 5; break;
+        case 0xcb: header = 9; break;
+        case 0xcc: case 0xd0: header = 2; break;
+        case 0xcd: case 0xd1: header = 3; break;
+        case 0xce: case 0xd2: header = 5; break;
+        case 0xcf: case 0xd3: header = 9; break;
+        case 0xd4: header = 3; break;
+        case 0xd5: header = 4; break;
+        case 0xd6: header = 6; break;
+        case 0xd7: header = 10; break;
+        case 0xd8: header = 18; break;
+        case 0xdc: [items, header] = [items + view.getUint16(pos + 1), 3]; break;
+        case 0xdd: [items, header] = [items + view.getUint32(pos + 1), 5]; break;
+        case 0xde: [items, header] = [items + 2 * view.getUint16(pos + 1), 3]; break;
+        case 0xdf: [items, header] = [items + 2 * view.getUint32(pos + 1), 5]; break;
+        default: return -1; // 0xc1, never used: the decoder reports it
+      }
+    }
+    if (str && size) {
+      const body = payload.subarray(pos + header, pos + header + size);
+      if (body.some((byte) => byte >= 0x80)) {
+        try {
+          STRICT_UTF8.decode(body);
+        } catch {
+          return pos;
+        }
+      }
+    }
+    pos += header + size;
+  }
+  return -1;
+}
 
 /** Events from length-prefixed MessagePack frames. `E` widens to `WireEvent | UnknownEvent` with `unknown: "keep"`. */
 export class MsgpackFrameDecoder<E extends WireEvent | UnknownEvent = WireEvent> extends StreamDecoder<E> {
@@ -47,6 +116,10 @@ export class MsgpackFrameDecoder<E extends WireEvent | UnknownEvent = WireEvent>
         if (end > buf.length) break;
         const payload = buf.subarray(pos + 4, end);
         let value: unknown;
+        const bad = badString(payload);
+        if (bad >= 0) {
+          throw new DecodeError("invalid UTF-8 in a str", { offset: this.offset + pos + 4 + bad, index: this.index });
+        }
         try {
           value = MSGPACK.decode(payload);
         } catch (error) {

@@ -1,6 +1,13 @@
 // The TypeScript side of tests/test_ts_runtime.py's differential test: one
 // node process, one case per stdin line, one result per stdout line.
 //
+// A line with "decode" runs a decoder only:
+// case:   {"decode": "ndjson" | "sse" | "msgpack", "stream": "<base64>", "cuts": [<offsets>],
+//          "unknown": "raise" | "skip" | "keep", "limit": <maxFrameBytes>}
+// result: {"items": [{"json": "<event>"} | {"unknown": "<type>", "raw": "<base64>"}, ...],
+//          "error": null | {"name", "reason", "offset", "index"}, "lastEventId", "retry"}
+//
+// Otherwise:
 // case:   {"initial": <Msg>, "format": "ndjson" | "msgpack", "stream": "<base64 of the framed events>",
 //          "chunk": <feed size in bytes>, "split": <events applied before a checkpoint round trip>}
 // result: {"events": <how many were decoded>,
@@ -13,6 +20,10 @@ import { createInterface } from "node:readline";
 import {
   appendEvent,
   decodeBase64,
+  encodeBase64,
+  RemoteProtocolError,
+  SSEDecoder,
+  UnknownEvent,
   extendEvents,
   MsgpackFrameDecoder,
   NDJSONDecoder,
@@ -61,10 +72,41 @@ function run({ initial, format, stream, chunk, split }) {
   };
 }
 
+const DECODERS = { ndjson: NDJSONDecoder, sse: SSEDecoder, msgpack: MsgpackFrameDecoder };
+
+function decodeOnly({ decode: framing, stream, cuts, unknown, limit }) {
+  const bytes = decodeBase64(stream);
+  const decoder = new DECODERS[framing]({ unknown, maxFrameBytes: limit });
+  const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
+  const items = [];
+  let error = null;
+  try {
+    let at = 0;
+    for (const point of [...points, bytes.length]) {
+      items.push(...decoder.feed(bytes.subarray(at, point)));
+      at = point;
+    }
+    items.push(...decoder.close());
+  } catch (caught) {
+    if (!(caught instanceof RemoteProtocolError)) throw caught;
+    items.push(...caught.events);
+    error = { name: caught.name, reason: caught.reason, offset: caught.offset ?? null, index: caught.index ?? null };
+  }
+  return {
+    items: items.map((item) => item instanceof UnknownEvent
+      ? { unknown: item.type, raw: encodeBase64(item.raw) }
+      : { json: JSON.stringify(item, (_, v) => (v instanceof Uint8Array ? encodeBase64(v) : v)) }),
+    error,
+    lastEventId: decoder.lastEventId ?? null,
+    retry: decoder.retry ?? null,
+  };
+}
+
 for await (const line of createInterface({ input: process.stdin })) {
   let result;
   try {
-    result = run(JSON.parse(line));
+    const request = JSON.parse(line);
+    result = request.decode ? decodeOnly(request) : run(request);
   } catch (error) {
     result = { crash: String(error?.stack ?? error) };
   }

@@ -394,11 +394,20 @@ var WHAT = {
   o: "an object",
   n: "an object or null"
 };
+var ENUMS = {
+  role: /* @__PURE__ */ new Set(["user", "assistant", "system"]),
+  finished_reason: /* @__PURE__ */ new Set(["completed", "interrupted", "exceed_max_iters", "error"]),
+  state: /* @__PURE__ */ new Set(["success", "error", "interrupted", "denied", "running"])
+};
+var MODEL_CALL_REASONS = /* @__PURE__ */ new Set(["completed", "interrupted"]);
 function fieldError(type, field, kind, value) {
   const optional = kind.endsWith("?");
-  if (value === void 0 || value === null && (optional || kind === "n?")) {
+  if (value === void 0 || value === null && kind === "n?") {
     return optional ? void 0 : `Object missing required field \`${field}\``;
   }
+  const values = type === "MODEL_CALL_END" && field === "finished_reason" ? MODEL_CALL_REASONS : ENUMS[field];
+  if (values !== void 0 && !values.has(value))
+    return `Invalid enum value ${JSON.stringify(value)}`;
   const base = optional ? kind.slice(0, -1) : kind;
   const ok = base === "s" ? typeof value === "string" : base === "i" ? Number.isInteger(value) : base === "a" ? Array.isArray(value) : base === "h" ? typeof value === "string" || Array.isArray(value) : isObject(value);
   return ok ? void 0 : `Expected \`${WHAT[base] ?? base}\`, got \`${describe(value)}\` in a ${type} event`;
@@ -2345,6 +2354,120 @@ var Decoder = class _Decoder {
 
 // schemas/dist/msgpack.js
 var MSGPACK = new Decoder();
+function badString(payload) {
+  const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+  let pos = 0;
+  let items = 1;
+  while (items-- > 0 && pos < payload.length) {
+    const head = payload[pos];
+    let size = 0;
+    let header = 1;
+    let str = false;
+    if (head <= 127 || head >= 224 || head >= 192 && head <= 195) {
+    } else if (head <= 143) {
+      items += 2 * (head & 15);
+    } else if (head <= 159) {
+      items += head & 15;
+    } else if (head <= 191) {
+      [str, size] = [true, head & 31];
+    } else if (pos + 5 > payload.length && head >= 196) {
+      return -1;
+    } else {
+      switch (head) {
+        case 217:
+          [str, size, header] = [true, view.getUint8(pos + 1), 2];
+          break;
+        case 218:
+          [str, size, header] = [true, view.getUint16(pos + 1), 3];
+          break;
+        case 219:
+          [str, size, header] = [true, view.getUint32(pos + 1), 5];
+          break;
+        case 196:
+          [size, header] = [view.getUint8(pos + 1), 2];
+          break;
+        case 197:
+          [size, header] = [view.getUint16(pos + 1), 3];
+          break;
+        case 198:
+          [size, header] = [view.getUint32(pos + 1), 5];
+          break;
+        case 199:
+          [size, header] = [view.getUint8(pos + 1), 3];
+          break;
+        case 200:
+          [size, header] = [view.getUint16(pos + 1), 4];
+          break;
+        case 201:
+          [size, header] = [view.getUint32(pos + 1), 6];
+          break;
+        case 202:
+          header = 5;
+          break;
+        case 203:
+          header = 9;
+          break;
+        case 204:
+        case 208:
+          header = 2;
+          break;
+        case 205:
+        case 209:
+          header = 3;
+          break;
+        case 206:
+        case 210:
+          header = 5;
+          break;
+        case 207:
+        case 211:
+          header = 9;
+          break;
+        case 212:
+          header = 3;
+          break;
+        case 213:
+          header = 4;
+          break;
+        case 214:
+          header = 6;
+          break;
+        case 215:
+          header = 10;
+          break;
+        case 216:
+          header = 18;
+          break;
+        case 220:
+          [items, header] = [items + view.getUint16(pos + 1), 3];
+          break;
+        case 221:
+          [items, header] = [items + view.getUint32(pos + 1), 5];
+          break;
+        case 222:
+          [items, header] = [items + 2 * view.getUint16(pos + 1), 3];
+          break;
+        case 223:
+          [items, header] = [items + 2 * view.getUint32(pos + 1), 5];
+          break;
+        default:
+          return -1;
+      }
+    }
+    if (str && size) {
+      const body = payload.subarray(pos + header, pos + header + size);
+      if (body.some((byte) => byte >= 128)) {
+        try {
+          STRICT_UTF8.decode(body);
+        } catch {
+          return pos;
+        }
+      }
+    }
+    pos += header + size;
+  }
+  return -1;
+}
 var MsgpackFrameDecoder = class extends StreamDecoder {
   parts = [];
   // the start of an incomplete frame
@@ -2380,6 +2503,10 @@ var MsgpackFrameDecoder = class extends StreamDecoder {
           break;
         const payload = buf.subarray(pos + 4, end);
         let value;
+        const bad = badString(payload);
+        if (bad >= 0) {
+          throw new DecodeError("invalid UTF-8 in a str", { offset: this.offset + pos + 4 + bad, index: this.index });
+        }
         try {
           value = MSGPACK.decode(payload);
         } catch (error) {

@@ -1,0 +1,145 @@
+// The TypeScript runtime's figures (benchmarks/results/ts.md):
+//
+// 1. The 24,800-event workload reply (benchmarks/workload.py, seed 0) from
+//    NDJSON bytes to a Msg, against the floor any JavaScript reader pays:
+//    UTF-8 decoding, splitting into lines and JSON.parse of each line. Goal:
+//    at most 2x. Medians of interleaved rounds, in one process.
+// 2. The minified and gzipped size of the runtime, with and without the
+//    MessagePack decoder (esbuild, as a frontend's bundler would tree-shake it).
+//
+// Run from the repository root after `npm ci` and `npm run build` in schemas/:
+//   node benchmarks/ts/bench.mjs [rounds]
+// The workload is written once, by wire's Python workload module, to a
+// temporary file (WIRE_PYTHON names the interpreter; default `python`).
+
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+import { build } from "../../schemas/node_modules/esbuild/lib/main.js";
+import { extendEvents, NDJSONDecoder } from "../../schemas/dist/index.js";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const ROUNDS = Number(process.argv[2] ?? 21);
+const WORKLOAD = join(tmpdir(), "wire-workload-seed0.ndjson");
+const CHUNK = 64 * 1024; // what a network stream hands over at a time
+
+if (!existsSync(WORKLOAD)) {
+  const script = "import sys; from benchmarks.workload import ndjson, reply_events; "
+    + `open(sys.argv[1], "wb").write(ndjson(reply_events(seed=0)))`;
+  execFileSync(process.env.WIRE_PYTHON ?? "python", ["-c", script, WORKLOAD], { cwd: ROOT });
+}
+const bytes = new Uint8Array(readFileSync(WORKLOAD));
+const initial = () => ({ name: "Friday", content: [], role: "assistant", id: firstReplyId(), created_at: "2026-01-01T00:00:00" });
+
+function firstReplyId() {
+  const first = new TextDecoder().decode(bytes.subarray(0, bytes.indexOf(10)));
+  return JSON.parse(first).reply_id;
+}
+
+// -- the cases ---------------------------------------------------------------------
+
+function floor() {
+  const lines = new TextDecoder().decode(bytes).split("\n");
+  const events = [];
+  for (const line of lines) if (line) events.push(JSON.parse(line));
+  return events.length;
+}
+
+function runtime(chunk) {
+  return () => {
+    const decoder = new NDJSONDecoder();
+    const msg = initial();
+    for (let at = 0; at < bytes.length; at += chunk) extendEvents(msg, decoder.feed(bytes.subarray(at, at + chunk)));
+    extendEvents(msg, decoder.close());
+    return msg.content.length;
+  };
+}
+
+function decodeOnly() {
+  const decoder = new NDJSONDecoder();
+  let n = 0;
+  for (let at = 0; at < bytes.length; at += CHUNK) n += decoder.feed(bytes.subarray(at, at + CHUNK)).length;
+  return n + decoder.close().length;
+}
+
+const CASES = {
+  "floor: TextDecoder + split + JSON.parse per line": floor,
+  "runtime: NDJSONDecoder (64 KiB feeds) + extendEvents": runtime(CHUNK),
+  "runtime: NDJSONDecoder (one feed) + extendEvents": runtime(bytes.length),
+  "runtime: NDJSONDecoder only (64 KiB feeds)": decodeOnly,
+};
+
+const times = Object.fromEntries(Object.keys(CASES).map((name) => [name, []]));
+for (let round = -3; round < ROUNDS; round++) { // 3 warm-up rounds, not counted
+  for (const [name, run] of Object.entries(CASES)) {
+    const start = performance.now();
+    run();
+    const took = performance.now() - start;
+    if (round >= 0) times[name].push(took);
+  }
+}
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const base = median(times[Object.keys(CASES)[0]]);
+
+console.log(`Workload: ${(bytes.length / 1e6).toFixed(1)} MB of NDJSON, ${floor()} events; node ${process.version}; ${ROUNDS} rounds\n`);
+console.log("| case | median ms | / floor |");
+console.log("|---|---:|---:|");
+for (const name of Object.keys(CASES)) {
+  const m = median(times[name]);
+  console.log(`| ${name} | ${m.toFixed(1)} | ${(m / base).toFixed(2)}x |`);
+}
+
+// -- growth: O(1) amortized per event means 10x the events cost about 10x ----------------
+
+function growth(kind, n) {
+  const reply = "r";
+  const events = [kind === "text"
+    ? { type: "TEXT_BLOCK_START", reply_id: reply, block_id: "b", created_at: "t" }
+    : { type: "DATA_BLOCK_START", reply_id: reply, block_id: "b", media_type: "m", created_at: "t" }];
+  for (let i = 0; i < n; i++) {
+    events.push(kind === "text"
+      ? { type: "TEXT_BLOCK_DELTA", reply_id: reply, block_id: "b", delta: "x", created_at: "t" }
+      : { type: "DATA_BLOCK_DELTA", reply_id: reply, block_id: "b", media_type: "m", data: "AQ==", created_at: "t" });
+  }
+  const msg = { name: "n", content: [], role: "assistant", id: reply };
+  const start = performance.now();
+  extendEvents(msg, events);
+  JSON.stringify(msg); // the whole value is read once at the end
+  return performance.now() - start;
+}
+
+console.log("\n| growth (extendEvents, then JSON.stringify once) | median ms | ratio |");
+console.log("|---|---:|---:|");
+for (const [kind, what] of [["text", "one-character text deltas"], ["data", "1-byte base64 chunks (each padded)"]]) {
+  const small = median(Array.from({ length: 7 }, () => growth(kind, 100_000)));
+  const large = median(Array.from({ length: 7 }, () => growth(kind, 1_000_000)));
+  console.log(`| 100k ${what} | ${small.toFixed(1)} | |`);
+  console.log(`| 1M ${what} | ${large.toFixed(1)} | ${(large / small).toFixed(2)}x |`);
+}
+
+// -- bundle size -----------------------------------------------------------------------
+
+async function size(contents) {
+  const result = await build({
+    stdin: { contents, resolveDir: join(ROOT, "schemas"), loader: "js" },
+    bundle: true, minify: true, format: "esm", write: false, platform: "browser",
+  });
+  const code = result.outputFiles[0].contents;
+  return { min: code.length, gz: gzipSync(code, { level: 9 }).length };
+}
+
+const all = "export * from './dist/index.js';";
+const names = Object.keys(await import("../../schemas/dist/index.js")).filter((n) => n !== "MsgpackFrameDecoder");
+const noMsgpack = `export { ${names.join(", ")} } from './dist/index.js';`;
+const reducerOnly = "export { appendEvent, extendEvents, anomaliesOf } from './dist/index.js';";
+console.log("\n| bundle (esbuild --minify, gzip -9) | minified bytes | gzipped bytes |");
+console.log("|---|---:|---:|");
+for (const [label, entry] of [["whole runtime", all], ["without MsgpackFrameDecoder", noMsgpack],
+  ["appendEvent/extendEvents only", reducerOnly]]) {
+  const { min, gz } = await size(entry);
+  console.log(`| ${label} | ${min} | ${gz} |`);
+}

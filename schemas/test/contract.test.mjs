@@ -1,0 +1,162 @@
+// The parts of the decoder and reducer contract that the vectors and the
+// differential tests (tests/test_ts_runtime.py) do not pin one by one.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import {
+  anomaliesOf,
+  appendEvent,
+  DecodeError,
+  encodeBase64,
+  extendEvents,
+  FrameError,
+  LocalProtocolError,
+  MsgpackFrameDecoder,
+  NDJSONDecoder,
+  readCheckpoint,
+  SSEDecoder,
+  StreamOrderError,
+  UnknownEvent,
+} from "../dist/index.js";
+
+const R = "reply-1";
+const line = (event) => `${JSON.stringify(event)}\n`;
+const delta = (text, block = "b") => ({ type: "TEXT_BLOCK_DELTA", reply_id: R, block_id: block, delta: text, id: "e", created_at: "t" });
+const start = { type: "TEXT_BLOCK_START", reply_id: R, block_id: "b", id: "s", created_at: "t0" };
+const newMsg = () => ({ id: R, name: "Friday", role: "assistant", content: [] });
+
+test("an error carries the events decoded before it in the same call, its offset and index", () => {
+  const decoder = new NDJSONDecoder();
+  const good = line(start) + line(delta("a"));
+  assert.throws(() => decoder.feed(good + "{not json}\n" + line(delta("b"))), (error) => {
+    assert.ok(error instanceof DecodeError);
+    assert.equal(error.events.length, 2);
+    assert.equal(error.index, 2);
+    assert.ok(error.offset >= good.length && error.offset < good.length + 11, String(error.offset));
+    return true;
+  });
+  assert.throws(() => decoder.feed("x"), LocalProtocolError); // failed for good
+  assert.throws(() => decoder.close(), LocalProtocolError);
+});
+
+test("close: a last line without newline is read, a cut one is a FrameError, a second close gives nothing", () => {
+  const decoder = new NDJSONDecoder();
+  assert.deepEqual(decoder.feed(JSON.stringify(start)), []);
+  assert.deepEqual(decoder.close(), [start]);
+  assert.deepEqual(decoder.close(), []);
+  assert.throws(() => decoder.feed("\n"), LocalProtocolError);
+  const cut = new NDJSONDecoder();
+  cut.feed(line(start) + '{"type":"TEXT_BL');
+  assert.throws(() => cut.close(), (error) => error instanceof FrameError && error.offset === line(start).length);
+});
+
+test("maxFrameBytes: a line fails as soon as the buffer passes it; a prefix before any payload", () => {
+  const decoder = new NDJSONDecoder({ maxFrameBytes: 10 });
+  decoder.feed("12345");
+  assert.throws(() => decoder.feed("678901"), FrameError);
+  const frames = new MsgpackFrameDecoder({ maxFrameBytes: 100 });
+  assert.throws(() => frames.feed(new Uint8Array([0, 0, 1, 0])), (error) => error instanceof FrameError && error.offset === 0);
+});
+
+test("the unknown-event policy: raise, skip, keep; a kept one is an anomaly for the reducer", () => {
+  const future = '{"type":"FUTURE","reply_id":"reply-1"}\n';
+  assert.throws(() => new NDJSONDecoder().feed(future), (error) => error instanceof DecodeError && error.path === "$.type");
+  assert.deepEqual(new NDJSONDecoder({ unknown: "skip" }).feed(future + line(start)), [start]);
+  const [kept] = new NDJSONDecoder({ unknown: "keep" }).feed(future);
+  assert.ok(kept instanceof UnknownEvent);
+  assert.equal(new TextDecoder().decode(kept.raw), future.trim());
+  const msg = newMsg();
+  assert.equal(appendEvent(msg, kept).kind, "unknown_event");
+});
+
+test("a missing field or bad base64 names its path", () => {
+  assert.throws(() => new NDJSONDecoder().feed('{"type":"TEXT_BLOCK_DELTA","reply_id":"r","block_id":"b"}\n'),
+    (error) => error.path === "$.delta");
+  const bad = { type: "DATA_BLOCK_DELTA", reply_id: R, block_id: "d", media_type: "m", data: "-_-_" };
+  assert.throws(() => new NDJSONDecoder().feed(line(bad)), (error) => error.path === "$.data");
+});
+
+test("SSE: ids, retry, comments, CR line ends, a BOM cut in two, multi-line data", () => {
+  const decoder = new SSEDecoder({ lastEventId: "7" });
+  const bom = new Uint8Array([0xef, 0xbb]);
+  assert.deepEqual(decoder.feed(bom), []);
+  const json = JSON.stringify(start);
+  const cut = json.indexOf(",") + 1; // between two members: the LF that joins the lines is whitespace
+  const body = `:heartbeat\rretry: 1500\rid: 8\rdata: ${json.slice(0, cut)}\rdata: ${json.slice(cut)}\r\r`;
+  const bytes = new Uint8Array([0xbf, ...new TextEncoder().encode(body)]);
+  const events = decoder.feed(bytes);
+  assert.deepEqual(events.length, 1);
+  assert.equal(events[0].block_id, "b");
+  assert.equal(decoder.lastEventId, "8");
+  assert.equal(decoder.retry, 1500);
+  decoder.feed("id: 9\n");
+  assert.equal(decoder.lastEventId, "8"); // not dispatched yet
+  assert.throws(() => decoder.close(), FrameError); // the stream ended inside a frame
+});
+
+test("MessagePack: bytes arrive as Uint8Array and reduce to base64; bad UTF-8 and __proto__ keys are refused", () => {
+  // {"type": "DATA_BLOCK_DELTA", ...} written by hand: bin 8 for data.
+  const enc = new TextEncoder();
+  const str = (s) => { const b = enc.encode(s); return [0xa0 | b.length, ...b]; };
+  const fields = [["type", "DATA_BLOCK_DELTA"], ["reply_id", R], ["block_id", "d"], ["media_type", "m"]];
+  const payload = [0x85, ...fields.flatMap(([k, v]) => [...str(k), ...str(v)]), ...str("data"), 0xc4, 2, 1, 2];
+  const frame = new Uint8Array([0, 0, 0, payload.length, ...payload]);
+  const [event] = new MsgpackFrameDecoder().feed(frame);
+  assert.ok(event.data instanceof Uint8Array);
+  const msg = newMsg();
+  appendEvent(msg, { type: "DATA_BLOCK_START", reply_id: R, block_id: "d", media_type: "m", created_at: "t" });
+  appendEvent(msg, event);
+  appendEvent(msg, event);
+  assert.equal(msg.content[0].source.data, encodeBase64(new Uint8Array([1, 2, 1, 2])));
+  const badUtf8 = [0x81, ...str("type"), 0xa2, 0xff, 0xfe];
+  assert.throws(() => new MsgpackFrameDecoder().feed(new Uint8Array([0, 0, 0, badUtf8.length, ...badUtf8])),
+    (error) => error instanceof DecodeError && error.offset === 4 + 6);
+  const proto = [0x82, ...str("type"), ...str("CUSTOM"), ...str("__proto__"), 0xc0];
+  assert.throws(() => new MsgpackFrameDecoder().feed(new Uint8Array([0, 0, 0, proto.length, ...proto])), DecodeError);
+});
+
+test("strict mode throws before changing anything; lenient mode records and returns the anomaly", () => {
+  const msg = newMsg();
+  appendEvent(msg, start);
+  const before = JSON.stringify(msg);
+  assert.throws(() => appendEvent(msg, delta("x", "nope"), { strict: true }),
+    (error) => error instanceof StreamOrderError && error.kind === "unknown_block" && error.index === 1);
+  assert.equal(JSON.stringify(msg), before);
+  const anomaly = appendEvent(msg, delta("x", "nope"));
+  assert.deepEqual(anomaly, { index: 2, kind: "unknown_block", event_type: "TEXT_BLOCK_DELTA", id: "nope",
+    detail: "no block was started with this id" });
+  assert.deepEqual(anomaliesOf(msg), [anomaly]);
+});
+
+test("base64 grows as the joined bytes would encode, whatever the chunk sizes", () => {
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const msg = newMsg();
+  appendEvent(msg, { type: "DATA_BLOCK_START", reply_id: R, block_id: "d", media_type: "m" });
+  const all = [];
+  for (let i = 0; i < 200; i++) {
+    const chunk = Uint8Array.from({ length: Math.floor(random() * 7) }, () => Math.floor(random() * 256));
+    all.push(...chunk);
+    const data = random() < 0.5 ? chunk : encodeBase64(chunk);
+    appendEvent(msg, { type: "DATA_BLOCK_DELTA", reply_id: R, block_id: "d", media_type: "m", data });
+    assert.equal(msg.content[0].source.data, encodeBase64(Uint8Array.from(all)));
+  }
+});
+
+test("the Msg is kept in wire's form: a Msg in agentscope's form (nulls, any key order) is rewritten", () => {
+  const msg = { content: [], id: R, role: "assistant", name: "Friday", metadata: {}, usage: null, error: null,
+    finished_at: null, created_at: "t" };
+  extendEvents(msg, [start, { type: "TOOL_CALL_START", reply_id: R, tool_call_id: "c", tool_call_name: "f", created_at: "t1" },
+    { type: "REQUIRE_EXTERNAL_EXECUTION", reply_id: R, tool_calls: [{ type: "tool_call", id: "c", name: "f", input: "" }] }]);
+  assert.equal(JSON.stringify(msg), '{"name":"Friday","content":[{"type":"text","text":"","id":"b","created_at":"t0"},'
+    + '{"type":"tool_call","id":"c","name":"f","input":"","state":"submitted","created_at":"t1"}],'
+    + '"role":"assistant","id":"reply-1","created_at":"t"}');
+});
+
+test("readCheckpoint: undefined for other events, DecodeError for a checkpoint without a msg", () => {
+  assert.equal(readCheckpoint(start), undefined);
+  assert.equal(readCheckpoint({ type: "CUSTOM", name: "other" }), undefined);
+  assert.throws(() => readCheckpoint({ type: "CUSTOM", name: "wire.checkpoint", value: {} }),
+    (error) => error instanceof DecodeError && error.path === "$.value.msg");
+});
