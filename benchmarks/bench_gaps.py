@@ -248,13 +248,27 @@ def _lean_struct(event_cls: Any) -> Any:
                              tag=event_cls.__struct_config__.tag, kw_only=True, gc=False)
 
 
+def _tag_only_struct(event_cls: Any) -> Any:
+    return msgspec.defstruct(event_cls.__name__ + "Tag", [], tag_field="type",
+                             tag=event_cls.__struct_config__.tag, kw_only=True, gc=False)
+
+
 _LEAN_UNION: Any = functools.reduce(operator.or_, [
     _lean_struct(cls) if cls.event_type in _HOT else cls for cls in AgentEvent.__args__])
 _lean_decoder = msgspec.json.Decoder(_LEAN_UNION)
+# The "Struct that declares only the tag", for the hot deltas: what
+# tokenising and skipping every value costs, the floor of any decode.
+_TAG_ONLY_UNION: Any = functools.reduce(operator.or_, [
+    _tag_only_struct(cls) if cls.event_type in _HOT else cls for cls in AgentEvent.__args__])
+_tag_only_decoder = msgspec.json.Decoder(_TAG_ONLY_UNION)
 
 
 def _decode_and_reduce(ndjson: bytes) -> wire.Msg:
     return workload.initial_msg().extend_events(wire.json.decode_events(ndjson))
+
+
+def _reduce_only(events: list[AgentEvent]) -> wire.Msg:
+    return workload.initial_msg().extend_events(events)
 
 
 @pytest.mark.benchmark(group="gaps: lean decode")
@@ -262,13 +276,18 @@ def test_info_lean_decode(benchmark: Any, reply: Reply) -> None:
     ndjson = reply.ndjson
     assert len(_lean_decoder.decode_lines(ndjson)) == reply.n
     full, lean = "msgspec decode_lines, full events (bare)", "msgspec decode_lines, lean hot deltas (bare)"
-    to_msg = "wire decode_events + extend_events"
+    tag_only = "msgspec decode_lines, hot deltas as their tag only (bare)"
+    to_msg, reduce = "wire decode_events + extend_events", "extend_events alone, events decoded before"
     cases: dict[str, tuple[Callable[..., Any], Any]] = {
         full: (_bare_event_decoder.decode_lines, ndjson),
         lean: (_lean_decoder.decode_lines, ndjson),
+        tag_only: (_tag_only_decoder.decode_lines, ndjson),
         to_msg: (_decode_and_reduce, ndjson),
+        reduce: (_reduce_only, reply.events),
     }
     _target(benchmark, reply, cases, {
         "lean decode_lines vs full decode_lines (info)": (lean, full),
+        "tag-only decode_lines vs full decode_lines (info)": (tag_only, full),
         "bytes to Msg (decode + extend_events) vs full decode_lines (info)": (to_msg, full),
+        "extend_events alone vs full decode_lines (info)": (reduce, full),
     }, rounds=15)
