@@ -143,7 +143,7 @@ def test_target_encode(benchmark: Any, reply: Reply, dataclasses_of_reply: list[
         "encode: wire vs orjson over dataclasses, NDJSON (info)": (wire_case, dc_lines),
         "encode: wire vs orjson over pre-built dicts (info)": (wire_case, dicts),
         "encode: wire vs pydantic model_dump_json per event (info)": (wire_case, pyd),
-    }, rounds=15)
+    }, rounds=31)
 
 
 @pytest.mark.benchmark(group="gaps: encode")
@@ -158,7 +158,7 @@ def test_target_encode_text(benchmark: Any, reply: Reply, dataclasses_of_reply: 
     }
     benchmark.extra_info["events_in_case"] = len(events)
     _target(benchmark, reply, cases, {"encode text deltas: wire vs orjson over dataclasses (info)": (
-        "wire.json.encode_events, text deltas", "orjson dumps(list of dataclasses), text deltas")}, rounds=21)
+        "wire.json.encode_events, text deltas", "orjson dumps(list of dataclasses), text deltas")}, rounds=31)
 
 
 # -- peek per frame ----------------------------------------------------------------------------
@@ -195,7 +195,7 @@ def test_target_peek_per_frame(benchmark: Any, reply: Reply) -> None:
         "peek per frame vs its floor, the bare envelope decoder (info)": (peek, bare_env),
         "peek per frame vs the least wrapper of the bare envelope decoder (info)": (peek, wrapped),
         "decode_event per frame vs its floor, the bare event decoder (info)": (decode, bare_event),
-    }, rounds=15)
+    }, rounds=31)
 
 
 # -- SSE with ids vs NDJSON, 4 KiB chunks --------------------------------------------------------
@@ -246,7 +246,7 @@ def test_target_sse_vs_ndjson(benchmark: Any, reply: Reply) -> None:
         "floor: SSE split-and-decode vs NDJSON split-and-decode (info)": (sse_floor, nd_floor),
         "SSE vs its floor (info)": (sse, sse_floor),
         "NDJSON vs its floor (info)": (nd, nd_floor),
-    }, rounds=15)
+    }, rounds=31)
 
 
 # -- what a lean decode for the reducer would save -------------------------------------------------
@@ -306,4 +306,4 @@ def test_info_lean_decode(benchmark: Any, reply: Reply) -> None:
         "tag-only decode_lines vs full decode_lines (info)": (tag_only, full),
         "bytes to Msg (decode + extend_events) vs full decode_lines (info)": (to_msg, full),
         "extend_events alone vs full decode_lines (info)": (reduce, full),
-    }, rounds=15)
+    }, rounds=31)
