@@ -84,3 +84,27 @@ def test_a_field_line_where_data_belongs_is_no_data() -> None:
     outcome = run(fast, [stream])
     assert outcome == run(reference, [stream])
     assert outcome == ([wire.json.decode_event(p) for p in (PAYLOADS[0], PAYLOADS[1], PAYLOADS[3])], None)
+
+
+def _same_as_the_spec_parser(stream: bytes) -> Any:
+    fast, reference = SSEDecoder(), general(SSEDecoder())
+    outcome = run(fast, [stream])
+    assert outcome == run(reference, [stream])
+    assert fast.last_event_id == reference.last_event_id
+    return outcome, fast.last_event_id
+
+
+def test_a_data_line_where_an_id_belongs_joins_the_next_data() -> None:
+    """The second frame has two data lines (no id): its data is both payloads
+    joined with LF, which is no single event, so decoding fails there."""
+    stream = b"id: 1\ndata: %s\n\ndata: %s\ndata: %s\n\nid: 3\ndata: %s\n\n" % tuple(PAYLOADS)
+    (events, error), _ = _same_as_the_spec_parser(stream)
+    assert len(events) == 1 and error is not None and error[0] == "DecodeError"
+
+
+def test_a_frame_without_id_keeps_the_last_one() -> None:
+    """An empty line where the last frame's id belongs: that frame has no
+    id, so the id in force stays the one before it."""
+    stream = b"id: 1\ndata: %s\n\nid: 2\ndata: %s\n\n\ndata: %s\n\n" % tuple(PAYLOADS[:3])
+    (events, error), last_id = _same_as_the_spec_parser(stream)
+    assert (len(events), error, last_id) == (3, None, "2")

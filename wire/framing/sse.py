@@ -84,7 +84,6 @@ _BOM = b"\xef\xbb\xbf"
 # A CR that is not the first half of a CRLF: a line end of its own.
 _LONE_CR = re.compile(rb"\r(?!\n)")
 _is_data_line = methodcaller("startswith", b"data: ")
-_is_id_line = methodcaller("startswith", b"id: ")
 _after_data = itemgetter(slice(6, None))
 _strip_ws = methodcaller("strip", b" \t")
 # The largest region the fast path splits in one go: at most 32k lines (about
@@ -422,9 +421,13 @@ class SSEDecoder(StreamDecoder[T]):
             if rest or any(lines[2:3 * frames:3]):
                 return False
             ids = lines[0:3 * frames:3]
-            if not all(map(_is_id_line, ids)):
+            # The first id line starts with "id: " (the region does). No line
+            # holds an LF, so in the ids joined with LF, "\nid: " occurs once
+            # per later line that starts so: one short search in C instead of
+            # a call per line (about 5% of this path's time).
+            joined = b"\n".join(ids)
+            if joined.count(b"\nid: ") != frames - 1:
                 return False
-            joined = b"".join(ids)
             if 0 in joined:  # an id with NUL is ignored: the spec parser's job
                 return False
             try:
