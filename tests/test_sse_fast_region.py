@@ -23,10 +23,10 @@ from wire.sse import SSEDecoder
 PAYLOADS = [line for line in catalog_lines() if b"\n" not in line][:4]
 _data = st.sampled_from(PAYLOADS).map(lambda p: b"data: " + p)
 _id = st.integers(0, 99).map(lambda n: b"id: %d" % n)
-# The last two decode as events if a path cuts them where it cuts a data
+# The last three decode as events if a path cuts them where it cuts a data
 # line (after 6 bytes): a check that let them through would show.
 _other = st.sampled_from([b"", b"id:7", b"data:" + PAYLOADS[0], b"event: x", b":", b"retry: 9",
-                          b"event: " + PAYLOADS[2], b"id: ab" + PAYLOADS[3]])
+                          b"event: " + PAYLOADS[2], b"id: ab" + PAYLOADS[3], b"data:x" + PAYLOADS[1]])
 _line = st.one_of(_data, _id, _other, _other)
 
 
@@ -108,3 +108,12 @@ def test_a_frame_without_id_keeps_the_last_one() -> None:
     stream = b"id: 1\ndata: %s\n\nid: 2\ndata: %s\n\n\ndata: %s\n\n" % tuple(PAYLOADS[:3])
     (events, error), last_id = _same_as_the_spec_parser(stream)
     assert (len(events), error, last_id) == (3, None, "2")
+
+
+def test_data_without_the_space_keeps_its_first_byte() -> None:
+    """``data:x{...}``: only a space after the colon is dropped, so the
+    payload is ``x{...}``, no event; a path that cut six bytes off would
+    decode it."""
+    stream = b"data: %s\n\ndata:x%s\n\ndata: %s\n\n" % tuple(PAYLOADS[:3])
+    (events, error), _ = _same_as_the_spec_parser(stream)
+    assert len(events) == 1 and error is not None and error[0] == "DecodeError"

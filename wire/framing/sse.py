@@ -83,7 +83,7 @@ T = TypeVar("T")
 _BOM = b"\xef\xbb\xbf"
 # A CR that is not the first half of a CRLF: a line end of its own.
 _LONE_CR = re.compile(rb"\r(?!\n)")
-_is_data_line = methodcaller("startswith", b"data: ")
+_data_prefix = itemgetter(slice(6))
 _after_data = itemgetter(slice(6, None))
 _strip_ws = methodcaller("strip", b" \t")
 # The largest region the fast path splits in one go: at most 32k lines (about
@@ -438,7 +438,10 @@ class SSEDecoder(StreamDecoder[T]):
             datas = lines[1:3 * frames:3]
         else:
             return False
-        if not all(map(_is_data_line, datas)):
+        # Every data line starts "data: " exactly when their first six bytes,
+        # joined, are that many "data: " (a shorter line makes the join
+        # shorter): about 3x cheaper than a startswith call per line.
+        if b"".join(map(_data_prefix, datas)) != b"data: " * len(datas):
             return False
         payloads = list(map(_after_data, datas))
         # A blank payload is skipped, which the spec parser does. Only one
