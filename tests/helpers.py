@@ -28,7 +28,7 @@ import msgspec
 
 import wire
 from wire.events import AgentEvent
-from wire.framing import StreamDecoder
+from wire.framing import SSEDecoder, StreamDecoder
 
 ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
@@ -375,3 +375,15 @@ REACT_TURN: list[dict[str, Any]] = [
     {"id": "a2", "name": "Friday", "role": "assistant", "content": "北京今天晴, 25°C。",
      "metadata": {"answer": "sunny"}, "timestamp": "2026-05-10 14:30:03.042"},
 ]
+
+
+# -- SSE ----------------------------------------------------------------------------------------------
+
+
+def general(decoder: SSEDecoder[Any]) -> SSEDecoder[Any]:
+    """``decoder`` made to read every byte with the spec parser, the one that
+    follows the spec line by line (wire.framing._sse_spec): the reference for
+    the fast paths."""
+    assert decoder._mode == "bom"  # nothing read yet
+    decoder._after_bom = "spec"
+    return decoder

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wire
-from tests.helpers import CASES, CATALOG, REPLY, cut, growth_ratio, initial_msg, run
+from tests.helpers import CASES, CATALOG, REPLY, cut, general, growth_ratio, initial_msg, run
 from tests.strategies import damage, points, reply_streams, sse_tokens
 from wire.events import UnknownEvent
 from wire.framing import RawFrame, SSEDecoder, SSEEncoder
@@ -98,15 +98,6 @@ def decode(data: bytes, **kwargs: Any) -> list[Any]:
     items, error = run(SSEDecoder(**kwargs), [data])
     assert error is None, error
     return items
-
-
-def general(decoder: SSEDecoder[Any]) -> SSEDecoder[Any]:
-    """``decoder`` made to read every byte with the spec parser, the one that
-    follows the spec line by line (wire.framing._sse_spec): the reference for
-    the fast paths."""
-    assert decoder._mode == "bom"  # nothing read yet
-    decoder._after_bom = "spec"
-    return decoder
 
 
 def test_the_reference_decoder_takes_no_fast_path() -> None:

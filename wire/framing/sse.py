@@ -83,8 +83,7 @@ T = TypeVar("T")
 _BOM = b"\xef\xbb\xbf"
 # A CR that is not the first half of a CRLF: a line end of its own.
 _LONE_CR = re.compile(rb"\r(?!\n)")
-_is_data_line = methodcaller("startswith", b"data: ")
-_is_id_line = methodcaller("startswith", b"id: ")
+_data_prefix = itemgetter(slice(6))
 _after_data = itemgetter(slice(6, None))
 _strip_ws = methodcaller("strip", b" \t")
 # The largest region the fast path splits in one go (a 64 KiB window and the
@@ -429,9 +428,13 @@ class SSEDecoder(StreamDecoder[T]):
             if rest or any(lines[2:3 * frames:3]):
                 return False
             ids = lines[0:3 * frames:3]
-            if not all(map(_is_id_line, ids)):
+            # The first id line starts with "id: " (the region does). No line
+            # holds an LF, so in the ids joined with LF, "\nid: " occurs once
+            # per later line that starts so: one short search in C instead of
+            # a call per line (about 5% of this path's time).
+            joined = b"\n".join(ids)
+            if joined.count(b"\nid: ") != frames - 1:
                 return False
-            joined = b"".join(ids)
             if 0 in joined:  # an id with NUL is ignored: the spec parser's job
                 return False
             try:
@@ -442,7 +445,10 @@ class SSEDecoder(StreamDecoder[T]):
             datas = lines[1:3 * frames:3]
         else:
             return False
-        if not all(map(_is_data_line, datas)):
+        # Every data line starts "data: " exactly when their first six bytes,
+        # joined, are that many "data: " (a shorter line makes the join
+        # shorter): about 3x cheaper than a startswith call per line.
+        if b"".join(map(_data_prefix, datas)) != b"data: " * len(datas):
             return False
         payloads = list(map(_after_data, datas))
         # A blank payload is skipped, which the spec parser does. Only one
