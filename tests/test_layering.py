@@ -41,8 +41,8 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("package", {"__init__"}),
     ("tools: shared", {"_streaming"}),
     ("tools", {"framing", "sse", "schema", "zerocopy"}),
-    ("edges", {"aio", "http", "demo"}),
-    ("edges: cli", {"cli"}),
+    ("edges", {"aio", "http", "demo", "stores"}),
+    ("edges: cli", {"cli", "redis"}),
     ("edges: entry point", {"__main__"}),
 ]
 LEVEL = {module: i for i, (_, modules) in enumerate(LAYERS) for module in modules}

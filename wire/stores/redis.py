@@ -1,0 +1,581 @@
+"""A reply's events in a Redis Stream: resume on any replica, and share
+agentscope's own session logs.
+
+Needs the ``redis`` extra (redis-py's asyncio client, and anyio). This is the
+only module of wire that imports redis.
+
+The stream. One Redis Stream per log. Each entry is one field, ``payload``,
+holding one event as JSON: the layout of agentscope 2.0.11's app
+(``agentscope.app.message_bus._redis_message_bus``, whose ``log_read`` reads
+what this module writes, and ``agentscope.app._bus_ops.publish_session_event``,
+whose entries this module reads). :func:`agentscope_session_key` names a
+session's stream the way agentscope does, and ``publish=True`` also publishes
+each event on the Pub/Sub channel of the stream's name with ``_entry_id``
+added, as ``publish_session_event`` does, so agentscope's own
+``/sessions/{id}/stream`` serves what wire writes.
+
+The entry ids are the cursors: ``read(after=id)``, ``follow(after=id)``, and
+the ``id:`` of every SSE frame, so a browser's ``Last-Event-ID`` resumes on
+whichever replica it reaches. A reader reads replay and live with one command,
+``XREAD BLOCK`` from its cursor: there is no seam between the two, so nothing
+is missed or sent twice and nothing has to be de-duplicated. The SSE body
+carries each payload's bytes as Redis holds them, never decoded and
+re-encoded per reader.
+
+Past MAXLEN. ``max_len`` trims the stream (``XADD MAXLEN ~``), which drops the
+beginning of a long reply. A producer log made with ``msg=`` (the reply's Msg,
+as for ``wire.aio.EventLog``) therefore keeps a checkpoint beside the stream:
+a hash holding the Msg as built so far and the id of the last entry it covers,
+written by the same script as the entries it covers (atomically), at least
+every ``checkpoint_every`` events and when the reply ends. A reader whose
+cursor lies before a trimmed entry of the reply (or a fresh reader of a
+trimmed reply) gets that checkpoint, a CUSTOM ``wire.checkpoint`` event whose
+id is the entry it covers, then the entries after it, and so ends with the
+exact Msg. The checkpoint key carries the stream key as its Redis Cluster hash
+tag, so both live in one hash slot.
+
+Faults. Every Redis failure surfaces as :class:`wire.errors.StoreError`
+naming the log's key, with redis-py's exception as ``__cause__``. Readers
+retry a lost connection with backoff for ``retry_for`` seconds first; a
+producer never retries (an ``XADD`` whose reply was lost may have been
+applied), and a producer with ``msg=`` refuses further appends after a failed
+one, since its Msg may no longer match the stream.
+
+Foreign entries. A shared stream may hold entries other producers wrote.
+Entries without a ``payload`` field are skipped, as agentscope's ``log_read``
+skips them. An event of a type wire does not know follows ``unknown``, the
+decoders' policy (``"skip"`` by default here, since a session stream is
+shared; ``"keep"`` passes it on; ``"raise"`` raises DecodeError). A payload
+that is not an event at all raises DecodeError under ``"raise"`` and is
+otherwise skipped and counted in :attr:`RedisEventLog.skipped`: a reader
+(a browser's stream) never dies of a foreign producer's garbage.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterable, AsyncIterator, Iterable
+from itertools import chain, repeat
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio
+import redis.exceptions
+from redis.crc import key_slot
+
+from wire import json as wire_json
+from wire._streaming import Payloads, RawFrame, UnknownPolicy, line_payloads
+from wire.errors import DecodeError, StoreError
+from wire.events import (
+    AgentEvent,
+    ReplyEndEvent,
+    RequireExternalExecutionEvent,
+    RequireUserConfirmEvent,
+    UnknownEvent,
+)
+from wire.messages import Msg
+from wire.sse import SSEEncoder, checkpoint
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+__all__ = ("AGENTSCOPE_SESSION_EVENTS", "RedisEventLog", "agentscope_session_key", "checkpoint_key")
+
+# agentscope.app.message_bus._keys.MessageBusKeys.session_events
+AGENTSCOPE_SESSION_EVENTS = "agentscope:session:events:"
+
+Resume = Literal["checkpoint", "replay"]
+Event = AgentEvent | UnknownEvent
+# An entry as the readers pass it on: its id and its payload, both bytes.
+_Entry = tuple[bytes, bytes]
+
+# The events after which a reply waits or is over (agentscope.app.channel._stream).
+_TERMINAL = (ReplyEndEvent, RequireUserConfirmEvent, RequireExternalExecutionEvent)
+_ENTRY_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
+_ZERO = b"0-0"
+# How long one XREAD waits for entries. Well below redis-py's default socket
+# timeout (5 s in redis-py 8), which would cut a longer wait short; a reader
+# also notices the reply's end mark and a dead server within this time.
+_BLOCK_MS = 1000
+# One script call holds at most this many events: a script blocks Redis while
+# it runs, so a long batch is cut into several calls, sent in one pipeline.
+_SCRIPT_BATCH = 512
+# Read errors worth retrying: the server went away, is restarting or is
+# loading its AOF (BusyLoadingError is a ConnectionError).
+_TRANSIENT = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
+
+# KEYS: the stream, the checkpoint. ARGV: max_len (0: none), ttl in ms (0:
+# none), publish (1/0), reset the checkpoint first (1/0), the Msg snapshot
+# ("" : no checkpoint in this call), finish (1/0: mark the reply's end), the
+# last id the producer wrote ("" if none), then the payloads.
+_APPEND = """
+local key, ck = KEYS[1], KEYS[2]
+local max_len, ttl = tonumber(ARGV[1]), tonumber(ARGV[2])
+local publish, reset, msg, finish = ARGV[3] == '1', ARGV[4] == '1', ARGV[5], ARGV[6] == '1'
+local last = ARGV[7]
+if last == '' then last = '0-0' end
+if reset then redis.call('DEL', ck) end
+local ids = {}
+for i = 8, #ARGV do
+  local payload = ARGV[i]
+  local id
+  if max_len > 0 then
+    id = redis.call('XADD', key, 'MAXLEN', '~', max_len, '*', 'payload', payload)
+  else
+    id = redis.call('XADD', key, '*', 'payload', payload)
+  end
+  ids[#ids + 1] = id
+  last = id
+  if publish then
+    redis.call('PUBLISH', key, string.sub(payload, 1, -2) .. ',"_entry_id":"' .. id .. '"}')
+  end
+end
+if reset and #ids > 0 then redis.call('HSET', ck, 'first', ids[1]) end
+if msg ~= '' then redis.call('HSET', ck, 'id', last, 'msg', msg) end
+if finish then redis.call('HSET', ck, 'end', last) end
+if ttl > 0 then
+  redis.call('PEXPIRE', key, ttl)
+  redis.call('PEXPIRE', ck, ttl)
+end
+return ids
+"""
+
+
+def agentscope_session_key(session_id: str) -> str:
+    """The stream agentscope 2.0.11's app keeps a session's events in."""
+    return AGENTSCOPE_SESSION_EVENTS + session_id
+
+
+def checkpoint_key(key: str) -> str:
+    """The hash beside stream ``key`` that holds its reply's checkpoint.
+
+    Redis Cluster hashes only a key's first ``{...}`` tag when it has one, so
+    a key without a tag becomes the tag (``{key}``) and a key with one keeps
+    it: either way the hash lands in the stream's slot."""
+    tagged = key if _hash_tag(key) is not None else "{" + key + "}"
+    name = tagged + ":wire.checkpoint"
+    if key_slot(name.encode()) != key_slot(key.encode()):
+        raise ValueError(f"no checkpoint key shares the hash slot of {key!r}")
+    return name
+
+
+def _hash_tag(key: str) -> str | None:
+    start = key.find("{")
+    if start < 0:
+        return None
+    end = key.find("}", start + 1)
+    return key[start + 1:end] if end > start + 1 else None
+
+
+def _order(entry_id: bytes) -> tuple[int, int]:
+    ms, _, seq = entry_id.partition(b"-")
+    return int(ms), int(seq or 0)
+
+
+def _as_bytes(value: Any) -> bytes:
+    return value if type(value) is bytes else str(value).encode()
+
+
+class _Checkpoint:
+    """The checkpoint hash, read: the entry it covers, the Msg then, the
+    reply's first entry and, once the producer closed it, its last."""
+
+    __slots__ = ("end", "first", "id", "msg")
+
+    def __init__(self, fields: dict[Any, Any]) -> None:
+        got = {_as_bytes(k): _as_bytes(v) for k, v in fields.items()}
+        self.id = got.get(b"id")
+        self.msg = got.get(b"msg")
+        self.first = got.get(b"first")
+        self.end = got.get(b"end")
+
+
+class RedisEventLog:
+    """One log in a Redis Stream: ``key``, on redis-py's asyncio client.
+
+    The producer awaits :meth:`append` or :meth:`extend` (or runs :meth:`pump`)
+    and :meth:`close` at the end; readers, in any process, :meth:`read`,
+    :meth:`follow` or serve :meth:`sse` (``wire.http.sse_endpoint`` mounts it
+    as it mounts a ``wire.aio.EventLog``).
+
+    * ``max_len``: trim the stream to about this many entries on each append
+      (``XADD MAXLEN ~``; Redis keeps at least that many).
+    * ``ttl``: seconds after the last append at which Redis deletes the log.
+    * ``msg``: the reply's Msg, for a producer that keeps checkpoints (see
+      the module docstring); :attr:`msg` is then the Msg so far.
+    * ``publish``: also publish each event on the Pub/Sub channel ``key``
+      with ``_entry_id``, as agentscope's ``publish_session_event`` does.
+    * ``checkpoint_every``: the most events between two checkpoints (kept
+      below ``max_len / 2`` so the entries after a checkpoint outlive it).
+    * ``unknown``: what a reader does with an entry of an unknown type (and,
+      unless ``"raise"``, with one that is no event at all).
+    * ``retry_for``: how long a reader retries a lost connection.
+
+    Works with a client made either way (``decode_responses`` on or off);
+    off saves a decode and encode of every payload.
+    """
+
+    def __init__(self, client: Redis, key: str, *, max_len: int | None = None, ttl: float | None = None,
+                 msg: Msg | None = None, publish: bool = False, checkpoint_every: int = 256,
+                 unknown: UnknownPolicy = "skip", retry_for: float = 30.0) -> None:
+        if max_len is not None and max_len < 2:
+            raise ValueError(f"max_len must be at least 2, not {max_len}")
+        if checkpoint_every < 1:
+            raise ValueError(f"checkpoint_every must be positive, not {checkpoint_every}")
+        self.client = client
+        self.key = key
+        self.checkpoint_key = checkpoint_key(key)
+        self.max_len = max_len
+        self.ttl = ttl
+        self.msg = msg
+        self.publish = publish
+        self.checkpoint_every = min(checkpoint_every, max_len // 2) if max_len else checkpoint_every
+        self.unknown: UnknownPolicy = unknown
+        self.retry_for = retry_for
+        self.skipped = 0
+        """Entries readers of this object skipped: no event at all, or of an
+        unknown type under ``unknown="skip"``."""
+        self.last_id: str | None = None
+        """The id of the last entry this producer wrote."""
+        self._events = Payloads("json", raw=False, unknown=unknown)
+        self._frames = Payloads("json", raw=True, peek=True, unknown=unknown)
+        self._script = client.register_script(_APPEND)
+        self._since_checkpoint = 0
+        self._started = False
+        self._failed: StoreError | None = None
+
+    def __repr__(self) -> str:
+        return f"RedisEventLog({self.key!r})"
+
+    def _error(self, exc: BaseException, doing: str) -> StoreError:
+        error = StoreError(f"{doing} failed: {type(exc).__name__}: {exc}", key=self.key)
+        error.__cause__ = exc
+        return error
+
+    # -- the producer -------------------------------------------------------------------
+
+    async def append(self, event: AgentEvent) -> str:
+        """Write one event; its entry id."""
+        return (await self.extend([event]))[0]
+
+    async def extend(self, events: Iterable[AgentEvent]) -> list[str]:
+        """Write ``events`` in order, in one round trip; their entry ids.
+
+        With ``msg``, the events are applied to it and a checkpoint goes with
+        the entries when one is due. Raises StoreError if Redis fails; the
+        events may then be written or not."""
+        events = list(events)
+        if not events:
+            return []
+        calls = []
+        for start in range(0, len(events), _SCRIPT_BATCH):
+            chunk = events[start:start + _SCRIPT_BATCH]
+            calls.append(self._call(chunk, finish=False))
+        ids = await self._run(calls)
+        self.last_id = ids[-1]
+        return ids
+
+    async def close(self) -> None:
+        """The reply is over: write its final checkpoint (with ``msg``) and
+        mark its end, where readers following the log stop."""
+        await self._run([self._call([], finish=True)])
+
+    async def pump(self, events: AsyncIterable[AgentEvent]) -> None:
+        """Append every event of ``events`` as it comes, then close the log."""
+        async for event in events:
+            await self.append(event)
+        await self.close()
+
+    def _call(self, chunk: list[AgentEvent], *, finish: bool) -> list[Any]:
+        """The script's arguments for one chunk, applying it to ``msg``."""
+        snapshot = b""
+        reset = not self._started and self.msg is not None
+        if self.msg is not None:
+            self.msg.extend_events(chunk)
+            self._since_checkpoint += len(chunk)
+            due = self._since_checkpoint >= self.checkpoint_every or finish or reset
+            if due or any(isinstance(event, _TERMINAL) for event in chunk):
+                snapshot = wire_json.encode(self.msg)
+                self._since_checkpoint = 0
+        self._started = True
+        ttl = round(self.ttl * 1000) if self.ttl else 0
+        return [self.max_len or 0, ttl, int(self.publish), int(reset), snapshot, int(finish),
+                self.last_id or "", *map(wire_json.encode, chunk)]
+
+    async def _run(self, calls: list[list[Any]]) -> list[str]:
+        if self._failed is not None:
+            raise StoreError(f"an earlier append failed ({self._failed}); this log's Msg may not "
+                             "match its stream any more", key=self.key) from self._failed
+        keys = [self.key, self.checkpoint_key]
+        try:
+            if len(calls) == 1:
+                results = [await self._script(keys=keys, args=calls[0])]
+            else:
+                async with self.client.pipeline(transaction=False) as pipe:
+                    for args in calls:
+                        await self._script(keys=keys, args=args, client=pipe)
+                    results = await pipe.execute()
+        except (redis.exceptions.RedisError, OSError) as exc:
+            error = self._error(exc, "append")
+            if self.msg is not None:
+                self._failed = error
+            raise error from exc
+        ids = [entry_id.decode() if type(entry_id) is bytes else entry_id
+               for result in results for entry_id in result]
+        if ids:
+            self.last_id = ids[-1]
+        return ids
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    async def trim(self, before: str) -> int:
+        """Drop the entries older than id ``before`` (``XTRIM MINID``); how
+        many went. The checkpoint stays: readers of the trimmed part get it."""
+        return int(await self._command("trim", "XTRIM", self.key, "MINID", before))
+
+    async def delete(self) -> None:
+        """Delete the log: its stream and its checkpoint."""
+        await self._command("delete", "DEL", self.key, self.checkpoint_key)
+
+    async def expire(self, seconds: float) -> None:
+        """Delete the log ``seconds`` from now (a finished reply's lifetime)."""
+        ms = round(seconds * 1000)
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.pexpire(self.key, ms)
+            pipe.pexpire(self.checkpoint_key, ms)
+            try:
+                await pipe.execute()
+            except (redis.exceptions.RedisError, OSError) as exc:
+                raise self._error(exc, "expire") from exc
+
+    async def _command(self, doing: str, *args: Any) -> Any:
+        try:
+            return await self.client.execute_command(*args)  # type: ignore[no-untyped-call]
+        except (redis.exceptions.RedisError, OSError) as exc:
+            raise self._error(exc, doing) from exc
+
+    # -- readers ------------------------------------------------------------------------
+
+    async def last_checkpoint(self) -> tuple[str, Msg] | None:
+        """The checkpoint the producer last wrote: the id of the last entry
+        it covers and the Msg then; None if there is none."""
+        found = _Checkpoint(await self._command("read the checkpoint of", "HGETALL", self.checkpoint_key))
+        if found.id is None or found.msg is None:
+            return None
+        return found.id.decode(), wire_json.decode_msg(found.msg)
+
+    async def read(self, after: str | None = None, count: int | None = None) -> list[tuple[str, Event]]:
+        """The entries strictly after id ``after`` (all with None), at most
+        ``count``, as (id, event) pairs. Plain ``XRANGE``: no checkpoint."""
+        start = "-" if after is None else "(" + after
+        args: list[Any] = ["XRANGE", self.key, start, "+"]
+        if count is not None:
+            args += ["COUNT", count]
+        entries = self._entries(await self._command("read", *args))
+        return [(entry_id.decode(), event) for entry_id, event in self._decode(entries)]
+
+    async def follow(self, after: str | None = None, *, heartbeat: float | None = None,
+                     max_batch: int = 512) -> AsyncIterator[list[tuple[str, Event]]]:
+        """The entries after id ``after`` (all with None), then live ones as
+        they come, in batches of at most ``max_batch`` (id, event) pairs,
+        until the producer closes the log. With ``heartbeat``, an empty batch
+        after that many idle seconds. Where entries after the cursor were
+        trimmed and the reply has a checkpoint, it comes first (a CUSTOM
+        ``wire.checkpoint`` event, with the id of the entry it covers)."""
+        cursor, first = await self._open(after, "replay")
+        async for entries in self._follow(cursor, first, heartbeat, max_batch):
+            if entries:
+                yield [(entry_id.decode(), event) for entry_id, event in self._decode(entries)]
+            else:
+                yield []
+
+    async def sse(self, last_event_id: str | None = None, *, resume: Resume = "checkpoint",
+                  heartbeat: float | None = 15.0) -> AsyncIterator[bytes]:
+        """The log as an SSE body, each frame's ``id`` its entry id, the
+        payload's bytes as its ``data``; a ``:`` comment after ``heartbeat``
+        idle seconds.
+
+        As ``wire.aio.EventLog.sse``: a fresh client gets every event (past
+        a trimmed beginning: the checkpoint, then the events after it). A
+        client that reconnects with ``Last-Event-ID`` gets, with
+        ``resume="checkpoint"`` and a reply that keeps checkpoints, the
+        latest checkpoint (id: the entry it covers) and the events after it;
+        otherwise, or with ``resume="replay"``, the events after that id (an
+        id this log never sent starts it from the beginning), with the
+        checkpoint first if some of them were trimmed."""
+        if resume not in ("checkpoint", "replay"):
+            raise ValueError(f"resume must be 'checkpoint' or 'replay', not {resume!r}")
+        cursor, first = await self._open(last_event_id or None, resume)
+        heartbeat_frame = SSEEncoder.comment()
+        async for entries in self._follow(cursor, first, heartbeat, 512):
+            yield self._sse_frames(entries) if entries else heartbeat_frame
+
+    # -- reading, inside --------------------------------------------------------------
+
+    def _entries(self, raw: Any) -> list[_Entry]:
+        """(id, payload) of XRANGE/XREAD entries, as bytes; entries without
+        a payload field are skipped, as agentscope's ``log_read`` does."""
+        out = []
+        for entry_id, fields in raw:
+            payload = fields.get(b"payload")
+            if payload is None:
+                payload = fields.get("payload")
+                if payload is None:
+                    self.skipped += 1
+                    continue
+            out.append((_as_bytes(entry_id), _as_bytes(payload)))
+        return out
+
+    def _checked(self, entries: list[_Entry], payloads: Payloads) -> tuple[list[bytes], list[Any]]:
+        """The ids and items of ``entries`` decoded by ``payloads``, with the
+        unknown-event policy: one C-level pass, then one by one if it fails."""
+        items = payloads.batch([payload for _, payload in entries])
+        if items is not None:
+            return [entry_id for entry_id, _ in entries], items
+        ids: list[bytes] = []
+        items = []
+        for entry_id, payload in entries:
+            before = len(items)
+            try:
+                payloads.one(payload, items, offset=0, index=0)
+            except DecodeError as exc:
+                if self.unknown == "raise":
+                    error = DecodeError(f"{self.key} entry {entry_id.decode()}: {exc.reason}", path=exc.path,
+                                        offset=exc.offset, events=list(zip(ids, items, strict=True)))
+                    raise error from exc
+            if len(items) > before:
+                ids.append(entry_id)
+            else:
+                self.skipped += 1
+        return ids, items
+
+    def _decode(self, entries: list[_Entry]) -> list[tuple[bytes, Event]]:
+        ids, events = self._checked(entries, self._events)
+        return list(zip(ids, events, strict=True))
+
+    def _sse_frames(self, entries: list[_Entry]) -> bytes:
+        ids, frames = self._checked(entries, self._frames)
+        payloads = line_payloads(frames)
+        if payloads is not None:  # the usual case: joined in C
+            prefixes = map(b"id: %s\ndata: ".__mod__, ids)
+            return b"".join(chain.from_iterable(zip(prefixes, payloads, repeat(b"\n\n"))))
+        encoder = SSEEncoder(next_id=None)  # a payload over several lines: one data line each
+        return b"".join(b"id: %s\n%s" % (entry_id, encoder.encode(RawFrame(frame.payload)))
+                        for entry_id, frame in zip(ids, frames, strict=True))
+
+    async def _open(self, after: str | None, resume: Resume) -> tuple[bytes, list[_Entry]]:
+        """Where a reader starts: its cursor, and the checkpoint entry to
+        send before the entries after it (none when none is due)."""
+        found, info = await self._retrying("open", self._look)
+        cursor = after.encode() if after is not None and _ENTRY_ID.fullmatch(after) else None
+        last_generated = info.get("last-generated-id") if info else None
+        if cursor is not None and (last_generated is None or _order(cursor) > _order(_as_bytes(last_generated))):
+            cursor = None  # an id this log never gave out: from the beginning, as EventLog.sse does
+        if found.id is not None and cursor is not None and resume == "checkpoint":
+            return self._from_checkpoint(found)
+        return self._past_trim(cursor or _ZERO, found, info)
+
+    def _past_trim(self, cursor: bytes, found: _Checkpoint, info: dict[str, Any] | None) -> tuple[bytes, list[_Entry]]:
+        """From ``cursor``, or from the checkpoint if entries of its reply
+        after ``cursor`` may be gone: trimming removes a stream's oldest
+        entries, so that is when the oldest entry left comes after both the
+        cursor and the reply's first entry (or, for ``XDEL``, when Redis's
+        ``max-deleted-entry-id`` does). A checkpoint sent when nothing was
+        lost costs a frame, never exactness."""
+        if found.id is None:
+            return cursor, []
+        at = _order(cursor)
+        first = _order(found.first) if found.first is not None else (0, 0)
+        head = info.get("first-entry") if info else None
+        if not head:  # no stream, or an empty one: whatever the reply had is gone
+            gone = at < _order(found.id)
+        else:
+            oldest = _order(_as_bytes(head[0]))
+            gone = oldest > at and oldest > first
+        deleted = info.get("max-deleted-entry-id") if info else None
+        if deleted is not None:
+            lost = _order(_as_bytes(deleted))
+            gone = gone or (lost > at and lost >= first)
+        return self._from_checkpoint(found) if gone else (cursor, [])
+
+    async def _look(self) -> tuple[_Checkpoint, dict[str, Any] | None]:
+        """The checkpoint and the stream's XINFO (None if there is no stream), together."""
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.hgetall(self.checkpoint_key)
+            pipe.xinfo_stream(self.key)
+            fields, info = await pipe.execute(raise_on_error=False)
+        if isinstance(fields, Exception):
+            raise fields
+        if isinstance(info, redis.exceptions.ResponseError) and "no such key" in str(info).lower():
+            info = None
+        elif isinstance(info, Exception):
+            raise info
+        return _Checkpoint(fields), info
+
+    def _from_checkpoint(self, found: _Checkpoint) -> tuple[bytes, list[_Entry]]:
+        assert found.id is not None and found.msg is not None  # _Checkpoint sets both or neither
+        event = checkpoint(wire_json.decode_msg(found.msg))
+        return found.id, [(found.id, wire_json.encode(event))]
+
+    async def _retrying(self, doing: str, step: Any, *args: Any) -> Any:
+        """``await step(*args)``, retried with backoff while Redis is away
+        (at most ``retry_for`` seconds), any failure a StoreError."""
+        delay = 0.05
+        deadline = anyio.current_time() + self.retry_for
+        while True:
+            try:
+                return await step(*args)
+            except _TRANSIENT as exc:
+                if anyio.current_time() + delay > deadline:
+                    raise self._error(exc, doing) from exc
+            except redis.exceptions.RedisError as exc:
+                raise self._error(exc, doing) from exc
+            await anyio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+
+    async def _poll(self, cursor: bytes, count: int, block_ms: int) -> tuple[list[_Entry], bytes | None, bytes | None]:
+        """The entries after ``cursor`` (waiting up to ``block_ms`` for one),
+        the reply's end mark, read after them in the same round trip, and the
+        id of the last entry read (with or without a payload)."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            pipe.xread({self.key: cursor}, count=count, block=block_ms)
+            pipe.hget(self.checkpoint_key, "end")
+            found, end = await pipe.execute()
+        if not found:
+            return [], None if end is None else _as_bytes(end), None
+        # RESP2: [[key, entries]]; RESP3: {key: [entries]}
+        raw = next(iter(found.values()))[0] if isinstance(found, dict) else found[0][1]
+        last = _as_bytes(raw[-1][0]) if raw else None
+        return self._entries(raw), None if end is None else _as_bytes(end), last
+
+    async def _follow(self, cursor: bytes, first: list[_Entry], heartbeat: float | None,
+                      max_batch: int) -> AsyncIterator[list[_Entry]]:
+        """Batches of entries from ``cursor`` on (``first`` before them),
+        until the end mark; an empty batch after each idle ``heartbeat``."""
+        if first:
+            yield first
+        idle_since = anyio.current_time()
+        while True:
+            entries, end, last = await self._retrying("follow", self._poll, cursor, max_batch, _BLOCK_MS)
+            if last is None:
+                if heartbeat is not None and anyio.current_time() - idle_since >= heartbeat:
+                    idle_since = anyio.current_time()
+                    if end is None or _order(cursor) < _order(end):
+                        yield []
+            elif len(entries) >= max_batch and (restart := await self._lagging(cursor)) is not None:
+                cursor, first = restart  # this reader fell behind the trim: go on from the checkpoint
+                yield first
+                continue
+            else:
+                idle_since = anyio.current_time()
+                cursor = last
+                if entries:
+                    yield entries
+            if end is not None and _order(cursor) >= _order(end):
+                return
+
+    async def _lagging(self, cursor: bytes) -> tuple[bytes, list[_Entry]] | None:
+        """For a reader reading full batches: the checkpoint to go on from
+        if entries after ``cursor`` were trimmed before it read them."""
+        found, info = await self._retrying("follow", self._look)
+        cursor, first = self._past_trim(cursor, found, info)
+        return (cursor, first) if first else None
