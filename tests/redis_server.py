@@ -15,6 +15,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,7 @@ class RedisServer:
         self.start()
 
 
+@contextmanager
 def running_server(directory: Path, *, aof: bool = False) -> Iterator[RedisServer]:
     server = RedisServer(directory, aof=aof)
     server.start()
@@ -95,4 +97,5 @@ def running_server(directory: Path, *, aof: bool = False) -> Iterator[RedisServe
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
     """One server, persistence off, for every test of the session."""
-    yield from running_server(tmp_path_factory.mktemp("redis"))
+    with running_server(tmp_path_factory.mktemp("redis")) as server:
+        yield server

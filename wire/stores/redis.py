@@ -358,7 +358,7 @@ class RedisEventLog:
     async def last_checkpoint(self) -> tuple[str, Msg] | None:
         """The checkpoint the producer last wrote: the id of the last entry
         it covers and the Msg then; None if there is none."""
-        found = _Checkpoint(await self._command("read the checkpoint of", "HGETALL", self.checkpoint_key))
+        found = _Checkpoint(await self._retrying("read the checkpoint", self.client.hgetall, self.checkpoint_key))
         if found.id is None or found.msg is None:
             return None
         return found.id.decode(), wire_json.decode_msg(found.msg)
@@ -370,7 +370,7 @@ class RedisEventLog:
         args: list[Any] = ["XRANGE", self.key, start, "+"]
         if count is not None:
             args += ["COUNT", count]
-        entries = self._entries(await self._command("read", *args))
+        entries = self._entries(await self._retrying("read", self.client.execute_command, *args))
         return [(entry_id.decode(), event) for entry_id, event in self._decode(entries)]
 
     async def follow(self, after: str | None = None, *, heartbeat: float | None = None,
