@@ -420,7 +420,7 @@ async def test_redis_gone_is_a_store_error_naming_the_log(tmp_path: Path) -> Non
                     pass
             assert caught.value.key == key
             with pytest.raises(StoreError):
-                await RedisEventLog(client, key).read()
+                await RedisEventLog(client, key, retry_for=0.3).read()
             server.start()  # for running_server's stop
 
 

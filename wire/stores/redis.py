@@ -381,8 +381,8 @@ class RedisEventLog:
         after that many idle seconds. Where entries after the cursor were
         trimmed and the reply has a checkpoint, it comes first (a CUSTOM
         ``wire.checkpoint`` event, with the id of the entry it covers)."""
-        cursor, first = await self._open(after, "replay")
-        async for entries in self._follow(cursor, first, heartbeat, max_batch):
+        cursor, first, end = await self._open(after, "replay")
+        async for entries in self._follow(cursor, first, end, heartbeat, max_batch):
             if entries:
                 yield [(entry_id.decode(), event) for entry_id, event in self._decode(entries)]
             else:
@@ -404,9 +404,9 @@ class RedisEventLog:
         checkpoint first if some of them were trimmed."""
         if resume not in ("checkpoint", "replay"):
             raise ValueError(f"resume must be 'checkpoint' or 'replay', not {resume!r}")
-        cursor, first = await self._open(last_event_id or None, resume)
+        cursor, first, end = await self._open(last_event_id or None, resume)
         heartbeat_frame = SSEEncoder.comment()
-        async for entries in self._follow(cursor, first, heartbeat, 512):
+        async for entries in self._follow(cursor, first, end, heartbeat, 512):
             yield self._sse_frames(entries) if entries else heartbeat_frame
 
     # -- reading, inside --------------------------------------------------------------
@@ -462,17 +462,18 @@ class RedisEventLog:
         return b"".join(b"id: %s\n%s" % (entry_id, encoder.encode(RawFrame(frame.payload)))
                         for entry_id, frame in zip(ids, frames, strict=True))
 
-    async def _open(self, after: str | None, resume: Resume) -> tuple[bytes, list[_Entry]]:
-        """Where a reader starts: its cursor, and the checkpoint entry to
-        send before the entries after it (none when none is due)."""
+    async def _open(self, after: str | None, resume: Resume) -> tuple[bytes, list[_Entry], bytes | None]:
+        """Where a reader starts: its cursor, the checkpoint entry to send
+        before the entries after it (none when none is due), and the reply's
+        end mark if the producer closed it already."""
         found, info = await self._retrying("open", self._look)
         cursor = after.encode() if after is not None and _ENTRY_ID.fullmatch(after) else None
         last_generated = info.get("last-generated-id") if info else None
         if cursor is not None and (last_generated is None or _order(cursor) > _order(_as_bytes(last_generated))):
             cursor = None  # an id this log never gave out: from the beginning, as EventLog.sse does
         if found.id is not None and cursor is not None and resume == "checkpoint":
-            return self._from_checkpoint(found)
-        return self._past_trim(cursor or _ZERO, found, info)
+            return (*self._from_checkpoint(found), found.end)
+        return (*self._past_trim(cursor or _ZERO, found, info), found.end)
 
     def _past_trim(self, cursor: bytes, found: _Checkpoint, info: dict[str, Any] | None) -> tuple[bytes, list[_Entry]]:
         """From ``cursor``, or from the checkpoint if entries of its reply
@@ -547,15 +548,18 @@ class RedisEventLog:
         last = _as_bytes(raw[-1][0]) if raw else None
         return self._entries(raw), None if end is None else _as_bytes(end), last
 
-    async def _follow(self, cursor: bytes, first: list[_Entry], heartbeat: float | None,
+    async def _follow(self, cursor: bytes, first: list[_Entry], end: bytes | None, heartbeat: float | None,
                       max_batch: int) -> AsyncIterator[list[_Entry]]:
         """Batches of entries from ``cursor`` on (``first`` before them),
         until the end mark; an empty batch after each idle ``heartbeat``."""
         if first:
             yield first
+        if end is not None and _order(cursor) >= _order(end):
+            return
+        block_ms = min(_BLOCK_MS, max(1, round(heartbeat * 1000))) if heartbeat else _BLOCK_MS
         idle_since = anyio.current_time()
         while True:
-            entries, end, last = await self._retrying("follow", self._poll, cursor, max_batch, _BLOCK_MS)
+            entries, end, last = await self._retrying("follow", self._poll, cursor, max_batch, block_ms)
             if last is None:
                 if heartbeat is not None and anyio.current_time() - idle_since >= heartbeat:
                     idle_since = anyio.current_time()
