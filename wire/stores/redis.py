@@ -55,14 +55,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable
+from contextlib import suppress
 from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
+import msgspec
 import redis.exceptions
 from redis.crc import key_slot
 
 from wire import json as wire_json
+from wire._codec import DECODE_ERRORS
 from wire._streaming import Payloads, RawFrame, UnknownPolicy, line_payloads
 from wire.errors import DecodeError, StoreError
 from wire.events import (
@@ -73,6 +76,7 @@ from wire.events import (
     UnknownEvent,
 )
 from wire.messages import Msg
+from wire.peek import _json_decoder as _envelopes
 from wire.sse import SSEEncoder, checkpoint
 
 if TYPE_CHECKING:
@@ -85,9 +89,9 @@ AGENTSCOPE_SESSION_EVENTS = "agentscope:session:events:"
 
 Resume = Literal["checkpoint", "replay"]
 Event = AgentEvent | UnknownEvent
-# An entry as the readers pass it on: its id and its payload, both bytes.
-_Entry = tuple[bytes, bytes]
 
+_decode_lines = msgspec.json.Decoder(AgentEvent).decode_lines
+_peek_lines = _envelopes.decode_lines
 # The events after which a reply waits or is over (agentscope.app.channel._stream).
 _TERMINAL = (ReplyEndEvent, RequireUserConfirmEvent, RequireExternalExecutionEvent)
 _ENTRY_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
@@ -137,6 +141,32 @@ if ttl > 0 then
   redis.call('PEXPIRE', ck, ttl)
 end
 return ids
+"""
+
+
+# KEYS: the stream, the checkpoint. ARGV: the cursor, the most entries to read.
+# Returns the id of the last entry read ("" if none), the end mark ("" if
+# none), how many entries had no payload, 1 if a payload holds an LF, the ids
+# joined with spaces and the payloads joined with LF.
+_READ = r"""
+local entries = redis.call('XRANGE', KEYS[1], '(' .. ARGV[1], '+', 'COUNT', tonumber(ARGV[2]))
+local ids, payloads, skipped, lines, last = {}, {}, 0, 0, ''
+for _, entry in ipairs(entries) do
+  local fields, payload = entry[2], nil
+  for j = 1, #fields, 2 do
+    if fields[j] == 'payload' then payload = fields[j + 1] break end
+  end
+  last = entry[1]
+  if payload then
+    ids[#ids + 1] = entry[1]
+    payloads[#payloads + 1] = payload
+    if string.find(payload, '\n', 1, true) then lines = 1 end
+  else
+    skipped = skipped + 1
+  end
+end
+local ending = redis.call('HGET', KEYS[2], 'end') or ''
+return {last, ending, skipped, lines, table.concat(ids, ' '), table.concat(payloads, '\n')}
 """
 
 
@@ -239,6 +269,7 @@ class RedisEventLog:
         self._events = Payloads("json", raw=False, unknown=unknown)
         self._frames = Payloads("json", raw=True, peek=True, unknown=unknown)
         self._script = client.register_script(_APPEND)
+        self._reader = client.register_script(_READ)
         self._since_checkpoint = 0
         self._started = False
         self._failed: StoreError | None = None
@@ -365,13 +396,14 @@ class RedisEventLog:
 
     async def read(self, after: str | None = None, count: int | None = None) -> list[tuple[str, Event]]:
         """The entries strictly after id ``after`` (all with None), at most
-        ``count``, as (id, event) pairs. Plain ``XRANGE``: no checkpoint."""
+        ``count``, as (id, event) pairs. Plain ``XRANGE``: no checkpoint.
+        Retries a lost connection for ``retry_for`` seconds."""
         start = "-" if after is None else "(" + after
         args: list[Any] = ["XRANGE", self.key, start, "+"]
         if count is not None:
             args += ["COUNT", count]
-        entries = self._entries(await self._retrying("read", self.client.execute_command, *args))
-        return [(entry_id.decode(), event) for entry_id, event in self._decode(entries)]
+        batch = self._batch(await self._retrying("read", self.client.execute_command, *args))
+        return self._decode(batch)
 
     async def follow(self, after: str | None = None, *, heartbeat: float | None = None,
                      max_batch: int = 512) -> AsyncIterator[list[tuple[str, Event]]]:
@@ -382,11 +414,8 @@ class RedisEventLog:
         trimmed and the reply has a checkpoint, it comes first (a CUSTOM
         ``wire.checkpoint`` event, with the id of the entry it covers)."""
         cursor, first, end = await self._open(after, "replay")
-        async for entries in self._follow(cursor, first, end, heartbeat, max_batch):
-            if entries:
-                yield [(entry_id.decode(), event) for entry_id, event in self._decode(entries)]
-            else:
-                yield []
+        async for batch in self._follow(cursor, first, end, heartbeat, max_batch):
+            yield self._decode(batch) if batch.ids else []
 
     async def sse(self, last_event_id: str | None = None, *, resume: Resume = "checkpoint",
                   heartbeat: float | None = 15.0) -> AsyncIterator[bytes]:
@@ -406,15 +435,16 @@ class RedisEventLog:
             raise ValueError(f"resume must be 'checkpoint' or 'replay', not {resume!r}")
         cursor, first, end = await self._open(last_event_id or None, resume)
         heartbeat_frame = SSEEncoder.comment()
-        async for entries in self._follow(cursor, first, end, heartbeat, 512):
-            yield self._sse_frames(entries) if entries else heartbeat_frame
+        async for batch in self._follow(cursor, first, end, heartbeat, 512):
+            yield self._sse_frames(batch) if batch.ids else heartbeat_frame
 
     # -- reading, inside --------------------------------------------------------------
 
-    def _entries(self, raw: Any) -> list[_Entry]:
-        """(id, payload) of XRANGE/XREAD entries, as bytes; entries without
-        a payload field are skipped, as agentscope's ``log_read`` does."""
-        out = []
+    def _batch(self, raw: Any) -> _Batch:
+        """The ids and payloads of XRANGE/XREAD entries, as bytes; entries
+        without a payload field are skipped, as agentscope's ``log_read``
+        skips them."""
+        batch = _Batch([], [])
         for entry_id, fields in raw:
             payload = fields.get(b"payload")
             if payload is None:
@@ -422,18 +452,17 @@ class RedisEventLog:
                 if payload is None:
                     self.skipped += 1
                     continue
-            out.append((_as_bytes(entry_id), _as_bytes(payload)))
-        return out
+            batch.ids.append(_as_bytes(entry_id))
+            batch.payloads.append(_as_bytes(payload))
+        return batch
 
-    def _checked(self, entries: list[_Entry], payloads: Payloads) -> tuple[list[bytes], list[Any]]:
-        """The ids and items of ``entries`` decoded by ``payloads``, with the
-        unknown-event policy: one C-level pass, then one by one if it fails."""
-        items = payloads.batch([payload for _, payload in entries])
-        if items is not None:
-            return [entry_id for entry_id, _ in entries], items
+    def _checked(self, batch: _Batch, payloads: Payloads) -> tuple[list[bytes], list[Any]]:
+        """The ids and items of ``batch`` decoded one by one by ``payloads``,
+        with the unknown-event policy (the slow path, for a batch that holds
+        something other than plain known events on one line each)."""
         ids: list[bytes] = []
-        items = []
-        for entry_id, payload in entries:
+        items: list[Any] = []
+        for entry_id, payload in zip(batch.ids, batch.payloads, strict=True):
             before = len(items)
             try:
                 payloads.one(payload, items, offset=0, index=0)
@@ -448,21 +477,37 @@ class RedisEventLog:
                 self.skipped += 1
         return ids, items
 
-    def _decode(self, entries: list[_Entry]) -> list[tuple[bytes, Event]]:
-        ids, events = self._checked(entries, self._events)
-        return list(zip(ids, events, strict=True))
+    def _decode(self, batch: _Batch) -> list[tuple[str, Event]]:
+        joined = batch.plain()
+        if joined is not None:
+            try:  # one msgspec call for the batch; a blank line or two values on one would change the count
+                events = _decode_lines(joined)
+                if len(events) == len(batch.ids):
+                    return list(zip(map(bytes.decode, batch.ids), events, strict=True))
+            except DECODE_ERRORS:
+                pass
+        ids, items = self._checked(batch, self._events)
+        return list(zip(map(bytes.decode, ids), items, strict=True))
 
-    def _sse_frames(self, entries: list[_Entry]) -> bytes:
-        ids, frames = self._checked(entries, self._frames)
-        payloads = line_payloads(frames)
-        if payloads is not None:  # the usual case: joined in C
-            prefixes = map(b"id: %s\ndata: ".__mod__, ids)
-            return b"".join(chain.from_iterable(zip(prefixes, payloads, repeat(b"\n\n"))))
-        encoder = SSEEncoder(next_id=None)  # a payload over several lines: one data line each
-        return b"".join(b"id: %s\n%s" % (entry_id, encoder.encode(RawFrame(frame.payload)))
-                        for entry_id, frame in zip(ids, frames, strict=True))
+    def _sse_frames(self, batch: _Batch) -> bytes:
+        ids, payloads = batch.ids, batch.payloads
+        joined = batch.plain()
+        plain = False
+        if joined is not None:
+            with suppress(*DECODE_ERRORS):  # every payload an event of a known type: one msgspec call checks all
+                plain = len(_peek_lines(joined)) == len(ids)
+        if not plain:
+            ids, frames = self._checked(batch, self._frames)
+            checked = line_payloads(frames)
+            if checked is None:  # a payload over several lines: one data line each
+                encoder = SSEEncoder(next_id=None)
+                return b"".join(b"id: %s\n%s" % (entry_id, encoder.encode(RawFrame(frame.payload)))
+                                for entry_id, frame in zip(ids, frames, strict=True))
+            payloads = checked
+        prefixes = map(b"id: %s\ndata: ".__mod__, ids)
+        return b"".join(chain.from_iterable(zip(prefixes, payloads, repeat(b"\n\n"))))
 
-    async def _open(self, after: str | None, resume: Resume) -> tuple[bytes, list[_Entry], bytes | None]:
+    async def _open(self, after: str | None, resume: Resume) -> tuple[bytes, _Batch, bytes | None]:
         """Where a reader starts: its cursor, the checkpoint entry to send
         before the entries after it (none when none is due), and the reply's
         end mark if the producer closed it already."""
@@ -471,19 +516,19 @@ class RedisEventLog:
         last_generated = info.get("last-generated-id") if info else None
         if cursor is not None and (last_generated is None or _order(cursor) > _order(_as_bytes(last_generated))):
             cursor = None  # an id this log never gave out: from the beginning, as EventLog.sse does
-        if found.id is not None and cursor is not None and resume == "checkpoint":
+        if found.id is not None and found.msg is not None and cursor is not None and resume == "checkpoint":
             return (*self._from_checkpoint(found), found.end)
         return (*self._past_trim(cursor or _ZERO, found, info), found.end)
 
-    def _past_trim(self, cursor: bytes, found: _Checkpoint, info: dict[str, Any] | None) -> tuple[bytes, list[_Entry]]:
+    def _past_trim(self, cursor: bytes, found: _Checkpoint, info: dict[str, Any] | None) -> tuple[bytes, _Batch]:
         """From ``cursor``, or from the checkpoint if entries of its reply
         after ``cursor`` may be gone: trimming removes a stream's oldest
         entries, so that is when the oldest entry left comes after both the
         cursor and the reply's first entry (or, for ``XDEL``, when Redis's
         ``max-deleted-entry-id`` does). A checkpoint sent when nothing was
         lost costs a frame, never exactness."""
-        if found.id is None:
-            return cursor, []
+        if found.id is None or found.msg is None:
+            return cursor, _Batch([], [])
         at = _order(cursor)
         first = _order(found.first) if found.first is not None else (0, 0)
         head = info.get("first-entry") if info else None
@@ -496,7 +541,7 @@ class RedisEventLog:
         if deleted is not None:
             lost = _order(_as_bytes(deleted))
             gone = gone or (lost > at and lost >= first)
-        return self._from_checkpoint(found) if gone else (cursor, [])
+        return self._from_checkpoint(found) if gone else (cursor, _Batch([], []))
 
     async def _look(self) -> tuple[_Checkpoint, dict[str, Any] | None]:
         """The checkpoint and the stream's XINFO (None if there is no stream), together."""
@@ -512,10 +557,10 @@ class RedisEventLog:
             raise info
         return _Checkpoint(fields), info
 
-    def _from_checkpoint(self, found: _Checkpoint) -> tuple[bytes, list[_Entry]]:
-        assert found.id is not None and found.msg is not None  # _Checkpoint sets both or neither
+    def _from_checkpoint(self, found: _Checkpoint) -> tuple[bytes, _Batch]:
+        assert found.id is not None and found.msg is not None  # checked by the callers
         event = checkpoint(wire_json.decode_msg(found.msg))
-        return found.id, [(found.id, wire_json.encode(event))]
+        return found.id, _Batch([found.id], [wire_json.encode(event)])
 
     async def _retrying(self, doing: str, step: Any, *args: Any) -> Any:
         """``await step(*args)``, retried with backoff while Redis is away
@@ -533,53 +578,90 @@ class RedisEventLog:
             await anyio.sleep(delay)
             delay = min(delay * 2, 1.0)
 
-    async def _poll(self, cursor: bytes, count: int, block_ms: int) -> tuple[list[_Entry], bytes | None, bytes | None]:
-        """The entries after ``cursor`` (waiting up to ``block_ms`` for one),
-        the reply's end mark, read after them in the same round trip, and the
-        id of the last entry read (with or without a payload)."""
-        async with self.client.pipeline(transaction=False) as pipe:
-            pipe.xread({self.key: cursor}, count=count, block=block_ms)
-            pipe.hget(self.checkpoint_key, "end")
-            found, end = await pipe.execute()
-        if not found:
-            return [], None if end is None else _as_bytes(end), None
-        # RESP2: [[key, entries]]; RESP3: {key: [entries]}
-        raw = next(iter(found.values()))[0] if isinstance(found, dict) else found[0][1]
-        last = _as_bytes(raw[-1][0]) if raw else None
-        return self._entries(raw), None if end is None else _as_bytes(end), last
+    async def _poll(self, cursor: bytes, count: int) -> tuple[_Batch, bytes | None, bytes | None]:
+        """The entries after ``cursor`` (at most ``count``), the reply's end
+        mark and the id of the last entry read (with or without a payload),
+        in one script call: Redis joins the ids and the payloads, so a batch
+        reaches Python as two strings, not an object per entry."""
+        last, end, skipped, lines, ids, payloads = await self._reader(
+            keys=[self.key, self.checkpoint_key], args=[cursor, count])
+        last, end = _as_bytes(last), _as_bytes(end)
+        if not last:
+            return _Batch([], []), end or None, None
+        self.skipped += int(skipped)
+        if int(lines):  # a payload holds a line break: joined with LF they cannot be split again
+            raw = await self.client.xrange(self.key, min=b"(" + cursor, max=last)
+            return self._batch(raw), end or None, last
+        joined = _as_bytes(payloads)
+        batch = _Batch(_as_bytes(ids).split(b" ") if ids else [], joined.split(b"\n") if ids else [], joined)
+        return batch, end or None, last
 
-    async def _follow(self, cursor: bytes, first: list[_Entry], end: bytes | None, heartbeat: float | None,
-                      max_batch: int) -> AsyncIterator[list[_Entry]]:
+    async def _wait(self, cursor: bytes, block_ms: int) -> None:
+        """Until an entry after ``cursor`` exists, or ``block_ms`` passed.
+        Nothing appended between the last read and this wait is missed:
+        XREAD from an id answers at once when entries after it exist."""
+        await self.client.xread({self.key: cursor}, count=1, block=block_ms)
+
+    async def _follow(self, cursor: bytes, first: _Batch, end: bytes | None, heartbeat: float | None,
+                      max_batch: int) -> AsyncIterator[_Batch]:
         """Batches of entries from ``cursor`` on (``first`` before them),
         until the end mark; an empty batch after each idle ``heartbeat``."""
-        if first:
+        if first.ids:
             yield first
         if end is not None and _order(cursor) >= _order(end):
             return
         block_ms = min(_BLOCK_MS, max(1, round(heartbeat * 1000))) if heartbeat else _BLOCK_MS
         idle_since = anyio.current_time()
         while True:
-            entries, end, last = await self._retrying("follow", self._poll, cursor, max_batch, block_ms)
+            batch, end, last = await self._retrying("follow", self._poll, cursor, max_batch)
             if last is None:
+                if end is not None and _order(cursor) >= _order(end):
+                    return
                 if heartbeat is not None and anyio.current_time() - idle_since >= heartbeat:
                     idle_since = anyio.current_time()
-                    if end is None or _order(cursor) < _order(end):
-                        yield []
-            elif len(entries) >= max_batch and (restart := await self._lagging(cursor)) is not None:
+                    yield _Batch([], [])
+                await self._retrying("follow", self._wait, cursor, block_ms)
+                continue
+            if len(batch.ids) >= max_batch and (restart := await self._lagging(cursor)) is not None:
                 cursor, first = restart  # this reader fell behind the trim: go on from the checkpoint
                 yield first
                 continue
-            else:
-                idle_since = anyio.current_time()
-                cursor = last
-                if entries:
-                    yield entries
+            idle_since = anyio.current_time()
+            cursor = last
+            if batch.ids:
+                yield batch
             if end is not None and _order(cursor) >= _order(end):
                 return
 
-    async def _lagging(self, cursor: bytes) -> tuple[bytes, list[_Entry]] | None:
+    async def _lagging(self, cursor: bytes) -> tuple[bytes, _Batch] | None:
         """For a reader reading full batches: the checkpoint to go on from
         if entries after ``cursor`` were trimmed before it read them."""
         found, info = await self._retrying("follow", self._look)
         cursor, first = self._past_trim(cursor, found, info)
-        return (cursor, first) if first else None
+        return (cursor, first) if first.ids else None
+
+
+class _Batch:
+    """Entries as readers pass them on: their ids and payloads (bytes), and
+    the payloads joined with LF when Redis joined them (the fast paths)."""
+
+    __slots__ = ("ids", "joined", "payloads")
+
+    def __init__(self, ids: list[bytes], payloads: list[bytes], joined: bytes | None = None) -> None:
+        self.ids = ids
+        self.payloads = payloads
+        self.joined = joined
+
+    def plain(self) -> bytes | None:
+        """The payloads joined with LF if each is one non-blank line without
+        CR (what an SSE data line and an NDJSON line hold as they are)."""
+        if not self.payloads:
+            return None
+        joined = self.joined if self.joined is not None else b"\n".join(self.payloads)
+        # Only a payload that starts with a space, a tab or nothing can be blank,
+        # and the least payload starts with the least first byte.
+        if 13 in joined or min(self.payloads)[:1] <= b" ":
+            return None
+        if self.joined is None and joined.count(b"\n") != len(self.payloads) - 1:
+            return None
+        return joined
