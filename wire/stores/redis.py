@@ -82,6 +82,8 @@ from wire.sse import SSEEncoder, checkpoint
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
+    from wire.stores import EventStore
+
 __all__ = ("AGENTSCOPE_SESSION_EVENTS", "RedisEventLog", "agentscope_session_key", "checkpoint_key")
 
 # agentscope.app.message_bus._keys.MessageBusKeys.session_events
@@ -665,3 +667,8 @@ class _Batch:
         if self.joined is None and joined.count(b"\n") != len(self.payloads) - 1:
             return None
         return joined
+
+
+if TYPE_CHECKING:
+    def _serves_as_a_store(log: RedisEventLog) -> EventStore:
+        return log  # mypy checks that wire.http can serve this log
