@@ -299,10 +299,9 @@ class RedisEventLog:
         events = list(events)
         if not events:
             return []
-        calls = []
-        for start in range(0, len(events), _SCRIPT_BATCH):
-            chunk = events[start:start + _SCRIPT_BATCH]
-            calls.append(self._call(chunk, finish=False))
+        # With a Msg, a checkpoint at least every checkpoint_every events, even inside one batch.
+        size = min(_SCRIPT_BATCH, self.checkpoint_every) if self.msg is not None else _SCRIPT_BATCH
+        calls = [self._call(events[start:start + size], finish=False) for start in range(0, len(events), size)]
         ids = await self._run(calls)
         self.last_id = ids[-1]
         return ids
