@@ -39,7 +39,11 @@ naming the log's key, with redis-py's exception as ``__cause__``. Readers
 retry a lost connection with backoff for ``retry_for`` seconds first; a
 producer never retries (an ``XADD`` whose reply was lost may have been
 applied), and a producer with ``msg=`` refuses further appends after a failed
-one, since its Msg may no longer match the stream.
+one, since its Msg may no longer match the stream. redis-py itself (8.x)
+resends a command once its connection fails, by its client's ``retry``
+option; a producer that must never write a batch twice gives its client
+``retry=Retry(NoBackoff(), 0)``. With ``appendfsync always``, an append that
+returned is on disk and survives a crash of Redis.
 
 Foreign entries. A shared stream may hold entries other producers wrote.
 Entries without a ``payload`` field are skipped, as agentscope's ``log_read``
