@@ -106,7 +106,8 @@ async def test_a_client_drops_on_one_replica_and_resumes_on_the_other(redis_serv
     initial = wire.json.encode(msg)  # the client starts from the same empty Msg the producer does
     first, second = replicas
     async with httpx.AsyncClient(timeout=30) as http, anyio.create_task_group() as tg:
-        tg.start_soon(produce, redis_server, reply_id, msg, events)
+        # About 2 s of producing, so that the drop and the resume both happen mid-reply.
+        tg.start_soon(lambda: produce(redis_server, reply_id, msg, events, pause=0.01))
         built = wire.json.decode_msg(initial)
         decoder = SSEDecoder()
         seen = 0
@@ -120,7 +121,7 @@ async def test_a_client_drops_on_one_replica_and_resumes_on_the_other(redis_serv
                         async for event in stream:
                             built = apply(built, [event])
                             seen += 1
-                            if seen == 3000:
+                            if seen == 2000:
                                 break  # the first replica's connection drops mid-reply
                     break
         last_event_id = decoder.last_event_id
@@ -137,7 +138,7 @@ async def test_a_client_drops_on_one_replica_and_resumes_on_the_other(redis_serv
         if route == "events":
             assert read_checkpoint(resumed[0]) is not None
         else:
-            assert resumed[0] == events[3000]
+            assert resumed[0] == events[2000]
         built = apply(built, resumed)
     assert wire.json.encode(built) == wire.json.encode(msg)  # the producer's Msg, built as it appended
 

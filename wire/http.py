@@ -30,9 +30,8 @@ from starlette.responses import PlainTextResponse, Response, StreamingResponse
 
 from wire.framing import NDJSONEncoder
 
-if TYPE_CHECKING:  # aio and stores are sibling edges: used for types only, never imported at run time
+if TYPE_CHECKING:  # aio is a sibling edge: used for types only, never imported at run time
     from wire.aio import EventLog
-    from wire.stores import EventStore
 
 __all__ = ("SSE_HEADERS", "ndjson_response", "sse_endpoint", "sse_response")
 
@@ -43,7 +42,7 @@ SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 Resume = Literal["checkpoint", "replay"]
 
 
-def sse_response(log: EventStore, request: Request | None = None, *, last_event_id: str | None = None,
+def sse_response(log: EventLog, request: Request | None = None, *, last_event_id: str | None = None,
                  resume: Resume = "checkpoint", heartbeat: float | None = 15.0) -> StreamingResponse:
     """An SSE response streaming ``log``: every event for a new client; for a
     client that sends ``Last-Event-ID`` (read from ``request`` unless given),
@@ -63,13 +62,11 @@ def ndjson_response(log: EventLog, *, start: int = 0, heartbeat: float | None = 
     return StreamingResponse(body, media_type="application/x-ndjson", headers={"Cache-Control": "no-cache"})
 
 
-def sse_endpoint(find_log: Callable[[Request], EventStore | Awaitable[EventStore | None] | None], *,
+def sse_endpoint(find_log: Callable[[Request], EventLog | Awaitable[EventLog | None] | None], *,
                  resume: Resume = "checkpoint",
                  heartbeat: float | None = 15.0) -> Callable[[Request], Awaitable[Response]]:
     """A Starlette endpoint serving the log ``find_log(request)`` returns
-    (it may be async) as SSE, or 404 when it returns None. Any
-    :class:`wire.stores.EventStore` will do: a ``wire.aio.EventLog``, or a
-    ``wire.redis.RedisEventLog`` that every replica serves alike."""
+    (it may be async) as SSE, or 404 when it returns None."""
 
     async def endpoint(request: Request) -> Response:
         found = find_log(request)

@@ -61,16 +61,13 @@ import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable
 from contextlib import suppress
 from itertools import chain, repeat
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import anyio
-import msgspec
 import redis.exceptions
 from redis.crc import key_slot
 
 from wire import json as wire_json
-from wire._codec import DECODE_ERRORS
-from wire._streaming import Payloads, RawFrame, UnknownPolicy, line_payloads
 from wire.errors import DecodeError, StoreError
 from wire.events import (
     AgentEvent,
@@ -80,24 +77,22 @@ from wire.events import (
     UnknownEvent,
 )
 from wire.messages import Msg
-from wire.peek import _json_decoder as _envelopes
-from wire.sse import SSEEncoder, checkpoint
+from wire.peek import UnknownEnvelope, peek_json, peek_json_lines
+from wire.sse import RawFrame, SSEEncoder, UnknownPolicy, checkpoint
+from wire.stores import Resume
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
-    from wire.stores import EventStore
+    from wire.stores import SSESource
 
 __all__ = ("AGENTSCOPE_SESSION_EVENTS", "RedisEventLog", "agentscope_session_key", "checkpoint_key")
 
 # agentscope.app.message_bus._keys.MessageBusKeys.session_events
 AGENTSCOPE_SESSION_EVENTS = "agentscope:session:events:"
 
-Resume = Literal["checkpoint", "replay"]
 Event = AgentEvent | UnknownEvent
 
-_decode_lines = msgspec.json.Decoder(AgentEvent).decode_lines
-_peek_lines = _envelopes.decode_lines
 # The events after which a reply waits or is over (agentscope.app.channel._stream).
 _TERMINAL = (ReplyEndEvent, RequireUserConfirmEvent, RequireExternalExecutionEvent)
 _ENTRY_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
@@ -272,8 +267,6 @@ class RedisEventLog:
         unknown type under ``unknown="skip"``."""
         self.last_id: str | None = None
         """The id of the last entry this producer wrote."""
-        self._events = Payloads("json", raw=False, unknown=unknown)
-        self._frames = Payloads("json", raw=True, peek=True, unknown=unknown)
         self._script = client.register_script(_APPEND)
         self._reader = client.register_script(_READ)
         self._since_checkpoint = 0
@@ -461,37 +454,59 @@ class RedisEventLog:
             batch.payloads.append(_as_bytes(payload))
         return batch
 
-    def _checked(self, batch: _Batch, payloads: Payloads) -> tuple[list[bytes], list[Any]]:
-        """The ids and items of ``batch`` decoded one by one by ``payloads``,
-        with the unknown-event policy (the slow path, for a batch that holds
-        something other than plain known events on one line each)."""
+    def _checked(self, batch: _Batch, *, raw: bool) -> tuple[list[bytes], list[Any]]:
+        """The ids and items of ``batch`` one entry at a time (the slow path,
+        for a batch that holds anything but plain events of known types):
+        events, or with ``raw`` checked payloads, under the unknown-event
+        policy. Under ``"raise"`` a bad entry raises DecodeError naming the
+        key and the entry, with the items before it as ``events``."""
         ids: list[bytes] = []
         items: list[Any] = []
         for entry_id, payload in zip(batch.ids, batch.payloads, strict=True):
-            before = len(items)
             try:
-                payloads.one(payload, items, offset=0, index=0)
+                item = self._one(payload, raw=raw)
             except DecodeError as exc:
-                if self.unknown == "raise":
-                    error = DecodeError(f"{self.key} entry {entry_id.decode()}: {exc.reason}", path=exc.path,
-                                        offset=exc.offset, events=list(zip(ids, items, strict=True)))
-                    raise error from exc
-            if len(items) > before:
-                ids.append(entry_id)
-            else:
+                error = DecodeError(f"{self.key} entry {entry_id.decode()}: {exc.reason}", path=exc.path,
+                                    offset=exc.offset, events=list(zip(ids, items, strict=True)))
+                raise error from exc
+            if item is None:
                 self.skipped += 1
+            else:
+                ids.append(entry_id)
+                items.append(item)
         return ids, items
+
+    def _one(self, payload: bytes, *, raw: bool) -> Any:
+        """One payload as the decoders' policy has it: the event (with
+        ``raw``: the payload, its envelope checked), an UnknownEvent (or its
+        payload) kept, None to skip; DecodeError under ``"raise"``."""
+        try:
+            if raw:
+                peek_json(payload)
+                # JSON holds a CR only as whitespace (one in a string is
+                # escaped), and SSE data cannot hold one: a space means the same.
+                return payload.replace(b"\r", b" ")
+            return wire_json.decode_event(payload)
+        except DecodeError:
+            if self.unknown == "raise":
+                raise
+        try:
+            envelope = peek_json(payload, unknown="keep")
+        except DecodeError:
+            return None  # no event at all
+        if self.unknown == "keep" and isinstance(envelope, UnknownEnvelope):
+            return payload.replace(b"\r", b" ") if raw else UnknownEvent(envelope.type, payload, "json")
+        return None
 
     def _decode(self, batch: _Batch) -> list[tuple[str, Event]]:
         joined = batch.plain()
         if joined is not None:
-            try:  # one msgspec call for the batch; a blank line or two values on one would change the count
-                events = _decode_lines(joined)
+            # One msgspec call for the batch; a blank line, or two values on one, would change the count.
+            with suppress(DecodeError):
+                events = wire_json.decode_events(joined)
                 if len(events) == len(batch.ids):
                     return list(zip(map(bytes.decode, batch.ids), events, strict=True))
-            except DECODE_ERRORS:
-                pass
-        ids, items = self._checked(batch, self._events)
+        ids, items = self._checked(batch, raw=False)
         return list(zip(map(bytes.decode, ids), items, strict=True))
 
     def _sse_frames(self, batch: _Batch) -> bytes:
@@ -499,16 +514,14 @@ class RedisEventLog:
         joined = batch.plain()
         plain = False
         if joined is not None:
-            with suppress(*DECODE_ERRORS):  # every payload an event of a known type: one msgspec call checks all
-                plain = len(_peek_lines(joined)) == len(ids)
+            with suppress(DecodeError):  # every payload an event of a known type: one msgspec call checks all
+                plain = len(peek_json_lines(joined)) == len(ids)
         if not plain:
-            ids, frames = self._checked(batch, self._frames)
-            checked = line_payloads(frames)
-            if checked is None:  # a payload over several lines: one data line each
+            ids, payloads = self._checked(batch, raw=True)
+            if any(b"\n" in payload for payload in payloads):  # one data line per payload line
                 encoder = SSEEncoder(next_id=None)
-                return b"".join(b"id: %s\n%s" % (entry_id, encoder.encode(RawFrame(frame.payload)))
-                                for entry_id, frame in zip(ids, frames, strict=True))
-            payloads = checked
+                return b"".join(b"id: %s\n%s" % (entry_id, encoder.encode(RawFrame(payload)))
+                                for entry_id, payload in zip(ids, payloads, strict=True))
         prefixes = map(b"id: %s\ndata: ".__mod__, ids)
         return b"".join(chain.from_iterable(zip(prefixes, payloads, repeat(b"\n\n"))))
 
@@ -673,5 +686,5 @@ class _Batch:
 
 
 if TYPE_CHECKING:
-    def _serves_as_a_store(log: RedisEventLog) -> EventStore:
-        return log  # mypy checks that wire.http can serve this log
+    def _serves_as_a_store(log: RedisEventLog) -> SSESource:
+        return log  # mypy checks that an SSE endpoint can serve this log
