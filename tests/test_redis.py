@@ -180,6 +180,31 @@ async def test_follow_replays_then_goes_live_and_stops_at_the_end(redis_server: 
         assert [entry_id for entry_id, _ in got] == [entry_id for entry_id, _ in await producer.read()]
 
 
+async def test_readers_in_step_share_their_reads(redis_server: RedisServer) -> None:
+    _, events = long_reply(2000)
+    async with connect(redis_server) as client:
+        log = RedisEventLog(client, new_key())
+        await log.extend(events)
+        await log.close()
+        expected = b"".join([chunk async for chunk in log.sse(heartbeat=None)])
+
+        async def body() -> bytes:
+            return b"".join([chunk async for chunk in RedisEventLog(client, log.key).sse(heartbeat=None)])
+
+        before = (await client.info("commandstats")).get("cmdstat_evalsha", {}).get("calls", 0)
+        bodies: list[bytes] = []
+
+        async def reader() -> None:
+            bodies.append(await body())
+
+        async with anyio.create_task_group() as tg:
+            for _ in range(10):
+                tg.start_soon(reader)
+        reads = (await client.info("commandstats")).get("cmdstat_evalsha", {}).get("calls", 0) - before
+        assert bodies == [expected] * 10
+        assert reads < 10 * 4  # 10 readers of 4 batches each, alone: 40 reads
+
+
 async def test_follow_yields_empty_batches_as_heartbeats(redis_server: RedisServer) -> None:
     async with connect(redis_server) as client:
         log = RedisEventLog(client, new_key())

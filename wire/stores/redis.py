@@ -58,10 +58,11 @@ otherwise skipped and counted in :attr:`RedisEventLog.skipped`: a reader
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterable, AsyncIterator, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import suppress
 from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 import anyio
 import redis.exceptions
@@ -401,6 +402,7 @@ class RedisEventLog:
         if count is not None:
             args += ["COUNT", count]
         batch = self._batch(await self._retrying("read", self.client.execute_command, *args))
+        self.skipped += batch.skipped
         return self._decode(batch)
 
     async def follow(self, after: str | None = None, *, heartbeat: float | None = None,
@@ -448,7 +450,7 @@ class RedisEventLog:
             if payload is None:
                 payload = fields.get("payload")
                 if payload is None:
-                    self.skipped += 1
+                    batch.skipped += 1
                     continue
             batch.ids.append(_as_bytes(entry_id))
             batch.payloads.append(_as_bytes(payload))
@@ -510,6 +512,8 @@ class RedisEventLog:
         return list(zip(map(bytes.decode, ids), items, strict=True))
 
     def _sse_frames(self, batch: _Batch) -> bytes:
+        if batch.frames is not None:  # another reader of a shared batch wrote them already
+            return batch.frames
         ids, payloads = batch.ids, batch.payloads
         joined = batch.plain()
         plain = False
@@ -523,7 +527,10 @@ class RedisEventLog:
                 return b"".join(b"id: %s\n%s" % (entry_id, encoder.encode(RawFrame(payload)))
                                 for entry_id, payload in zip(ids, payloads, strict=True))
         prefixes = map(b"id: %s\ndata: ".__mod__, ids)
-        return b"".join(chain.from_iterable(zip(prefixes, payloads, repeat(b"\n\n"))))
+        frames = b"".join(chain.from_iterable(zip(prefixes, payloads, repeat(b"\n\n"))))
+        if plain:  # the same whatever a reader's policy: kept for the other readers of the batch
+            batch.frames = frames
+        return frames
 
     async def _open(self, after: str | None, resume: Resume) -> tuple[bytes, _Batch, bytes | None]:
         """Where a reader starts: its cursor, the checkpoint entry to send
@@ -606,13 +613,21 @@ class RedisEventLog:
         last, end = _as_bytes(last), _as_bytes(end)
         if not last:
             return _Batch([], []), end or None, None
-        self.skipped += int(skipped)
         if int(lines):  # a payload holds a line break: joined with LF they cannot be split again
-            raw = await self.client.xrange(self.key, min=b"(" + cursor, max=last)
-            return self._batch(raw), end or None, last
+            batch = self._batch(await self.client.xrange(self.key, min=b"(" + cursor, max=last))
+            return batch, end or None, last
         joined = _as_bytes(payloads)
         batch = _Batch(_as_bytes(ids).split(b" ") if ids else [], joined.split(b"\n") if ids else [], joined)
+        batch.skipped = int(skipped)
         return batch, end or None, last
+
+    async def _shared_poll(self, cursor: bytes, count: int) -> tuple[_Batch, bytes | None, bytes | None]:
+        """:meth:`_poll`, shared with the other readers of this key on this
+        client (see :class:`_SharedReads`)."""
+        shared = _SHARED.get(self.client)
+        if shared is None:
+            shared = _SHARED[self.client] = _SharedReads()
+        return await shared.get((self.key, cursor, count), lambda: self._poll(cursor, count))
 
     async def _wait(self, cursor: bytes, block_ms: int) -> None:
         """Until an entry after ``cursor`` exists, or ``block_ms`` passed.
@@ -631,7 +646,8 @@ class RedisEventLog:
         block_ms = min(_BLOCK_MS, max(1, round(heartbeat * 1000))) if heartbeat else _BLOCK_MS
         idle_since = anyio.current_time()
         while True:
-            batch, end, last = await self._retrying("follow", self._poll, cursor, max_batch)
+            batch, end, last = await self._retrying("follow", self._shared_poll, cursor, max_batch)
+            self.skipped += batch.skipped
             if last is None:
                 if end is not None and _order(cursor) >= _order(end):
                     return
@@ -663,12 +679,16 @@ class _Batch:
     """Entries as readers pass them on: their ids and payloads (bytes), and
     the payloads joined with LF when Redis joined them (the fast paths)."""
 
-    __slots__ = ("ids", "joined", "payloads")
+    __slots__ = ("frames", "ids", "joined", "payloads", "skipped")
 
     def __init__(self, ids: list[bytes], payloads: list[bytes], joined: bytes | None = None) -> None:
         self.ids = ids
         self.payloads = payloads
         self.joined = joined
+        self.skipped = 0
+        """Entries read without a payload field."""
+        self.frames: bytes | None = None
+        """The batch as SSE frames, once a reader wrote them."""
 
     def plain(self) -> bytes | None:
         """The payloads joined with LF if each is one non-blank line without
@@ -688,3 +708,43 @@ class _Batch:
 if TYPE_CHECKING:
     def _serves_as_a_store(log: RedisEventLog) -> SSESource:
         return log  # mypy checks that an SSE endpoint can serve this log
+
+
+_PollKey = tuple[str, bytes, int]
+_Poll = tuple[_Batch, bytes | None, bytes | None]
+
+
+class _SharedReads:
+    """The reads of one client's readers, shared while they are under way.
+    Readers of one reply in one process mostly ask for the same batch at the
+    same time: the live ones all wait at the newest entry, and a crowd that
+    arrives together replays in step. A reader that asks for a key, cursor
+    and count another reader is reading already awaits that read instead of
+    sending its own. That read began before the reader asked, so its answer
+    is a prefix of what the reader's own read would have returned (the
+    entries after the same cursor); entries added since come with the
+    reader's next read. Nothing is kept once a read is
+    over, so nothing can go stale (a log deleted and written again)."""
+
+    def __init__(self) -> None:
+        # A read under way: set when it ends, with its result (none if it failed).
+        self.reading: dict[_PollKey, tuple[anyio.Event, list[_Poll]]] = {}
+
+    async def get(self, key: _PollKey, read: Callable[[], Awaitable[_Poll]]) -> _Poll:
+        under_way = self.reading.get(key)
+        if under_way is not None:
+            done, result = under_way
+            await done.wait()
+            if result:
+                return result[0]
+            return await read()  # it failed there: try here (the caller retries as it does)
+        done, result = self.reading[key] = (anyio.Event(), [])
+        try:
+            result.append(await read())
+        finally:
+            del self.reading[key]
+            done.set()
+        return result[0]
+
+
+_SHARED: WeakKeyDictionary[Any, _SharedReads] = WeakKeyDictionary()
