@@ -16,11 +16,14 @@ added, as ``publish_session_event`` does, so agentscope's own
 
 The entry ids are the cursors: ``read(after=id)``, ``follow(after=id)``, and
 the ``id:`` of every SSE frame, so a browser's ``Last-Event-ID`` resumes on
-whichever replica it reaches. A reader reads replay and live with one command,
-``XREAD BLOCK`` from its cursor: there is no seam between the two, so nothing
-is missed or sent twice and nothing has to be de-duplicated. The SSE body
-carries each payload's bytes as Redis holds them, never decoded and
-re-encoded per reader.
+whichever replica it reaches. A reader reads replay and live the same way,
+from one cursor: a script reads the entries after it (``XRANGE``) and joins
+their ids and payloads, and when there are none yet, ``XREAD BLOCK`` from the
+same cursor waits for the next. There is no seam between replay and live, so
+nothing is missed or sent twice and nothing has to be de-duplicated. The SSE
+body carries each payload's bytes as Redis holds them, never decoded and
+re-encoded per reader, and the readers of one client share a read that is
+under way (a crowd following one reply costs Redis about one read per batch).
 
 Past MAXLEN. ``max_len`` trims the stream (``XADD MAXLEN ~``), which drops the
 beginning of a long reply. A producer log made with ``msg=`` (the reply's Msg,
