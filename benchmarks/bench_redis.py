@@ -70,7 +70,8 @@ def server() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def client(loop: asyncio.AbstractEventLoop, server: Any) -> Iterator[Any]:
-    client = aioredis.Redis.from_url(server.url, max_connections=256)
+    # 50 readers on two shared cores can wait longer than redis-py's default 5 s socket timeout.
+    client = aioredis.Redis.from_url(server.url, max_connections=256, socket_timeout=120)
     yield client
     loop.run_until_complete(client.aclose())
 
@@ -149,7 +150,7 @@ def test_fan_out(benchmark: Any, loop: asyncio.AbstractEventLoop, client: Any, s
         await log.close()  # the end mark: a reader's sse() ends after the last event
 
     loop.run_until_complete(prepare())
-    bus = bus_module.RedisMessageBus(host="127.0.0.1", port=server.port, max_connections=256)
+    bus = bus_module.RedisMessageBus(host="127.0.0.1", port=server.port, max_connections=256, socket_timeout=120)
     loop.run_until_complete(bus.__aenter__())
 
     async def wire_reader() -> int:
