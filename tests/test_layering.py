@@ -18,12 +18,14 @@ siblings and must not import each other):
 * ``resume`` (checkpoints), then the framings: ``framing._base`` (the
   decoder contract) and ``framing._sse_spec`` (the SSE spec parser), the three
   framings, the ``framing`` registry
-* ``schema``; the stores (``stores`` protocols, ``stores.memory``); the
+* ``schema``; the stores (``stores`` protocols, ``stores.memory``,
+  ``stores.redis``); the
   transports (``transports.streams``, ``transports.http``)
 * the bridges to other frontends' protocols (``bridges.*``, their Starlette
   helpers above the transports) and the converters of other message models
   (``compat.*``)
-* the 0.1 names kept for one release (``aio``, ``http``, ``sse``), then the
+* the 0.1 names kept for one release (``aio``, ``http``, ``sse``) and the
+  short name ``redis`` of ``stores.redis``, then the
   edges: ``demo``, ``cli``, ``__main__``
 
 The test is data-driven: a new module must be placed in ``LAYERS`` before it
@@ -59,11 +61,11 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("framing: registry", {"framing"}),
     ("schema", {"schema"}),
     ("stores: protocols", {"stores"}),
-    ("stores", {"stores.memory"}),
+    ("stores", {"stores.memory", "stores.redis"}),
     ("transports", {"transports", "transports.streams", "transports.http"}),
     ("bridges and converters", {"bridges", "bridges.agui", "bridges.vercel",
                                 "compat", "compat.agentscope1", "compat.agentx"}),
-    ("0.1 names", {"aio", "http", "sse"}),
+    ("0.1 names", {"aio", "http", "sse", "redis"}),
     ("bridges: http", {"bridges.agui_http", "bridges.vercel_http"}),
     ("edges: demo", {"demo", "demo_web"}),
     ("edges: cli", {"cli"}),
@@ -76,6 +78,7 @@ INIT_MAY_IMPORT = {m for _, modules in LAYERS[:LEVEL["__init__"]] for m in modul
 # import, each owned by the modules of its extra; nothing else imports them.
 OPTIONAL: dict[str, set[str]] = {
     "stores.memory": {"anyio"},
+    "stores.redis": {"anyio", "redis"},
     "transports.streams": {"anyio"},
     "transports.http": {"starlette"},
     "bridges.agui_http": {"starlette"},

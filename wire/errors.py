@@ -18,6 +18,8 @@ kept as ``__cause__``.
     │                              close, a stream decoder reused after an error)
     ├── EncodeError                an object that cannot be written (a lone
     │                              surrogate in a str, a non-JSON metadata value)
+    ├── StoreError                 the store behind a log failed (Redis went
+    │                              away); ``key`` names the log
     └── RoleError (also ValueError) a block the Msg's role does not allow
 
 The split between "the peer sent bad bytes" (RemoteProtocolError) and "the
@@ -40,6 +42,7 @@ __all__ = (
     "LocalProtocolError",
     "RemoteProtocolError",
     "RoleError",
+    "StoreError",
     "StreamOrderError",
     "WireError",
 )
@@ -120,6 +123,16 @@ class LocalProtocolError(WireError):
 class EncodeError(WireError):
     """An object that cannot be encoded (a lone surrogate, a value of a type
     JSON or MessagePack cannot hold)."""
+
+
+class StoreError(WireError):
+    """The store that keeps a log failed: Redis unreachable, a timeout, an
+    error reply. ``key`` names the log; the store's own exception is
+    ``__cause__``."""
+
+    def __init__(self, message: str, *, key: str) -> None:
+        self.key = key
+        super().__init__(f"{key}: {message}")
 
 
 class RoleError(WireError, ValueError):

@@ -8,7 +8,7 @@ Needs anyio (the ``aio`` extra) for waiting on new events.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import AsyncIterable, AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, AsyncIterable, Iterable
 from typing import Literal
 
 import anyio
@@ -132,7 +132,7 @@ class EventLog:
             self._changed = None
 
     async def _batches(self, start: int, heartbeat: float | None,
-                       max_batch: int) -> AsyncIterator[tuple[int, list[AgentEvent]]]:
+                       max_batch: int) -> AsyncGenerator[tuple[int, list[AgentEvent]], None]:
         """``follow``'s batches, each with the position of its first event; a
         checkpoint stands for the Msg up to the position before the next batch."""
         pos = start
@@ -161,7 +161,7 @@ class EventLog:
                 yield pos, []
 
     async def follow(self, start: int = 0, *, heartbeat: float | None = None,
-                     max_batch: int = 512) -> AsyncIterator[list[AgentEvent]]:
+                     max_batch: int = 512) -> AsyncGenerator[list[AgentEvent], None]:
         """The events from position ``start`` on, in batches of what is there
         (at most ``max_batch``), waiting for more until the log is closed.
         With ``heartbeat``, an empty batch is yielded after that many seconds
@@ -172,7 +172,7 @@ class EventLog:
             yield batch
 
     async def frames(self, encoder: Encoder, start: int = 0, *, heartbeat: float | None = None,
-                     heartbeat_frame: bytes = b"") -> AsyncIterator[bytes]:
+                     heartbeat_frame: bytes = b"") -> AsyncGenerator[bytes, None]:
         """The events from ``start`` on, encoded: one bytes object per batch
         (an HTTP response body, or chunks for a socket). ``heartbeat_frame``
         is sent after ``heartbeat`` idle seconds (NDJSON has none: a blank
@@ -193,7 +193,7 @@ class EventLog:
 
     async def sse(self, last_event_id: str | None = None, *,
                   resume: Literal["checkpoint", "replay"] = "checkpoint",
-                  heartbeat: float | None = 15.0) -> AsyncIterator[bytes]:
+                  heartbeat: float | None = 15.0) -> AsyncGenerator[bytes, None]:
         """The log as an SSE body: frame ``id`` is the event's position in
         the log, and a ``:`` comment goes out after ``heartbeat`` idle seconds.
 

@@ -16,7 +16,7 @@ positions) are the decoders', and work the same on asyncio and trio.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterable, Iterator, Mapping
 from typing import Any, Generic, TypeVar
 
 import anyio
@@ -110,7 +110,7 @@ def _items_then_error(step: Callable[..., list[T]], *args: Any) -> Iterator[T]:
     yield from items
 
 
-async def iter_events(chunks: AsyncIterable[bytes], decoder: StreamDecoder[T]) -> AsyncIterator[T]:
+async def iter_events(chunks: AsyncIterable[bytes], decoder: StreamDecoder[T]) -> AsyncGenerator[T, None]:
     """The items ``decoder`` reads from an async iterable of byte chunks,
     then EOF (``decoder.close()``). For sources that are not anyio streams,
     such as ``httpx.Response.aiter_bytes()``. Errors as for EventReceiveStream:

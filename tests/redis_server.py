@@ -1,0 +1,158 @@
+"""A real redis-server for the tests: started on a free 127.0.0.1 port in a
+temporary directory, persistence off unless asked (AOF with ``appendfsync
+always``, for the restart test), stopped at the end.
+
+Tests that need one skip when ``redis-server`` is not installed, except when
+``WIRE_REQUIRE_REDIS`` is set (``.ci/run`` sets it), where they fail instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import aclosing, asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+import wire
+from tests.helpers import Case
+from wire.framing import SSEDecoder
+from wire.resume import read_checkpoint
+
+if TYPE_CHECKING:  # redis is the test extra's; the tests that need it import it behind importorskip
+    from wire.stores.redis import RedisEventLog
+
+REDIS_SERVER = shutil.which("redis-server")
+
+
+def require_redis_server() -> str:
+    if REDIS_SERVER is None:
+        if os.environ.get("WIRE_REQUIRE_REDIS"):
+            pytest.fail("redis-server is not installed, and WIRE_REQUIRE_REDIS says these tests must run")
+        pytest.skip("redis-server is not installed")
+    return REDIS_SERVER
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class RedisServer:
+    """One redis-server process; ``restart()`` keeps its port and directory."""
+
+    def __init__(self, directory: Path, *, aof: bool = False) -> None:
+        self.binary = require_redis_server()
+        self.directory = directory
+        self.aof = aof
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        args = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
+                "--save", "", "--daemonize", "no", "--loglevel", "warning", "--logfile", "redis.log"]
+        args += ["--appendonly", "yes", "--appendfsync", "always"] if self.aof else ["--appendonly", "no"]
+        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while not self._answers():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                log = self.directory / "redis.log"
+                raise RuntimeError(f"redis-server did not start: {log.read_text() if log.exists() else ''}")
+            time.sleep(0.02)
+
+    def _answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
+                sock.sendall(b"PING\r\n")
+                return sock.recv(64).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def stop(self, *, kill: bool = False) -> None:
+        """Stop the server: SIGTERM, or SIGKILL (a crash: nothing flushed on the way out)."""
+        if self.process is None:
+            return
+        self.process.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
+        self.process.wait(10)
+        self.process = None
+
+    def restart(self, *, kill: bool = False) -> None:
+        self.stop(kill=kill)
+        self.start()
+
+
+@contextmanager
+def running_server(directory: Path, *, aof: bool = False) -> Iterator[RedisServer]:
+    server = RedisServer(directory, aof=aof)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """One server, persistence off, for every test of the session."""
+    with running_server(tmp_path_factory.mktemp("redis")) as server:
+        yield server
+
+
+# -- what the Redis tests share ------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def connect(server: RedisServer, **kwargs: Any) -> AsyncIterator[Any]:
+    import redis.asyncio as aioredis
+
+    client = aioredis.Redis.from_url(server.url, **kwargs)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+def case_events(case: Case) -> list[wire.AgentEvent]:
+    return wire.json.decode_events(case.events_jsonl)
+
+
+def rebuilt(case: Case, events: list[Any]) -> wire.Msg:
+    """The Msg a client builds from a stream that may start with a checkpoint."""
+    msg = wire.json.decode_msg(case.initial_msg)
+    for event in events:
+        snapshot = read_checkpoint(event)
+        if snapshot is not None:
+            msg = snapshot
+        else:
+            msg.append_event(event)
+    return msg
+
+
+def reduced(case: Case) -> bytes:
+    msg = wire.json.decode_msg(case.initial_msg)
+    msg.extend_events(case_events(case))
+    return wire.json.encode(msg)
+
+
+async def sse_events(log: RedisEventLog, last_event_id: str | None = None, *, decoder: SSEDecoder[Any] | None = None,
+                     **kwargs: Any) -> tuple[list[Any], str]:
+    """Every event of ``log.sse(...)`` until the log's end, and the last id."""
+    decoder = decoder or SSEDecoder()
+    events: list[Any] = []
+    async with aclosing(log.sse(last_event_id, heartbeat=None, **kwargs)) as body:
+        async for chunk in body:
+            events += decoder.feed(chunk)
+    events += decoder.close()
+    return events, decoder.last_event_id
