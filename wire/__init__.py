@@ -36,6 +36,7 @@ from wire.errors import (
     LocalProtocolError,
     RemoteProtocolError,
     RoleError,
+    StoreError,
     StreamOrderError,
     WireError,
 )
@@ -123,6 +124,7 @@ __all__ = (
     "RequireUserConfirmEvent",
     "Role",
     "RoleError",
+    "StoreError",
     "StreamOrderError",
     "SystemMsg",
     "TextBlock",
