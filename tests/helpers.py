@@ -16,9 +16,12 @@ never from each other; Hypothesis strategies live in ``tests/strategies.py``).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
+import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -387,3 +390,30 @@ def general(decoder: SSEDecoder[Any]) -> SSEDecoder[Any]:
     assert decoder._mode == "bom"  # nothing read yet
     decoder._after_bom = "spec"
     return decoder
+
+
+# -- servers ---------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def serve_asgi(app: Any, *, log_level: str = "warning") -> Iterator[str]:
+    """``app`` served by uvicorn on 127.0.0.1, a port the OS picks, in a
+    thread; yields the base URL and stops the server on exit."""
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level=log_level, lifespan="on", ws="none", http="h11"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()

@@ -6,23 +6,19 @@ from __future__ import annotations
 
 import contextlib
 import json
-import socket
 import subprocess
-import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import anyio
 import httpx
 import pytest
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.routing import Route
 
 import wire
-from tests.helpers import CASES
+from tests.helpers import CASES, serve_asgi
 from tests.test_bridges_agui import CLIENT_DIR, NODE, custom_mismatches, mismatches, needs_client
 from wire.bridges.agui_http import agui_endpoint, answered_ids
 from wire.stores.memory import EventLog
@@ -81,24 +77,8 @@ class Replies:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(Replies().app(), log_level="warning", lifespan="on", ws="none", http="h11")
-    uv = uvicorn.Server(config)
-    thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not uv.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        uv.should_exit = True
-        thread.join(10)
-        sock.close()
+    with serve_asgi(Replies().app()) as url:
+        yield url
 
 
 def run_client_at(url: str) -> Any:

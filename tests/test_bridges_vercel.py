@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 import wire
 import wire.cli
-from tests.helpers import CASES, Case, expect
+from tests.helpers import CASES, Case, expect, serve_asgi
 from wire.blocks import DataBlock, TextBlock, ToolCallBlock, ToolResultBlock, ToolResultState
 from wire.bridges import vercel
 from wire.bridges.vercel import DONE, VercelBridge, encode_chunks, to_chunks, to_sse
@@ -769,33 +769,7 @@ class ChatServer:
 
 
 def serve(app: Any) -> Any:
-    import contextlib
-    import socket
-    import threading
-    import time
-
-    import uvicorn
-
-    @contextlib.contextmanager
-    def running() -> Any:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.bind(("127.0.0.1", 0))
-        config = uvicorn.Config(app, log_level="warning", lifespan="on", ws="none", http="h11")
-        server = uvicorn.Server(config)
-        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 10
-        while not server.started:
-            assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-            time.sleep(0.01)
-        try:
-            yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-        finally:
-            server.should_exit = True
-            thread.join(10)
-            sock.close()
-
-    return running()
+    return serve_asgi(app)
 
 
 @needs_client

@@ -5,15 +5,12 @@ mid-reply and resumed with Last-Event-ID."""
 from __future__ import annotations
 
 import contextlib
-import socket
 import threading
-import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 
 import anyio
 import httpx
 import pytest
-import uvicorn
 from anyio.abc import SocketAttribute, SocketStream
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -22,6 +19,7 @@ from starlette.routing import Route
 
 import wire
 from benchmarks import workload
+from tests.helpers import serve_asgi
 from wire.framing import FRAMINGS, NDJSONDecoder, SSEDecoder
 from wire.resume import read_checkpoint
 from wire.stores.memory import EventLog
@@ -152,24 +150,8 @@ httpx_leftovers = pytest.mark.filterwarnings(
 def server() -> Iterator[tuple[str, Replies]]:
     """uvicorn on a real socket, 127.0.0.1 and a port the OS picks, in a thread."""
     replies = Replies()
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(replies.app(), log_level="warning", lifespan="on", ws="none", http="h11")
-    uv = uvicorn.Server(config)
-    thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not uv.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}", replies
-    finally:
-        uv.should_exit = True
-        thread.join(10)
-        sock.close()
+    with serve_asgi(replies.app()) as url:
+        yield url, replies
 
 
 @pytest.mark.anyio

@@ -11,9 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
-import socket
 import subprocess
-import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from importlib.resources import files
@@ -22,7 +20,6 @@ from typing import Any
 
 import anyio
 import pytest
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -30,7 +27,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import wire
-from tests.helpers import expect
+from tests.helpers import expect, serve_asgi
 from wire.stores.memory import EventLog
 from wire.transports.http import sse_endpoint
 
@@ -126,23 +123,8 @@ def make_app(pace: float) -> Starlette:
 @pytest.fixture(scope="module")
 def base() -> Iterator[str]:
     """uvicorn on 127.0.0.1, a port the OS picks, in a thread."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    app = DropFirstConnection(make_app(pace=0.004), after=40)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="critical", lifespan="on", ws="none", http="h11"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
+    with serve_asgi(DropFirstConnection(make_app(pace=0.004), after=40), log_level="critical") as url:
+        yield url
 
 
 def follow(url: str, *args: str) -> dict[str, Any]:
