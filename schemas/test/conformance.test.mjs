@@ -24,7 +24,11 @@ import {
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const VECTORS = join(ROOT, "tests", "vectors", "agentscope-2.0.11");
 const PYTHON = process.env.WIRE_PYTHON ?? "python";
-const CASES = readdirSync(VECTORS).filter((name) => !name.startsWith("_")).sort();
+// Every case is a folder of its own (the folder also holds a README and _messages).
+const CASES = readdirSync(VECTORS, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && !entry.name.startsWith("_"))
+  .map((entry) => entry.name)
+  .sort();
 
 /** A deterministic generator of chunk sizes (mulberry32), so a failure can be replayed. */
 function random(seed) {
