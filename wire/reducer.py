@@ -45,6 +45,7 @@ No bytes and no IO here: events are already decoded.
 
 from __future__ import annotations
 
+import enum
 import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, cast
@@ -111,8 +112,9 @@ MAX_ANOMALIES = 1000
 _ID_SHOWN = 64
 
 
-class AnomalyKind:
-    """The names an :class:`Anomaly` ``kind`` takes."""
+class AnomalyKind(enum.StrEnum):
+    """The names an :class:`Anomaly` ``kind`` takes (strings, like every
+    other vocabulary of wire's)."""
 
     OTHER_REPLY = "other_reply"  # reply_id differs from the Msg's id: skipped
     UNKNOWN_BLOCK = "unknown_block"  # delta/END before its START or for no block: skipped
@@ -131,7 +133,7 @@ class Anomaly(Struct, frozen=True, kw_only=True, omit_defaults=True):
     stream would have it. ``index`` counts events applied to this Msg from 0."""
 
     index: int
-    kind: str
+    kind: AnomalyKind
     event_type: str
     id: str | None = None
     detail: str = ""
@@ -215,7 +217,7 @@ class Reducer:
 
     # -- anomalies --------------------------------------------------------------
 
-    def anomaly(self, kind: str, event: Any, id: str | None, detail: str) -> None:
+    def anomaly(self, kind: AnomalyKind, event: Any, id: str | None, detail: str) -> None:
         if self.strict:
             raise StreamOrderError(f"{event.type}: {detail}" + (f" (id {id[:_ID_SHOWN]!r})" if id else ""),
                                    kind=kind, index=self.index)
