@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import wire
@@ -340,6 +340,7 @@ def test_histories_round_trip_and_answered_calls_are_finished(history: list[dict
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(msgs())
 def test_2_0_to_1x_and_back_keeps_what_1x_can_hold(msg: wire.Msg) -> None:
+    assume(METADATA_KEY not in msg.metadata)  # wire's own record of a 1.x message: tested on its own
     d = to_agentscope1(msg)
     json.dumps(d)  # plain JSON
     again = from_agentscope1(d)
@@ -446,3 +447,9 @@ def test_a_1x_formatter_accepts_a_converted_2_0_conversation(peer: Any) -> None:
 def test_the_peer_runs_outside_wire() -> None:
     assert "wire" not in PEER.read_text(encoding="utf-8").split('"""', 2)[2]
     assert sys.executable != str(AS1_PYTHON)
+
+
+def test_a_record_key_that_is_not_wires_record_is_an_encode_error() -> None:
+    msg = wire.UserMsg("u", "hi", metadata={METADATA_KEY: True})
+    with pytest.raises(wire.EncodeError, match=METADATA_KEY):
+        to_agentscope1(msg)
