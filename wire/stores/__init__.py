@@ -2,6 +2,8 @@
 order, served live from any position.
 
 * :class:`wire.stores.memory.EventLog`: in one process (needs anyio).
+* :class:`wire.stores.redis.RedisEventLog`: in a Redis Stream, so that any
+  replica serves and resumes any reply (the ``redis`` extra).
 
 Every store answers :class:`SSESource`, so ``wire.transports.http`` serves
 any of them. Each store's optional dependency is imported by its own module
