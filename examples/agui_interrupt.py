@@ -12,8 +12,8 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 import wire
-from wire.stores.memory import EventLog
 from wire.bridges.agui_http import agui_endpoint
+from wire.stores.memory import EventLog
 
 REPLY, SESSION = "reply-1", "session-1"
 log = EventLog(wire.AssistantMsg("Friday", [], id=REPLY))
