@@ -8,8 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-import wire
-from tests.helpers import CASES, Case
+from tests.helpers import CASES, Case, factories
 
 
 @pytest.fixture(params=CASES, ids=[c.name for c in CASES])
@@ -22,13 +21,8 @@ def case(request: pytest.FixtureRequest) -> Case:
 def deterministic_factories() -> Iterator[None]:
     """agentscope's apply regime: a constant clock and apply-000001... ids."""
     counter = iter(range(1, 1_000_000))
-    wire.set_id_factory(lambda: f"apply-{next(counter):06d}")
-    wire.set_timestamp_factory(lambda: "2000-01-01T00:00:00.000000")
-    try:
+    with factories(lambda: f"apply-{next(counter):06d}", lambda: "2000-01-01T00:00:00.000000"):
         yield
-    finally:
-        wire.set_id_factory(None)
-        wire.set_timestamp_factory(None)
 
 
 @pytest.fixture(params=["asyncio", "trio"])

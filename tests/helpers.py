@@ -417,3 +417,18 @@ def serve_asgi(app: Any, *, log_level: str = "warning") -> Iterator[str]:
         server.should_exit = True
         thread.join(10)
         sock.close()
+
+
+# -- ids and clocks --------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def factories(new_id: Callable[[], str], now: Callable[[], str]) -> Iterator[None]:
+    """wire's id and timestamp factories set for the block, then the defaults again."""
+    wire.set_id_factory(new_id)
+    wire.set_timestamp_factory(now)
+    try:
+        yield
+    finally:
+        wire.set_id_factory(None)
+        wire.set_timestamp_factory(None)

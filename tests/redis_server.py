@@ -128,9 +128,8 @@ def case_events(case: Case) -> list[wire.AgentEvent]:
     return wire.json.decode_events(case.events_jsonl)
 
 
-def rebuilt(case: Case, events: list[Any]) -> wire.Msg:
-    """The Msg a client builds from a stream that may start with a checkpoint."""
-    msg = wire.json.decode_msg(case.initial_msg)
+def apply(msg: wire.Msg, events: list[Any]) -> wire.Msg:
+    """What a client does with a stream that may hold checkpoints."""
     for event in events:
         snapshot = read_checkpoint(event)
         if snapshot is not None:
@@ -138,6 +137,22 @@ def rebuilt(case: Case, events: list[Any]) -> wire.Msg:
         else:
             msg.append_event(event)
     return msg
+
+
+def rebuilt(case: Case, events: list[Any]) -> wire.Msg:
+    """The Msg a client builds from a case's stream."""
+    return apply(wire.json.decode_msg(case.initial_msg), events)
+
+
+def long_reply(n: int, reply_id: str = "r1") -> tuple[wire.Msg, list[wire.AgentEvent]]:
+    """A reply of ``n`` events, nearly all text deltas, and its empty Msg."""
+    msg = wire.AssistantMsg("Friday", [], id=reply_id)
+    events: list[wire.AgentEvent] = [wire.ReplyStartEvent(session_id="s1", reply_id=reply_id, name="Friday"),
+                                     wire.TextBlockStartEvent(reply_id=reply_id, block_id="b1")]
+    events += [wire.TextBlockDeltaEvent(reply_id=reply_id, block_id="b1", delta=f"{i} ") for i in range(n - 4)]
+    events += [wire.TextBlockEndEvent(reply_id=reply_id, block_id="b1"),
+               wire.ReplyEndEvent(session_id="s1", reply_id=reply_id)]
+    return msg, events
 
 
 def reduced(case: Case) -> bytes:

@@ -32,7 +32,7 @@ import wire
 import wire.peek
 import wire.zerocopy
 from benchmarks import memory
-from tests.helpers import catalog_lines
+from tests.helpers import catalog_lines, factories
 from wire.cli import main
 from wire.errors import RemoteProtocolError, WireError
 from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder, SSEDecoder, SSEEncoder
@@ -50,13 +50,8 @@ DIGITS = 5_000
 def constant_factories() -> Iterator[None]:
     """Events without an id or a time get the same ones at every decode, so
     that two reads of one stream compare equal."""
-    wire.set_id_factory(lambda: "id")
-    wire.set_timestamp_factory(lambda: "t")
-    try:
+    with factories(lambda: "id", lambda: "t"):
         yield
-    finally:
-        wire.set_id_factory(None)
-        wire.set_timestamp_factory(None)
 
 
 # -- the families of hostile payloads, per codec ----------------------------------------------------------------

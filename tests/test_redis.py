@@ -21,6 +21,7 @@ from tests.redis_server import (
     RedisServer,
     case_events,
     connect,
+    long_reply,
     rebuilt,
     redis_server,
     reduced,
@@ -47,16 +48,6 @@ def anyio_backend() -> str:
 
 def new_key() -> str:
     return f"test:{uuid.uuid4().hex}"
-
-
-def long_reply(n: int, reply_id: str = "r1") -> tuple[wire.Msg, list[wire.AgentEvent]]:
-    msg = wire.AssistantMsg("Friday", [], id=reply_id)
-    events: list[wire.AgentEvent] = [wire.ReplyStartEvent(session_id="s1", reply_id=reply_id, name="Friday"),
-                                     wire.TextBlockStartEvent(reply_id=reply_id, block_id="b1")]
-    events += [wire.TextBlockDeltaEvent(reply_id=reply_id, block_id="b1", delta=f"{i} ") for i in range(n - 4)]
-    events += [wire.TextBlockEndEvent(reply_id=reply_id, block_id="b1"),
-               wire.ReplyEndEvent(session_id="s1", reply_id=reply_id)]
-    return msg, events
 
 
 # -- the log itself -------------------------------------------------------------------------------

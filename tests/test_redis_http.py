@@ -15,14 +15,13 @@ import uuid
 from collections.abc import Iterator
 from contextlib import aclosing
 from pathlib import Path
-from typing import Any
 
 import anyio
 import httpx
 import pytest
 
 import wire
-from tests.redis_server import RedisServer, free_port, redis_server
+from tests.redis_server import RedisServer, apply, free_port, long_reply, redis_server
 from wire.framing import SSEDecoder
 from wire.resume import read_checkpoint
 from wire.transports.streams import iter_events
@@ -66,26 +65,6 @@ def replicas(redis_server: RedisServer) -> Iterator[list[str]]:
         for process, _ in started:
             process.terminate()
             process.wait(10)
-
-
-def long_reply(n: int, reply_id: str) -> tuple[wire.Msg, list[wire.AgentEvent]]:
-    msg = wire.AssistantMsg("Friday", [], id=reply_id)
-    events: list[wire.AgentEvent] = [wire.ReplyStartEvent(session_id="s1", reply_id=reply_id, name="Friday"),
-                                     wire.TextBlockStartEvent(reply_id=reply_id, block_id="b1")]
-    events += [wire.TextBlockDeltaEvent(reply_id=reply_id, block_id="b1", delta=f"{i} ") for i in range(n - 4)]
-    events += [wire.TextBlockEndEvent(reply_id=reply_id, block_id="b1"),
-               wire.ReplyEndEvent(session_id="s1", reply_id=reply_id)]
-    return msg, events
-
-
-def apply(msg: wire.Msg, events: list[Any]) -> wire.Msg:
-    for event in events:
-        snapshot = read_checkpoint(event)
-        if snapshot is not None:
-            msg = snapshot
-        else:
-            msg.append_event(event)
-    return msg
 
 
 async def produce(server: RedisServer, reply_id: str, msg: wire.Msg, events: list[wire.AgentEvent],

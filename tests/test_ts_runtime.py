@@ -25,12 +25,12 @@ be identical.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import math
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,7 @@ from hypothesis import strategies as st
 
 import wire
 from tests import strategies
-from tests.helpers import ANOMALIES, REPLY, catalog_lines, cut
+from tests.helpers import ANOMALIES, REPLY, catalog_lines, cut, factories
 from tests.strategies import damage, points, reply_streams, sse_tokens
 from wire.events import UnknownEvent
 from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder, SSEDecoder, SSEEncoder
@@ -323,13 +323,8 @@ def test_typescript_decoders_read_damaged_streams_as_python_does(
                 assert wire.json.decode_event(item["json"].encode()) == event
 
 
-@contextmanager
-def generated_ids() -> Iterator[None]:
-    """The id and time a decoder fills into an event that left them out, as tests/decoding.py sets them."""
-    wire.set_id_factory(lambda: "generated")
-    wire.set_timestamp_factory(lambda: "2000-01-01T00:00:00")
-    try:
-        yield
-    finally:
-        wire.set_id_factory(None)
-        wire.set_timestamp_factory(None)
+def generated_ids() -> contextlib.AbstractContextManager[None]:
+    """One id and one time for every event a decoder fills in (an event that
+    left them out), so that the Python decode and the re-decode of the
+    TypeScript side's JSON agree."""
+    return factories(lambda: "generated", lambda: "2000-01-01T00:00:00")
