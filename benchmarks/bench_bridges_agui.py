@@ -1,4 +1,4 @@
-"""Issue #15: the 24,800-event reply to AG-UI SSE bytes.
+"""The 24,800-event reply to AG-UI SSE bytes.
 
 * wire: ``wire.bridges.agui.to_agui_sse`` on the decoded events: the whole
   transcoding (runs, open constructs, the tool results and the 1 MiB data

@@ -1,4 +1,4 @@
-"""Issue #15 (Vercel half): the 24,800-event reply as Vercel UI message stream bytes.
+"""The 24,800-event reply as Vercel UI message stream bytes.
 
 Input: the benchmark reply's events, decoded (``workload.reply_events``), as a
 server holding an EventLog has them. Output: the whole response body, every

@@ -1,4 +1,4 @@
-"""Issue #17: the AgentScope 1.x and AgentX converters (wire.compat).
+"""The AgentScope 1.x and AgentX converters (wire.compat).
 
 * A 1.x history of 1,000 ReAct turns (4,000 messages: question, thinking and
   tool_use, the system message with the tool_result, the answer), as dicts:

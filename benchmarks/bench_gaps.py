@@ -1,4 +1,4 @@
-"""Issue #16: the remaining per-frame gaps and encode against what users pick
+"""The remaining per-frame gaps and encode against what users pick
 instead of msgspec, each target beside its floor, all round-robin.
 
 Every target's cases run interleaved (``conftest.interleaved``: A B C, then
@@ -20,7 +20,7 @@ figures is benchmarks/results/targets.md.
   per frame) against ``NDJSONDecoder``, both in 4 KiB chunks (target
   >= 0.8x); the floors are a bare split-and-decode loop of each framing
   (no offsets, limits, checks or errors).
-* ``lean decode``: what the reduce-from-bytes path of issue #16 would save at
+* ``lean decode``: what a reduce-from-bytes path would save at
   most: msgspec ``decode_lines`` into Structs that declare only the fields
   the reducer reads, against the full typed ``decode_lines`` (info only: such
   a path is not exact, see targets.md).
@@ -148,7 +148,7 @@ def test_target_encode(benchmark: Any, reply: Reply, dataclasses_of_reply: list[
 
 @pytest.mark.benchmark(group="gaps: encode")
 def test_target_encode_text(benchmark: Any, reply: Reply, dataclasses_of_reply: list[Any]) -> None:
-    """The 20,000 text deltas alone: the measurement the issue quotes."""
+    """The 20,000 text deltas alone: the measurement of a text-delta stream alone."""
     text = [i for i, e in enumerate(reply.events) if e.type == EventType.TEXT_BLOCK_DELTA]
     events = [reply.events[i] for i in text]
     items = [dataclasses_of_reply[i] for i in text]
@@ -272,7 +272,7 @@ def _tag_only_struct(event_cls: Any) -> Any:
 _LEAN_UNION: Any = functools.reduce(operator.or_, [
     _lean_struct(cls) if cls.event_type in _HOT else cls for cls in AgentEvent.__args__])
 _lean_decoder = msgspec.json.Decoder(_LEAN_UNION)
-# The issue's "Struct that declares only the tag", for the hot deltas: what
+# A "Struct that declares only the tag", for the hot deltas: what
 # tokenising and skipping every value costs, the floor of any decode.
 _TAG_ONLY_UNION: Any = functools.reduce(operator.or_, [
     _tag_only_struct(cls) if cls.event_type in _HOT else cls for cls in AgentEvent.__args__])

@@ -1,4 +1,4 @@
-"""Issue 11: bytes of peak memory per byte of ``max_frame_bytes``, per
+"""Bytes of peak memory per byte of ``max_frame_bytes``, per
 decoder and stream shape (the shapes are in ``benchmarks/memory.py``).
 
 Each case reads its shape once under ``tracemalloc`` (a memory figure, not a

@@ -1,4 +1,4 @@
-"""Issue 14: a streaming tool call's input shown after every delta, in Python.
+"""A streaming tool call's input shown after every delta, in Python.
 
 ``partial-json``: 4,000 one-character deltas of a 4,000-character tool call
 input, the value read after each: ``wire.partial_json.PartialJSON`` (each

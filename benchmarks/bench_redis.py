@@ -1,4 +1,4 @@
-"""Issue #13: the Redis Streams replay log, on a real redis-server this
+"""The Redis Streams replay log, on a real redis-server this
 module starts on a free 127.0.0.1 port (persistence off). Skipped when
 ``redis-server`` is not installed.
 
