@@ -352,11 +352,12 @@ class SSEDecoder(StreamDecoder[T]):
         the frame (LF, CRLF, or the CR of one whose LF is still to come),
         which is not part of it, so the exact size is taken here."""
         size = self._max - self._room + len(data)
-        first = (bytes(self._pending[:2]) + data[:2])[:2]
-        frame = size - (2 if first == b"\r\n" else first[:1] in (b"\n", b"\r"))
-        if frame > self._max:
-            raise FrameError(f"frame longer than max_frame_bytes ({self._max})",
-                             offset=self._pos + size - frame, index=self._index)
+        if size > self._max:  # only then can the line end before the frame matter
+            first = (bytes(self._pending[:2]) + data[:2])[:2]
+            frame = size - (2 if first == b"\r\n" else first[:1] in (b"\n", b"\r"))
+            if frame > self._max:
+                raise FrameError(f"frame longer than max_frame_bytes ({self._max})",
+                                 offset=self._pos + size - frame, index=self._index)
         self._room = self._max - size
         self._pending += data
 
