@@ -740,7 +740,7 @@ class ChatServer:
         # The user's answer, read from the message useChat posts back.
         assert approval_answers(body["messages"][-1]) == {
             r.tool_call.id: r.confirmed for r in expect(wire.UserConfirmResultEvent, self.answer).confirm_results}
-        start = len(log.events)
+        start = log.end
         log.append(self.answer)
         self.answered[chat_id].set()
         return ui_message_stream_response(log, start=start, heartbeat=0.05)

@@ -47,7 +47,10 @@ KEEP_ALIVE = b": keep-alive\n\n"
 
 async def _body(log: EventLog, bridge: VercelBridge, start: int, end_at_park: bool,
                 heartbeat: float | None) -> AsyncIterator[bytes]:
-    for event in log.events[:start]:  # what the client has already: the bridge's state only
+    # What the client has already: the bridge's state only. (A log bounded by
+    # max_events must keep the whole reply for this: the bridge rebuilds its
+    # state from the reply's first event.)
+    for event in log.events[:max(0, start - log.first)]:
         bridge.feed(event)
     async for batch in log.follow(start, heartbeat=heartbeat):
         if not batch:
@@ -59,7 +62,7 @@ async def _body(log: EventLog, bridge: VercelBridge, start: int, end_at_park: bo
             chunks += bridge.feed(event)
             start += 1
             # A park the reply has already gone past (a replay) does not end the response.
-            if end_at_park and bridge.parked and not parked and start == len(log.events):
+            if end_at_park and bridge.parked and not parked and start == log.end:
                 yield encode_chunks(chunks) + DONE
                 return
         if chunks:
@@ -74,8 +77,8 @@ def ui_message_stream_response(log: EventLog, *, start: int = 0, end_at_park: bo
     as it comes) as a UI message stream, ended by ``data: [DONE]`` when the
     log closes, or, with ``end_at_park``, when the reply parks for the user
     (REQUIRE_USER_CONFIRM, REQUIRE_EXTERNAL_EXECUTION): ``useChat`` answers
-    with a new request, whose response goes on from ``start =
-    len(log.events)`` taken before the answer is appended to the log. A
+    with a new request, whose response goes on from ``start = log.end``
+    taken before the answer is appended to the log. A
     ``:`` comment goes out after ``heartbeat`` idle seconds, so that proxies
     keep a slow reply open. The other options are VercelBridge's."""
     bridge = VercelBridge(log.msg.id, dynamic_tools=dynamic_tools, external_tools=external_tools)
