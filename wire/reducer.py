@@ -48,13 +48,14 @@ from __future__ import annotations
 import enum
 import sys
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
 
 from msgspec import Struct, structs
 
 from wire._portable import saturated
 from wire.blocks import (
     Base64Source,
+    ContentBlock,
     DataBlock,
     HintBlock,
     TextBlock,
@@ -101,6 +102,11 @@ from wire.events import (
 
 if TYPE_CHECKING:
     from wire.messages import Msg
+
+# A block the reducer finds by id (each kind has its own table).
+B = TypeVar("B", TextBlock, ThinkingBlock, DataBlock, ToolCallBlock, ToolResultBlock)
+# What an anomaly can be about: an event of this version, or one of a newer type.
+Applied: TypeAlias = AgentEvent | UnknownEvent
 
 __all__ = ("MAX_ANOMALIES", "Anomaly", "AnomalyKind", "Reducer")
 
@@ -184,12 +190,12 @@ class Reducer:
 
     # -- indexing -------------------------------------------------------------
 
-    def _index(self, block: Any) -> None:
+    def _index(self, block: ContentBlock) -> None:
         table = self._table(type(block))
         if table is not None:
             table.setdefault(block.id, block)
 
-    def _table(self, cls: type) -> dict[str, Any] | None:
+    def _table(self, cls: type) -> dict[str, Any] | None:  # the dict of cls's blocks
         if cls is TextBlock:
             return self.text
         if cls is ThinkingBlock:
@@ -202,7 +208,7 @@ class Reducer:
             return self.results
         return None
 
-    def _add(self, block: Any, event: Any, table: dict[str, Any] | None) -> None:
+    def _add(self, block: ContentBlock, event: AgentEvent, table: dict[str, B] | None) -> None:
         if self.allowed is not None and type(block) not in self.allowed:
             self.anomaly(AnomalyKind.ROLE_FORBIDS, event, block.id,
                          f"a {self.msg.role} message cannot hold a {block.type!r} block")
@@ -217,7 +223,7 @@ class Reducer:
 
     # -- anomalies --------------------------------------------------------------
 
-    def anomaly(self, kind: AnomalyKind, event: Any, id: str | None, detail: str) -> None:
+    def anomaly(self, kind: AnomalyKind, event: Applied, id: str | None, detail: str) -> None:
         if self.strict:
             raise StreamOrderError(f"{event.type}: {detail}" + (f" (id {id[:_ID_SHOWN]!r})" if id else ""),
                                    kind=kind, index=self.index)
@@ -226,7 +232,7 @@ class Reducer:
             return
         self.anomalies.append(Anomaly(index=self.index, kind=kind, event_type=event.type, id=id, detail=detail))
 
-    def find(self, table: dict[str, Any], event: Any, id: str) -> Any:
+    def find(self, table: dict[str, B], event: AgentEvent, id: str) -> B | None:
         block = table.get(id)
         if block is None:
             self.anomaly(AnomalyKind.UNKNOWN_BLOCK, event, id, "no block was started with this id")
@@ -353,7 +359,7 @@ def _seal(source: object) -> None:
             source.data = bytes(data)
 
 
-def _finish(r: Reducer, table: dict[str, Any], event: Any, id: str) -> Any:
+def _finish(r: Reducer, table: dict[str, B], event: AgentEvent, id: str) -> B | None:
     block = r.find(table, event, id)
     if block is not None:
         if block.finished_at is not None:
@@ -362,7 +368,7 @@ def _finish(r: Reducer, table: dict[str, Any], event: Any, id: str) -> Any:
     return block
 
 
-def _grow(r: Reducer, table: dict[str, Any], grow: Callable[[Any, str], None], event: Any, id: str,
+def _grow(r: Reducer, table: dict[str, B], grow: Callable[[B, str], None], event: AgentEvent, id: str,
           part: str) -> None:
     block = r.find(table, event, id)
     if block is None:
@@ -450,15 +456,14 @@ def _data_delta(r: Reducer, e: DataBlockDeltaEvent) -> None:
         block = r.find(r.data, e, e.block_id)
         if block is None:
             return
-        source = block.source
-        if not isinstance(source, Base64Source):
+        if not isinstance(block.source, Base64Source):
             r.anomaly(AnomalyKind.DATA_AFTER_URL, e, e.block_id,
                       "a base64 chunk cannot follow a URL (agentscope raises AttributeError)")
             return
         if block.finished_at is not None:
             r.anomaly(AnomalyKind.AFTER_END, e, e.block_id, "a chunk after the block's END is still appended")
         # The delta's media_type is ignored: the START's stays (as in agentscope).
-        _append_data(source, e.data)
+        _append_data(block.source, e.data)
 
 
 def _data_end(r: Reducer, e: DataBlockEndEvent) -> None:
