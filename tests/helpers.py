@@ -19,6 +19,8 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -432,3 +434,46 @@ def factories(new_id: Callable[[], str], now: Callable[[], str]) -> Iterator[Non
     finally:
         wire.set_id_factory(None)
         wire.set_timestamp_factory(None)
+
+
+# -- the command line ----------------------------------------------------------------------------
+
+
+def run_cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "wire", *args], input=stdin, capture_output=True,
+                          cwd=ROOT, check=False, timeout=120)
+
+
+# -- what an import loads --------------------------------------------------------------------------
+
+# Prints the modules that importing the argument adds to sys.modules, measured
+# inside the fresh interpreter after its own startup (site, .pth hooks).
+_PROBE = """
+import sys
+before = set(sys.modules)
+import importlib
+importlib.import_module(sys.argv[1])
+added = sorted(set(sys.modules) - before)
+import json
+print(json.dumps(added))
+"""
+
+
+def modules_added_by(name: str) -> set[str]:
+    result = subprocess.run([sys.executable, "-W", "error", "-c", _PROBE, name], cwd=ROOT, capture_output=True,
+                            text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "", f"importing {name} printed: {result.stderr}"  # no warnings, no noise
+    return set(json.loads(result.stdout))
+
+
+def top(name: str) -> str:
+    return name.split(".")[0]
+
+
+def foreign_modules(name: str) -> set[str]:
+    """What importing ``name`` loads beyond wire, msgspec, what msgspec loads
+    by itself, and the standard library."""
+    allowed = modules_added_by("msgspec")
+    return {m for m in modules_added_by(name) - allowed
+            if top(m) not in sys.stdlib_module_names and top(m) not in ("wire", "msgspec")}

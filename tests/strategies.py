@@ -60,6 +60,8 @@ sequences with ``st.lists(events(...))``.
 
 from __future__ import annotations
 
+import itertools
+import json
 from collections.abc import Callable
 from datetime import UTC
 from typing import Any, Literal
@@ -481,3 +483,45 @@ sse_tokens = st.lists(st.sampled_from([
     b"\n", b"\r", b"\r\n", b":", b"data", b"data: ", b"data:", b"id: ", b"id", b"retry: 1", b"event: x", b" ",
     b"{}", b'{"type":"CUSTOM","name":"n"}', b'{"type":"X"}', b"\xef\xbb\xbf", b"\x00", b"\xff", b"}",
 ]), max_size=40).map(b"".join)
+
+
+# -- JSON texts, for the partial JSON parser ---------------------------------------------------
+
+# Every character json.dumps may write raw (ensure_ascii=False) or escape,
+# lone surrogates included, since JSON text can carry them as \u escapes.
+_json_chars = st.characters() | st.sampled_from(["\ud83d", "\ude00", "\udbff", "\udc00"])
+_json_scalars = (st.none() | st.booleans() | st.integers(-(10**20), 10**20)
+            | st.floats(allow_nan=False, allow_infinity=False) | st.text(_json_chars, max_size=12))
+json_values = st.recursive(
+    _json_scalars,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(_json_chars, max_size=6), inner, max_size=5),
+    max_leaves=25,
+)
+
+
+@st.composite
+def json_texts(draw: st.DrawFn) -> str:
+    value = draw(json_values)
+    return json.dumps(value, ensure_ascii=draw(st.booleans()), indent=draw(st.sampled_from([None, 0, 2])),
+                      separators=draw(st.sampled_from([None, (",", ":"), (" , ", " : ")])))
+
+
+@st.composite
+def splits(draw: st.DrawFn, text: str) -> list[str]:
+    cuts = sorted(draw(st.sets(st.integers(0, len(text)), max_size=min(len(text), 40))))
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+@st.composite
+def damaged_texts(draw: st.DrawFn) -> str:
+    """JSON texts with a character inserted, removed or replaced: some stay JSON."""
+    text: str = draw(json_texts())
+    at = draw(st.integers(0, len(text)))
+    char: str = draw(st.sampled_from([*'{}[]:,"\\ 0-1.eE+tfnu\x00\n', "NaN"]))
+    how = draw(st.sampled_from(["insert", "remove", "replace"]))
+    if how == "insert":
+        return text[:at] + char + text[at:]
+    if how == "remove":
+        return text[:at] + text[at + 1:]
+    return text[:at] + char + text[at + 1:]

@@ -18,8 +18,8 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 import wire
+from tests.agui_client import CLIENT_DIR, NODE, custom_mismatches, mismatches, needs_client
 from tests.helpers import CASES, serve_asgi
-from tests.test_bridges_agui import CLIENT_DIR, NODE, custom_mismatches, mismatches, needs_client
 from wire.bridges.agui_http import agui_endpoint, answered_ids
 from wire.stores.memory import EventLog
 

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import wire
-from tests.helpers import CASES, ROOT, VECTORS, Case, expect
+from tests.helpers import CASES, ROOT, VECTORS, Case, expect, run_cli
 from wire.cli import COMMANDS, main
 from wire.framing import MsgpackFrameEncoder
 
 DEMO_REPLY = ROOT / "wire" / "data" / "demo-reply.jsonl"
 TOOL_CASE = VECTORS / "tool_call_success"
-
-
-def run_cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "wire", *args], input=stdin, capture_output=True,
-                          cwd=ROOT, check=False, timeout=120)
 
 
 @pytest.mark.parametrize("command", [None, "demo", "inspect", "convert", "schema"])

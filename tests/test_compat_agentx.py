@@ -437,7 +437,7 @@ def test_any_cut_of_the_bytes_gives_the_same_events(packets: list[dict[str, Any]
 
 
 def test_import_wire_does_not_import_the_converters() -> None:
-    from tests.test_import import foreign_modules, modules_added_by
+    from tests.helpers import foreign_modules, modules_added_by
 
     assert not {m for m in modules_added_by("wire") if m.startswith("wire.compat")}
     for module in ("wire.compat.agentx", "wire.compat.agentscope1"):

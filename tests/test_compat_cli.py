@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 
 import wire
-from tests.helpers import REACT_TURN
-from tests.test_cli import run_cli
+from tests.helpers import REACT_TURN, run_cli
 from wire.cli import main
 from wire.compat.agentx import events_to_packets
 from wire.framing import MsgpackFrameDecoder

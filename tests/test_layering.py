@@ -242,3 +242,17 @@ def test_an_upward_import_fails() -> None:
     source = "from wire.messages import Msg\n"
     assert LEVEL["messages"] > LEVEL["blocks"]
     assert not all(LEVEL[t] < LEVEL["blocks"] for t in wire_imports(source, "blocks", MODULES))
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared test code lives in helper modules (tests/helpers.py,
+    tests/strategies.py...), so that a test module can be read, run and
+    changed alone."""
+    offenders = []
+    for path in sorted(WIRE.parent.joinpath("tests").glob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            offenders += [f"{path.name} imports {n}" for n in names if n.startswith("tests.test_")]
+    assert not offenders, offenders

@@ -5,7 +5,6 @@ of every prefix consistent with the final value."""
 from __future__ import annotations
 
 import copy
-import itertools
 import json
 import math
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from hypothesis import strategies as st
 
 import wire
 from tests.helpers import expect, growth_ratio
+from tests.strategies import damaged_texts, json_texts, splits
 from wire.errors import DecodeError, LocalProtocolError
 from wire.partial_json import PartialJSON, PartialJSONError
 
@@ -81,32 +81,6 @@ def test_huge_integer_is_an_error_not_a_value_error() -> None:
 
 # -- properties ---------------------------------------------------------------------------
 
-# Every character json.dumps may write raw (ensure_ascii=False) or escape,
-# lone surrogates included, since JSON text can carry them as \u escapes.
-_chars = st.characters() | st.sampled_from(["\ud83d", "\ude00", "\udbff", "\udc00"])
-_scalars = (st.none() | st.booleans() | st.integers(-(10**20), 10**20)
-            | st.floats(allow_nan=False, allow_infinity=False) | st.text(_chars, max_size=12))
-json_values = st.recursive(
-    _scalars,
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(_chars, max_size=6), inner, max_size=5),
-    max_leaves=25,
-)
-
-
-@st.composite
-def json_texts(draw: st.DrawFn) -> str:
-    value = draw(json_values)
-    return json.dumps(value, ensure_ascii=draw(st.booleans()), indent=draw(st.sampled_from([None, 0, 2])),
-                      separators=draw(st.sampled_from([None, (",", ":"), (" , ", " : ")])))
-
-
-@st.composite
-def splits(draw: st.DrawFn, text: str) -> list[str]:
-    cuts = sorted(draw(st.sets(st.integers(0, len(text)), max_size=min(len(text), 40))))
-    bounds = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in itertools.pairwise(bounds)]
-
-
 def consistent(partial: Any, final: Any) -> bool:
     """Whether ``partial`` can be the view of a prefix of ``final``'s text:
     containers hold a prefix of the final items (keys in order) whose last
@@ -165,20 +139,6 @@ def test_every_prefix_one_character_at_a_time(data: st.DataObject) -> None:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(name)  # json.loads takes NaN and Infinity; JSON (and PartialJSON) does not
-
-
-@st.composite
-def damaged_texts(draw: st.DrawFn) -> str:
-    """JSON texts with a character inserted, removed or replaced: some stay JSON."""
-    text: str = draw(json_texts())
-    at = draw(st.integers(0, len(text)))
-    char: str = draw(st.sampled_from([*'{}[]:,"\\ 0-1.eE+tfnu\x00\n', "NaN"]))
-    how = draw(st.sampled_from(["insert", "remove", "replace"]))
-    if how == "insert":
-        return text[:at] + char + text[at:]
-    if how == "remove":
-        return text[:at] + text[at + 1:]
-    return text[:at] + char + text[at + 1:]
 
 
 @settings(max_examples=400, deadline=None)

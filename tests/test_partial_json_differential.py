@@ -17,7 +17,7 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from tests.test_partial_json import damaged_texts, json_texts, splits
+from tests.strategies import damaged_texts, json_texts, splits
 from wire.partial_json import PartialJSON, PartialJSONError
 
 ROOT = Path(__file__).resolve().parent.parent
