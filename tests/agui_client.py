@@ -215,3 +215,11 @@ def custom_mismatches(events: list[wire.AgentEvent], report: Json) -> list[str]:
     want = [{"name": e.name, "value": e.value} for e in events if isinstance(e, wire.CustomEvent)]
     got = [c for c in report["custom"] if not c["name"].startswith("agentscope.")]
     return [] if got == want else [f"custom events {got} != {want}"]
+
+
+def run_client_at(url: str) -> Any:
+    assert NODE is not None
+    done = subprocess.run([NODE, "run-client.mjs", "--url", url], cwd=CLIENT_DIR, capture_output=True,
+                          check=False, timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    return json.loads(done.stdout)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -18,7 +17,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 import wire
-from tests.agui_client import CLIENT_DIR, NODE, custom_mismatches, mismatches, needs_client
+from tests.agui_client import custom_mismatches, mismatches, needs_client, run_client_at
 from tests.helpers import CASES, serve_asgi
 from wire.bridges.agui_http import agui_endpoint, answered_ids
 from wire.stores.memory import EventLog
@@ -79,14 +78,6 @@ class Replies:
 def server() -> Iterator[str]:
     with serve_asgi(Replies().app()) as url:
         yield url
-
-
-def run_client_at(url: str) -> Any:
-    assert NODE is not None
-    done = subprocess.run([NODE, "run-client.mjs", "--url", url], cwd=CLIENT_DIR, capture_output=True,
-                          check=False, timeout=60)
-    assert done.returncode == 0, done.stderr.decode()
-    return json.loads(done.stdout)
 
 
 # The vectors whose parks a client can answer by resuming: confirmations. (An

@@ -1,10 +1,9 @@
 """Serve an agentscope event log to an AG-UI client (CopilotKit, ``@ag-ui/client``'s
 ``HttpAgent``) with Starlette.
 
-Needs the ``http`` extra. The log is anything with ``wire.stores.memory.EventLog``'s
-``follow(start, *, heartbeat)`` (an async iterator of event batches, an empty
-batch after ``heartbeat`` idle seconds, ending when the log is closed): the
-in-memory ``EventLog`` or a Redis-backed one.
+Needs the ``http`` extra. The log is any :class:`wire.stores.Replayable`:
+the in-memory ``EventLog`` or a ``RedisEventLog``, so that any replica can
+serve a reply from Redis.
 
 AG-UI's unit is the run: ``HttpAgent.runAgent`` POSTs a ``RunAgentInput`` and
 reads one run's events. A reply that parks (a tool call waiting for the
@@ -38,16 +37,16 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any
 
 import msgspec
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response, StreamingResponse
 
 from wire.bridges.agui import CONTENT_TYPE, AGUIBridge, AGUIEvent, encode_sse_into
-from wire.events import AgentEvent
+from wire.stores import Replayable
 
-__all__ = ("FollowableLog", "agui_endpoint", "agui_response", "agui_run", "answered_ids")
+__all__ = ("agui_endpoint", "agui_response", "agui_run", "answered_ids")
 
 # no-cache: a stream is never a cached document. X-Accel-Buffering: nginx
 # would otherwise buffer the body and hold events back.
@@ -57,10 +56,6 @@ _RUN_ENDS = ("RUN_FINISHED", "RUN_ERROR")
 # While looking for the requested run, an idle log this long means the run
 # being held is the live one: nothing the client already has is still to come.
 _SETTLE = 0.05
-
-
-class FollowableLog(Protocol):
-    def follow(self, start: int = 0, *, heartbeat: float | None = None) -> AsyncIterator[list[AgentEvent]]: ...
 
 
 def answered_ids(run_input: Any) -> set[str]:
@@ -80,7 +75,7 @@ def _parks(event: AGUIEvent) -> set[str]:
     return {i["id"] for i in outcome.get("interrupts", [])} | set(outcome.get("pendingToolCallIds", []))
 
 
-async def agui_run(log: FollowableLog, *, answered: set[str] | frozenset[str] = frozenset(),
+async def agui_run(log: Replayable, *, answered: set[str] | frozenset[str] = frozenset(),
                    heartbeat: float | None = 15.0, thread_id: str | None = None) -> AsyncIterator[bytes]:
     """One AG-UI run of ``log`` as SSE bytes: the first run, or the one after
     the last park whose ids ``answered`` holds (see the module docstring). A
@@ -116,7 +111,7 @@ async def agui_run(log: FollowableLog, *, answered: set[str] | frozenset[str] = 
                 return send(held)
         return False
 
-    async for batch in log.follow(0, heartbeat=tick):
+    async for batch in log.replay(heartbeat=tick):
         if not batch:
             idle += tick or 0.0
             if seeking and held:  # the log went quiet inside a run: it is the live one
@@ -145,7 +140,7 @@ async def agui_run(log: FollowableLog, *, answered: set[str] | frozenset[str] = 
         yield bytes(buf)
 
 
-def agui_response(log: FollowableLog, run_input: Any = None, *, heartbeat: float | None = 15.0,
+def agui_response(log: Replayable, run_input: Any = None, *, heartbeat: float | None = 15.0,
                   thread_id: str | None = None) -> StreamingResponse:
     """A streaming response with the run of ``log`` that ``run_input`` (a
     parsed ``RunAgentInput``, or None) asks for."""
@@ -154,7 +149,7 @@ def agui_response(log: FollowableLog, run_input: Any = None, *, heartbeat: float
     return StreamingResponse(body, media_type=CONTENT_TYPE, headers=_HEADERS)
 
 
-FindLog = Callable[[Request, Any], "FollowableLog | Awaitable[FollowableLog | None] | None"]
+FindLog = Callable[[Request, Any], "Replayable | Awaitable[Replayable | None] | None"]
 
 
 def agui_endpoint(find_log: FindLog, *, heartbeat: float | None = 15.0) -> Callable[[Request], Awaitable[Response]]:

@@ -171,6 +171,11 @@ class EventLog:
         async for _, batch in self._batches(start, heartbeat, max_batch):
             yield batch
 
+    async def replay(self, *, heartbeat: float | None = None) -> AsyncGenerator[list[AgentEvent], None]:
+        """:meth:`follow` from the first event: :class:`wire.stores.Replayable`."""
+        async for batch in self.follow(0, heartbeat=heartbeat):
+            yield batch
+
     async def frames(self, encoder: Encoder, start: int = 0, *, heartbeat: float | None = None,
                      heartbeat_frame: bytes = b"") -> AsyncGenerator[bytes, None]:
         """The events from ``start`` on, encoded: one bytes object per batch

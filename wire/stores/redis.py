@@ -421,6 +421,13 @@ class RedisEventLog:
         async for batch in self._follow(cursor, first, end, heartbeat, max_batch):
             yield self._decode(batch) if batch.ids else []
 
+    async def replay(self, *, heartbeat: float | None = None) -> AsyncGenerator[list[Event], None]:
+        """:meth:`follow` from the first entry, without the entry ids: the
+        reply's events in batches (an empty one after ``heartbeat`` idle
+        seconds) until the log closes; :class:`wire.stores.Replayable`."""
+        async for batch in self.follow(None, heartbeat=heartbeat):
+            yield [event for _, event in batch]
+
     async def sse(self, last_event_id: str | None = None, *, resume: Resume = "checkpoint",
                   heartbeat: float | None = 15.0) -> AsyncGenerator[bytes, None]:
         """The log as an SSE body, each frame's ``id`` its entry id, the
