@@ -487,12 +487,13 @@ sse_tokens = st.lists(st.sampled_from([
 
 # -- JSON texts, for the partial JSON parser ---------------------------------------------------
 
-# Every character json.dumps may write raw (ensure_ascii=False) or escape,
+# Any JSON value, unlike json_values (what wire's free-form fields may hold):
+# integers past 64 bits, lone surrogates. Every character json.dumps may write raw (ensure_ascii=False) or escape,
 # lone surrogates included, since JSON text can carry them as \u escapes.
 _json_chars = st.characters() | st.sampled_from(["\ud83d", "\ude00", "\udbff", "\udc00"])
 _json_scalars = (st.none() | st.booleans() | st.integers(-(10**20), 10**20)
             | st.floats(allow_nan=False, allow_infinity=False) | st.text(_json_chars, max_size=12))
-json_values = st.recursive(
+any_json_values = st.recursive(
     _json_scalars,
     lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(_json_chars, max_size=6), inner, max_size=5),
     max_leaves=25,
@@ -501,7 +502,7 @@ json_values = st.recursive(
 
 @st.composite
 def json_texts(draw: st.DrawFn) -> str:
-    value = draw(json_values)
+    value = draw(any_json_values)
     return json.dumps(value, ensure_ascii=draw(st.booleans()), indent=draw(st.sampled_from([None, 0, 2])),
                       separators=draw(st.sampled_from([None, (",", ":"), (" , ", " : ")])))
 

@@ -267,8 +267,12 @@ def damaged_streams(draw: st.DrawFn, framing: str) -> bytes:
 def _nested(error: Any) -> bool:
     """A DecodeError inside a nested block or record, which the runtime does
     not check field by field (schemas/README.md)."""
-    return isinstance(error, wire.DecodeError) and error.path is not None and error.path.count(".") + \
-        error.path.count("[") > 1
+    if not isinstance(error, wire.DecodeError) or error.path is None:
+        return False
+    depth = error.path.count(".") + error.path.count("[")
+    if error.reason.startswith("Object missing required field"):
+        depth += 1  # msgspec names the object that lacks the field, not the field
+    return depth > 1
 
 
 def python_decode(framing: str, stream: bytes, cuts: list[int], unknown: str, limit: int) -> dict[str, Any]:

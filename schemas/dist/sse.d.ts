@@ -8,8 +8,12 @@
  * - `:` starts a comment (agentscope's heartbeat); otherwise `field: value`
  *   (one space after the colon dropped; no colon: the whole line is the field);
  *   `data` lines are joined with LF; `id` sets the last event id unless it
- *   holds NUL; `retry` sets the reconnection time if it is all ASCII digits;
- *   `event` and other fields are ignored (the JSON names the event's type);
+ *   holds NUL; `retry` sets the reconnection time if it is all ASCII digits
+ *   (and fits 64 bits: a longer one is ignored); other fields are ignored;
+ * - a frame named by an `event` line other than `message` is skipped by
+ *   default (`named: "skip"`), as a browser's `onmessage` never sees it (a
+ *   server's `event: ping` keep-alive is the common one); `named: "decode"`
+ *   reads it as an event too;
  * - a blank line ends the frame, and a frame with data is one message.
  *
  * Stricter than a browser's EventSource, as wire is, so that no event is
@@ -23,6 +27,8 @@ import { type DecoderOptions, StreamDecoder } from "./streaming.js";
 export interface SSEDecoderOptions extends DecoderOptions {
     /** The id a previous connection ended with, to start `lastEventId` from. */
     lastEventId?: string;
+    /** What a frame named other than `message` does: skipped (the default) or decoded. */
+    named?: "skip" | "decode";
 }
 /** Events from an SSE byte stream. `E` is `AgentEvent`, or `AgentEvent | UnknownEvent` with `unknown: "keep"`. */
 export declare class SSEDecoder<E extends AgentEvent | UnknownEvent = AgentEvent> extends StreamDecoder<E> {
@@ -44,6 +50,8 @@ export declare class SSEDecoder<E extends AgentEvent | UnknownEvent = AgentEvent
     private data;
     private dataOffset;
     private idBuffer;
+    private named;
+    private readonly decodeNamed;
     constructor(options?: SSEDecoderOptions);
     protected take(data: Uint8Array, out: E[]): void;
     private checkSize;

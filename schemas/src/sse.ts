@@ -8,8 +8,12 @@
  * - `:` starts a comment (agentscope's heartbeat); otherwise `field: value`
  *   (one space after the colon dropped; no colon: the whole line is the field);
  *   `data` lines are joined with LF; `id` sets the last event id unless it
- *   holds NUL; `retry` sets the reconnection time if it is all ASCII digits;
- *   `event` and other fields are ignored (the JSON names the event's type);
+ *   holds NUL; `retry` sets the reconnection time if it is all ASCII digits
+ *   (and fits 64 bits: a longer one is ignored); other fields are ignored;
+ * - a frame named by an `event` line other than `message` is skipped by
+ *   default (`named: "skip"`), as a browser's `onmessage` never sees it (a
+ *   server's `event: ping` keep-alive is the common one); `named: "decode"`
+ *   reads it as an event too;
  * - a blank line ends the frame, and a frame with data is one message.
  *
  * Stricter than a browser's EventSource, as wire is, so that no event is
@@ -29,7 +33,12 @@ const NO_BYTES = new Uint8Array(0);
 export interface SSEDecoderOptions extends DecoderOptions {
   /** The id a previous connection ended with, to start `lastEventId` from. */
   lastEventId?: string;
+  /** What a frame named other than `message` does: skipped (the default) or decoded. */
+  named?: "skip" | "decode";
 }
+
+const MESSAGE = [109, 101, 115, 115, 97, 103, 101]; // "message"
+const MAX_RETRY = 9223372036854775807n; // a longer retry asks for no usable delay
 
 /** Events from an SSE byte stream. `E` is `AgentEvent`, or `AgentEvent | UnknownEvent` with `unknown: "keep"`. */
 export class SSEDecoder<E extends AgentEvent | UnknownEvent = AgentEvent> extends StreamDecoder<E> {
@@ -52,10 +61,15 @@ export class SSEDecoder<E extends AgentEvent | UnknownEvent = AgentEvent> extend
   private data: Uint8Array[] = [];
   private dataOffset = 0;
   private idBuffer: string; // the spec's "last event ID buffer"
+  private named = false; // the frame is named other than "message"
+  private readonly decodeNamed: boolean;
 
   constructor(options: SSEDecoderOptions = {}) {
     super(options);
     this.lastEventId = this.idBuffer = options.lastEventId ?? "";
+    const named = options.named ?? "skip";
+    if (named !== "skip" && named !== "decode") throw new TypeError(`named must be "skip" or "decode", not ${named}`);
+    this.decodeNamed = named === "decode";
   }
 
   protected take(data: Uint8Array, out: E[]): void {
@@ -150,8 +164,13 @@ export class SSEDecoder<E extends AgentEvent | UnknownEvent = AgentEvent> extend
           throw new FrameError("an id that is not UTF-8", { offset: start, index: this.index });
         }
       }
-    } else if (colon === 5 && field === "retry" && value.length && value.every((b) => b >= 48 && b <= 57)) {
-      this.retry = Number(String.fromCharCode(...value));
+    } else if (colon === 5 && field === "retry") {
+      if (value.length && value.length <= 19 && value.every((b) => b >= 48 && b <= 57)) {
+        const retry = BigInt(String.fromCharCode(...value));
+        if (retry <= MAX_RETRY) this.retry = Number(retry);
+      }
+    } else if (colon === 5 && field === "event") {
+      this.named = !this.decodeNamed && !(value.length === MESSAGE.length && value.every((b, i) => b === MESSAGE[i]));
     }
   }
 
@@ -159,7 +178,7 @@ export class SSEDecoder<E extends AgentEvent | UnknownEvent = AgentEvent> extend
     const data = this.data;
     if (data.length) {
       const payload = data.length === 1 ? (data[0] as Uint8Array) : joinLines(data);
-      if (!payload.every((b) => b === 32 || b === 9 || b === 13 || b === 10)) {
+      if (!this.named && !payload.every((b) => b === 32 || b === 9 || b === 13 || b === 10)) {
         this.json(payload, out, this.dataOffset, data.length === 1);
       }
       this.data = [];
@@ -167,6 +186,7 @@ export class SSEDecoder<E extends AgentEvent | UnknownEvent = AgentEvent> extend
     this.lastEventId = this.idBuffer;
     this.frameStart = null;
     this.fields = false;
+    this.named = false;
   }
 
   protected end(out: E[]): void {

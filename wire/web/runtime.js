@@ -1058,6 +1058,8 @@ var StreamDecoder = class {
 // schemas/dist/sse.js
 var BOM = [239, 187, 191];
 var NO_BYTES2 = new Uint8Array(0);
+var MESSAGE = [109, 101, 115, 115, 97, 103, 101];
+var MAX_RETRY = 9223372036854775807n;
 var SSEDecoder = class extends StreamDecoder {
   /**
    * The id to send as `Last-Event-ID` when reconnecting: the id in force when
@@ -1083,9 +1085,16 @@ var SSEDecoder = class extends StreamDecoder {
   dataOffset = 0;
   idBuffer;
   // the spec's "last event ID buffer"
+  named = false;
+  // the frame is named other than "message"
+  decodeNamed;
   constructor(options = {}) {
     super(options);
     this.lastEventId = this.idBuffer = options.lastEventId ?? "";
+    const named = options.named ?? "skip";
+    if (named !== "skip" && named !== "decode")
+      throw new TypeError(`named must be "skip" or "decode", not ${named}`);
+    this.decodeNamed = named === "decode";
   }
   take(data, out) {
     if (this.head !== null) {
@@ -1188,15 +1197,21 @@ var SSEDecoder = class extends StreamDecoder {
           throw new FrameError("an id that is not UTF-8", { offset: start, index: this.index });
         }
       }
-    } else if (colon === 5 && field === "retry" && value.length && value.every((b) => b >= 48 && b <= 57)) {
-      this.retry = Number(String.fromCharCode(...value));
+    } else if (colon === 5 && field === "retry") {
+      if (value.length && value.length <= 19 && value.every((b) => b >= 48 && b <= 57)) {
+        const retry = BigInt(String.fromCharCode(...value));
+        if (retry <= MAX_RETRY)
+          this.retry = Number(retry);
+      }
+    } else if (colon === 5 && field === "event") {
+      this.named = !this.decodeNamed && !(value.length === MESSAGE.length && value.every((b, i) => b === MESSAGE[i]));
     }
   }
   dispatch(out) {
     const data = this.data;
     if (data.length) {
       const payload = data.length === 1 ? data[0] : joinLines(data);
-      if (!payload.every((b) => b === 32 || b === 9 || b === 13 || b === 10)) {
+      if (!this.named && !payload.every((b) => b === 32 || b === 9 || b === 13 || b === 10)) {
         this.json(payload, out, this.dataOffset, data.length === 1);
       }
       this.data = [];
@@ -1204,6 +1219,7 @@ var SSEDecoder = class extends StreamDecoder {
     this.lastEventId = this.idBuffer;
     this.frameStart = null;
     this.fields = false;
+    this.named = false;
   }
   end(out) {
     if (this.head !== null && this.head.length) {
