@@ -19,6 +19,7 @@ import wire
 from tests.helpers import CASES, Case
 from tests.redis_server import (
     RedisServer,
+    apply,
     case_events,
     connect,
     long_reply,
@@ -258,14 +259,7 @@ async def test_25k_events_with_max_len_1000_are_rebuilt_exactly_by_a_fresh_reade
         await follower.__aexit__(None, None, None)
 
         def build(stream: list[Any]) -> bytes:
-            built = wire.AssistantMsg("Friday", [], id="r1")
-            for event in stream:
-                snapshot = read_checkpoint(event)
-                if snapshot is not None:
-                    built = snapshot
-                else:
-                    built.append_event(event)
-            return wire.json.encode(built)
+            return wire.json.encode(apply(wire.AssistantMsg("Friday", [], id="r1"), stream))
 
         fresh, _ = await sse_events(RedisEventLog(client, key))
         assert read_checkpoint(fresh[0]) is not None
@@ -290,13 +284,7 @@ async def test_a_reader_that_falls_behind_the_trim_goes_on_from_the_checkpoint(r
             async for batch in batches:
                 got += [event for _, event in batch]
         assert any(read_checkpoint(event) is not None for event in got)
-        built = wire.AssistantMsg("Friday", [], id="r1")
-        for event in got:
-            snapshot = read_checkpoint(event)
-            if snapshot is not None:
-                built = snapshot
-            else:
-                built.append_event(event)
+        built = apply(wire.AssistantMsg("Friday", [], id="r1"), got)
         assert wire.json.encode(built) == wire.json.encode(log.msg)
 
 
