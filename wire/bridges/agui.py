@@ -32,6 +32,7 @@ from typing import Any, TypeAlias
 import msgspec
 
 import wire.json
+from wire._codec import DECODE_ERRORS, ENCODE_ERRORS, decode_error
 from wire.blocks import Base64Source, DataBlock, TextBlock, ToolCallBlock, ToolResultBlock
 from wire.errors import EncodeError, LocalProtocolError
 from wire.events import (
@@ -74,9 +75,14 @@ __all__ = (
     "INCOMPLETE_CODE",
     "AGUIBridge",
     "AGUIEvent",
+    "InputMessage",
+    "ResumeEntry",
+    "RunInput",
+    "answered_ids",
     "encode_sse",
     "encode_sse_batch",
     "encode_sse_into",
+    "parse_run_input",
     "to_agui",
     "to_agui_sse",
 )
@@ -130,10 +136,10 @@ def encode_sse_into(event: AGUIEvent, buf: bytearray) -> None:
     buf += b"\n\n"
 
 
-# What msgspec raises on a value JSON cannot hold: a lone surrogate in a str
+# What encoding raises on a value JSON cannot hold: a lone surrogate in a str
 # (JSON.stringify would escape it; wire refuses, as its own codecs do), a
-# non-str key, an object of another type.
-_ENCODE_ERRORS = (TypeError, ValueError, OverflowError, UnicodeEncodeError, msgspec.EncodeError)
+# non-str key, an object of another type, nesting too deep.
+_ENCODE_ERRORS = (*ENCODE_ERRORS, RecursionError)
 
 
 def _encode_error(event: Any, exc: BaseException) -> EncodeError:
@@ -736,7 +742,7 @@ class AGUIBridge:
             payload: AGUIEvent = {"approved": result.confirmed}
             try:
                 args = msgspec.json.decode(result.tool_call.input or "{}")
-            except msgspec.DecodeError:
+            except DECODE_ERRORS:
                 args = None
             if isinstance(args, dict):
                 payload["editedArgs"] = args
@@ -775,6 +781,67 @@ class AGUIBridge:
         """An event this version of wire does not know, passed on as AG-UI RAW."""
         decode = msgspec.json.decode if e.format == "json" else msgspec.msgpack.decode
         self._emit(out, {"type": "RAW", "event": decode(e.raw), "source": "agentscope"})
+
+
+# -- the request: RunAgentInput -----------------------------------------------------------------
+
+
+class InputMessage(msgspec.Struct, rename="camel", kw_only=True):
+    """One message of ``RunAgentInput.messages``, as far as a server reads it:
+    a tool message (``role: "tool"``) answers the call ``tool_call_id`` names.
+    Other fields (and roles) are allowed and not kept."""
+
+    role: str
+    id: str | None = None
+    tool_call_id: str | None = None
+    content: Any = None
+    error: str | None = None
+
+
+class ResumeEntry(msgspec.Struct, rename="camel", kw_only=True):
+    """One answer of ``RunAgentInput.resume``: the interrupt it answers,
+    ``status`` (AG-UI says ``resolved`` or ``cancelled``) and the payload
+    (for wire's confirmations, ``{approved, editedArgs?}``)."""
+
+    interrupt_id: str
+    status: str | None = None
+    payload: Any = None
+
+
+class RunInput(msgspec.Struct, rename="camel", kw_only=True):
+    """What an AG-UI endpoint reads of the ``RunAgentInput`` that
+    ``HttpAgent.runAgent`` POSTs: every field typed, unknown fields
+    (``state``, ``tools``, ``context``, ``forwardedProps``...) allowed and
+    not kept. Made by :func:`parse_run_input`."""
+
+    thread_id: str | None = None
+    run_id: str | None = None
+    messages: list[InputMessage] | None = None
+    resume: list[ResumeEntry] | None = None
+
+
+_run_input_decoder = msgspec.json.Decoder(RunInput)
+
+
+def parse_run_input(body: bytes | bytearray | memoryview) -> RunInput:
+    """A request body as a :class:`RunInput`. The body comes from a client,
+    so anything else (not JSON, invalid UTF-8, nesting too deep, a field of
+    the wrong type such as an object for ``threadId``) raises
+    :class:`~wire.errors.DecodeError` with the JSON path of the problem
+    (``$.resume[0].interruptId``) or the byte offset; nothing else escapes."""
+    try:
+        return _run_input_decoder.decode(body)
+    except DECODE_ERRORS as exc:
+        raise decode_error(exc) from None
+
+
+def answered_ids(run_input: RunInput) -> frozenset[str]:
+    """The ids a request answers: the interrupt ids of its ``resume`` entries
+    and the ``toolCallId`` of its tool messages. An endpoint serves the run
+    after the last park whose interrupts or pending calls these name."""
+    ids = {entry.interrupt_id for entry in run_input.resume or ()}
+    ids.update(m.tool_call_id for m in run_input.messages or () if m.role == "tool" and m.tool_call_id is not None)
+    return frozenset(ids)
 
 
 # -- whole captures ------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from typing import Any, Final, TypeVar, get_args
 
 import msgspec
 
+from wire._codec import DECODE_ERRORS, ENCODE_ERRORS
 from wire.blocks import (
     Base64Source,
     DataBlock,
@@ -44,7 +45,7 @@ from wire.blocks import (
     ToolResultBlock,
     ToolResultState,
 )
-from wire.errors import EncodeError
+from wire.errors import DecodeError, EncodeError
 from wire.events import (
     AgentEvent,
     CustomEvent,
@@ -152,7 +153,7 @@ def _parse_input(raw: str) -> tuple[bool, Any]:
         return True, {}
     try:
         return True, msgspec.json.decode(raw)
-    except msgspec.DecodeError:
+    except DECODE_ERRORS:
         return False, raw
 
 
@@ -666,7 +667,7 @@ def _encode_into(chunks: Iterable[Chunk], buf: bytearray) -> None:
         buf += b"data: "
         try:
             _ENCODER.encode_into(chunk, buf, -1)
-        except (TypeError, ValueError, OverflowError, msgspec.EncodeError) as exc:
+        except (*ENCODE_ERRORS, RecursionError) as exc:
             raise EncodeError(f"cannot encode a {chunk.get('type')!r} chunk: {exc}") from exc
         buf += b"\n\n"
 
@@ -698,14 +699,40 @@ def to_sse(events: Iterable[AgentEvent | UnknownEvent], *, reply_id: str | None 
     return bytes(buf)
 
 
-def approval_answers(message: dict[str, Any]) -> dict[str, bool]:
+def approval_answers(message: Any) -> dict[str, bool]:
     """The user's answers in a UIMessage that ``useChat`` posted back after
     ``addToolApprovalResponse``: ``{tool_call_id: approved}`` for each tool
     part in state ``approval-responded``. This is what a server turns into
-    agentscope's USER_CONFIRM_RESULT to let a parked reply go on."""
+    agentscope's USER_CONFIRM_RESULT to let a parked reply go on.
+
+    The message comes from a client, so it is checked: parts that are not
+    answers (text, other tool states, types this version does not know) are
+    skipped, but a message that is not an object, ``parts`` that is not a
+    list, a part that is not an object, or an answer without a string
+    ``toolCallId`` and a boolean ``approval.approved`` raises
+    :class:`~wire.errors.DecodeError` naming the JSON path (a malformed answer
+    skipped silently would leave the reply parked with no error)."""
+    if not isinstance(message, dict):
+        raise DecodeError("a UIMessage must be an object", path="$")
+    parts = message.get("parts", [])
+    if not isinstance(parts, list):
+        raise DecodeError("parts must be an array", path="$.parts")
     answers: dict[str, bool] = {}
-    for part in message.get("parts", []):
-        kind = part.get("type", "")
-        if (kind.startswith("tool-") or kind == "dynamic-tool") and part.get("state") == "approval-responded":
-            answers[part["toolCallId"]] = bool(part["approval"]["approved"])
+    for i, part in enumerate(parts):
+        if not isinstance(part, dict):
+            raise DecodeError("a part must be an object", path=f"$.parts[{i}]")
+        kind = part.get("type")
+        if not isinstance(kind, str) or not (kind.startswith("tool-") or kind == "dynamic-tool") \
+                or part.get("state") != "approval-responded":
+            continue
+        call_id = part.get("toolCallId")
+        if not isinstance(call_id, str):
+            raise DecodeError("an answered tool part needs a string toolCallId", path=f"$.parts[{i}].toolCallId")
+        approval = part.get("approval")
+        if not isinstance(approval, dict):
+            raise DecodeError("an answered tool part needs an approval object", path=f"$.parts[{i}].approval")
+        approved = approval.get("approved")
+        if not isinstance(approved, bool):
+            raise DecodeError("approval.approved must be a boolean", path=f"$.parts[{i}].approval.approved")
+        answers[call_id] = approved
     return answers
