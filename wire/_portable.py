@@ -36,29 +36,87 @@ INT_MAX = 2**64 - 1
 def problem(value: Any, path: str) -> str | None:
     """Why ``value`` (the field ``path`` of a struct, e.g. ``metadata``) is
     no portable value, as "what - in `path.inside`", or None when it is one.
-    Iterative: nesting depth costs no stack."""
-    stack: list[tuple[Any, str]] = [(value, path)]
+
+    Linear in the size of the value, with no stack depth: a first walk keeps
+    no paths (the common case, a portable value, ends there); only when it
+    finds an offender does :func:`_locate` walk again, in document order,
+    keeping the keys that lead to where it is, so the path is written once,
+    for the first offender."""
+    cls = type(value)
+    if cls is str or cls is bool or value is None:
+        return None
+    stack: list[Any] = [value]
+    pop, extend = stack.pop, stack.extend
     while stack:
-        item, where = stack.pop()
+        item = pop()
         cls = type(item)
         if cls is str or cls is bool or item is None:
             continue
-        if cls is int:
+        if cls is dict:
+            for key in item:
+                if type(key) is not str:
+                    return _locate(value, path)
+            extend(item.values())
+        elif cls is list:
+            extend(item)
+        elif cls is int:
             if not INT_MIN <= item <= INT_MAX:
-                return _at(where, _OUT_OF_RANGE)
+                return _locate(value, path)
+        elif cls is not float or not math.isfinite(item):
+            return _locate(value, path)
+    return None
+
+
+def _locate(value: Any, path: str) -> str | None:
+    """:func:`problem`'s answer for a value known to hold an offender: the
+    first one in document order, with its path."""
+    # keys[i] is the key, in the container whose items iters[i] yields, of
+    # the item being looked at; the path is built from them only once.
+    iters: list[Any] = []
+    maps: list[bool] = []  # whether iters[i] walks a map (else a list)
+    keys: list[Any] = []
+    item = value
+    while True:
+        cls = type(item)
+        if cls is dict:
+            iters.append(iter(item.items()))
+            maps.append(True)
+            keys.append(None)
+        elif cls is list:
+            iters.append(enumerate(item))
+            maps.append(False)
+            keys.append(None)
+        elif cls is int:
+            if not INT_MIN <= item <= INT_MAX:
+                return _at(_path(path, keys), _OUT_OF_RANGE)
         elif cls is float:
             if not math.isfinite(item):
-                return _at(where, f"the float {item!r}, which JSON cannot carry")
-        elif cls is dict:
-            for key, child in item.items():
-                if type(key) is not str:
-                    return _at(where, f"a map key of type {type(key).__name__}; keys must be strings")
-                stack.append((child, f"{where}.{key}" if key.isidentifier() else f"{where}[{key[:64]!r}]"))
-        elif cls is list:
-            stack.extend((child, f"{where}[{i}]") for i, child in enumerate(item))
+                return _at(_path(path, keys), f"the float {item!r}, which JSON cannot carry")
+        elif not (cls is str or cls is bool or item is None):
+            return _at(_path(path, keys),
+                       f"a value of type {cls.__name__}, which JSON and MessagePack do not both carry")
+        while iters:
+            pair = next(iters[-1], None)
+            if pair is None:
+                iters.pop()
+                maps.pop()
+                keys.pop()
+                continue
+            key, item = pair
+            if maps[-1] and type(key) is not str:
+                keys.pop()
+                return _at(_path(path, keys), f"a map key of type {type(key).__name__}; keys must be strings")
+            keys[-1] = key
+            break
         else:
-            return _at(where, f"a value of type {cls.__name__}, which JSON and MessagePack do not both carry")
-    return None
+            return None
+
+
+def _path(path: str, keys: list[Any]) -> str:
+    parts = [path]
+    for key in keys:
+        parts.append(f"[{key}]" if type(key) is int else f".{key}" if key.isidentifier() else f"[{key[:64]!r}]")
+    return "".join(parts)
 
 
 def check(value: Any, path: str) -> None:
