@@ -6,7 +6,7 @@
 * An AgentX stream of 200 replies, each a tool call, its result and 50 text
   packets (10,400 packets) as NDJSON bytes: ``AgentXDecoder`` (frames cut,
   packets read, events made) beside the peer's own reading, AgentX's pydantic
-  models (the document's, as in ``tests/test_compat_agentx.py``) validating
+  models (the document's, as in ``tests/compat/test_agentx.py``) validating
   each line; and the events back to packets.
 
 Run: ``.venv/bin/python -m pytest benchmarks/bench_compat.py --benchmark-only -p no:cacheprovider``

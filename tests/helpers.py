@@ -3,7 +3,7 @@ never from each other; Hypothesis strategies live in ``tests/strategies.py``).
 
 * the agentscope 2.0.11 vectors (``tests/vectors``): ``CASES``, the standalone
   messages, and ``CATALOG``, one event of each of the 28 types;
-* a reply to build: ``REPLY`` and ``initial_msg``;
+* a reply to build: ``REPLY``, ``initial_msg`` and ``text_reply``;
 * stream decoders: ``run`` (a decoder to its outcome), ``cut`` and ``mutate`` (bytes
   split anywhere, or damaged); the framings are ``wire.framing.FRAMINGS``;
 * wire's JSON against agentscope's: ``field_default``, ``assert_same_json``,
@@ -112,6 +112,16 @@ REPLY = "reply-1"
 def initial_msg() -> wire.Msg:
     """The empty assistant Msg that the events of reply ``REPLY`` build."""
     return wire.Msg(name="Friday", content=[], role="assistant", id=REPLY, created_at="2026-01-01T00:00:00")
+
+
+def text_reply(n: int = 300) -> list[AgentEvent]:
+    """A well-formed reply ``REPLY`` of one text block in ``n`` deltas (with
+    non-ASCII text), its ids and timestamps fixed: the same events at every call."""
+    fields: list[tuple[type[Any], dict[str, Any]]] = [
+        (wire.ReplyStartEvent, {"session_id": "s", "name": "a"}), (wire.TextBlockStartEvent, {"block_id": "t"})]
+    fields += [(wire.TextBlockDeltaEvent, {"block_id": "t", "delta": f"{i} é中 "}) for i in range(n)]
+    fields += [(wire.TextBlockEndEvent, {"block_id": "t"}), (wire.ReplyEndEvent, {"session_id": "s"})]
+    return [cls(id=f"e{i}", created_at="c", reply_id=REPLY, **kw) for i, (cls, kw) in enumerate(fields)]
 
 
 # -- stream decoders ----------------------------------------------------------------------------

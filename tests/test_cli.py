@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 import wire
-from tests.helpers import CASES, ROOT, VECTORS, Case, expect, run_cli
+from tests.helpers import CASES, REPLY, ROOT, VECTORS, Case, expect, run_cli, text_reply
 from wire.cli import COMMANDS, main
-from wire.framing import MsgpackFrameEncoder
+from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder, SSEDecoder
 
 DEMO_REPLY = ROOT / "wire" / "data" / "demo-reply.jsonl"
 TOOL_CASE = VECTORS / "tool_call_success"
@@ -133,3 +133,50 @@ def test_convert_writes_the_events_before_bad_input_and_fails(tmp_path: Path) ->
     result = run_cli("convert", str(tmp_path / "in.jsonl"), "-", "--to", "ndjson")
     assert result.returncode == 1 and result.stdout == b"".join(good)
     assert b"the 2 events before it were written" in result.stderr and b"Traceback" not in result.stderr
+
+
+# -- CLI: what it read before an error ----------------------------------------------------------------
+
+
+def _capture(n: int = 5) -> bytes:
+    return NDJSONEncoder().encode_batch(text_reply(n))
+
+
+def test_a_capture_cut_mid_line_keeps_the_events_before_the_cut(tmp_path: Path) -> None:
+    data = _capture()
+    cut = data[:-20]
+    inspected = run_cli("inspect", "-", stdin=cut)
+    assert inspected.returncode == 1 and b"Traceback" not in inspected.stderr
+    assert inspected.stdout.count(b"TEXT_BLOCK_DELTA") == 5
+    assert b"event %d, byte %d" % (len(text_reply(5)) - 1, data.rindex(b"\n", 0, len(data) - 1) + 1) in inspected.stderr
+    for to in ("ndjson", "sse", "msgpack"):
+        converted = run_cli("convert", "-", "-", "--to", to, stdin=cut)
+        assert converted.returncode == 1
+        assert b"the %d events before it were written" % (len(text_reply(5)) - 1) in converted.stderr
+        decoder = {"ndjson": NDJSONDecoder, "sse": SSEDecoder, "msgpack": MsgpackFrameDecoder}[to]()
+        assert decoder.feed(converted.stdout) + decoder.close() == text_reply(5)[:-1]
+
+
+def test_convert_names_the_stream_offset_as_inspect_does() -> None:
+    lines = _capture().splitlines(keepends=True)
+    bad = b"".join(lines[:3]) + b'{"type":"TEXT_BLOCK_DELTA","reply_id":"r"}\n' + b"".join(lines[3:])
+    where = b"event 3, byte %d" % len(b"".join(lines[:3]))
+    assert where in run_cli("inspect", "-", stdin=bad).stderr
+    for to in ("sse", "ndjson"):
+        converted = run_cli("convert", "-", "-", "--to", to, stdin=bad)
+        assert converted.returncode == 1 and where in converted.stderr, converted.stderr
+
+
+def test_inspect_quiet_starts_with_the_summary() -> None:
+    result = run_cli("inspect", "-q", "-", stdin=_capture())
+    assert result.returncode == 0 and result.stdout.startswith(b"reply " + REPLY.encode())
+    both = _capture() + NDJSONEncoder().encode_batch(
+        [wire.ReplyStartEvent(session_id="s", reply_id="r2", name="b"),
+         wire.ReplyEndEvent(session_id="s", reply_id="r2")])
+    assert run_cli("inspect", "-q", "-", stdin=both).stdout.count(b"\n\nreply ") == 1
+
+
+def test_msgpack_frames_convert_keeps_events_before_a_cut_frame() -> None:
+    frames = MsgpackFrameEncoder().encode_batch(text_reply(3))
+    converted = run_cli("convert", "-", "-", "--to", "ndjson", "--from", "msgpack", stdin=frames[:-3])
+    assert converted.returncode == 1 and converted.stdout == NDJSONEncoder().encode_batch(text_reply(3)[:-1])

@@ -9,14 +9,19 @@ streams. MessagePack carries the same field names with binary data as
 from __future__ import annotations
 
 import base64
+import datetime
 import json
+import math
 from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import wire
-from tests.helpers import MESSAGES, expect
+from tests.helpers import MESSAGES, REPLY, expect, initial_msg
+from wire.framing import MsgpackFrameDecoder, NDJSONDecoder, NDJSONEncoder, SSEDecoder
 
 VERBS = ("decode_event", "decode_events", "decode_msg", "encode", "encode_events")
 LINE = b'{"type":"USER_INTERRUPT","reply_id":"r"}'
@@ -321,3 +326,143 @@ def test_a_thinking_block_key_that_is_not_utf8_is_a_decode_error() -> None:
         wire.json.decode_msg(data)
     assert caught.value.path == "$.content[1]"
     assert "UTF-8" in caught.value.reason
+
+
+# -- what one codec decodes, both write ---------------------------------------------------------------
+
+_DELTA = {"type": "TEXT_BLOCK_DELTA", "id": "e", "created_at": "c", "reply_id": REPLY, "block_id": "b", "delta": "x"}
+_NOT_PORTABLE = {
+    "Ext": msgspec.msgpack.Ext(5, b"\x00"),
+    "timestamp": datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC),
+    "NaN": math.nan,
+    "inf": -math.inf,
+    "bytes": b"\x00\x01",
+    "int key": {1: "a"},
+    "deep Ext": [{"k": [msgspec.msgpack.Ext(1, b"")]}],
+}
+
+
+def _msgpack_decoders() -> dict[str, Any]:
+    import wire.zerocopy
+
+    def frames(buf: bytes) -> Any:
+        decoder = MsgpackFrameDecoder()
+        return decoder.feed(len(buf).to_bytes(4, "big") + buf) + decoder.close()
+
+    return {"decode_event": wire.msgpack.decode_event,
+            "decode_events": lambda b: wire.msgpack.decode_events(b"\x91" + b),
+            "frames": frames, "zerocopy": wire.zerocopy.decode_event}
+
+
+def _json_decoders() -> dict[str, Any]:
+    def stream(decoder: Any, data: bytes) -> Any:
+        return decoder.feed(data) + decoder.close()
+
+    return {"decode_event": wire.json.decode_event, "decode_events": wire.json.decode_events,
+            "ndjson": lambda b: stream(NDJSONDecoder(), b + b"\n"),
+            "sse": lambda b: stream(SSEDecoder(), b"data:" + b + b"\n\n")}
+
+
+@pytest.mark.parametrize("decoder", list(_msgpack_decoders()))
+@pytest.mark.parametrize("value", list(_NOT_PORTABLE))
+def test_msgpack_values_json_cannot_carry_are_decode_errors(decoder: str, value: str) -> None:
+    for event in ({**_DELTA, "metadata": {"m": _NOT_PORTABLE[value]}},
+                  {**_DELTA, "type": "DATA_BLOCK_DELTA", "media_type": "a/b", "data": b"x", "delta": None,
+                   "metadata": {"m": _NOT_PORTABLE[value]}}):
+        buf = msgspec.msgpack.encode({k: v for k, v in event.items() if v is not None})
+        with pytest.raises(wire.DecodeError) as info:
+            _msgpack_decoders()[decoder](buf)
+        assert info.value.path is not None and info.value.path.startswith("$.metadata.m")
+
+
+@pytest.mark.parametrize("decoder", list(_json_decoders()))
+@pytest.mark.parametrize(("text", "path"), [
+    (b'{"type":"CUSTOM","name":"n","value":{"a":[1,{"b":18446744073709551616}]}}', "$.value.a[1].b"),
+    (b'{"type":"CUSTOM","name":"n","metadata":{"b":-9223372036854775809}}', "$.metadata.b"),
+    (b'{"type":"MODEL_CALL_END","reply_id":"r","input_tokens":1' + b"0" * 30 + b',"output_tokens":1}',
+     "$.input_tokens"),
+    (b'{"type":"EXTERNAL_EXECUTION_RESULT","reply_id":"r","execution_results":[{"type":"tool_result","id":"t",'
+     b'"name":"x","output":"o","metadata":{"n":1' + b"0" * 30 + b'}}]}', "$.execution_results[0].metadata.n"),
+    # msgspec itself refuses an integer this long, naming the map but not the key
+    (b'{"type":"CUSTOM","name":"n","value":{"a":1' + b"0" * 5000 + b'}}', "$.value[...]"),
+])
+def test_json_integers_messagepack_cannot_carry_are_decode_errors(decoder: str, text: bytes, path: str) -> None:
+    with pytest.raises(wire.DecodeError) as info:
+        _json_decoders()[decoder](text)
+    assert info.value.path == path
+
+
+@pytest.mark.parametrize(("field", "value", "path"), [
+    ("metadata", {"x": 2**64}, "$.metadata.x"),
+    ("structured_output", {"x": [2**64]}, "$.structured_output.x[0]"),
+])
+def test_a_msg_with_such_values_is_a_decode_error_in_both_codecs(field: str, value: Any, path: str) -> None:
+    text = json.dumps({"name": "a", "role": "assistant", "content": [], field: value}).encode()
+    with pytest.raises(wire.DecodeError) as info:
+        wire.json.decode_msg(text)
+    assert info.value.path == path
+    thinking = {"type": "thinking", "id": "t", "thinking": "x", "signature": {"s": math.inf}}
+    buf = msgspec.msgpack.encode({"name": "a", "role": "assistant", "content": [thinking]})
+    with pytest.raises(wire.DecodeError) as info:
+        wire.msgpack.decode_msg(buf)
+    assert info.value.path == "$.content[0].signature.s"
+
+
+def test_the_edges_of_the_integer_range_travel_both_ways() -> None:
+    event = wire.CustomEvent(name="n", value={"max": 2**64 - 1, "min": -(2**63), "f": 1.5e308}, id="e", created_at="c")
+    assert wire.json.decode_event(wire.json.encode(event)) == event
+    assert wire.msgpack.decode_event(wire.msgpack.encode(event)) == event
+
+
+# Values a hostile peer might put in metadata: JSON's, plus what only MessagePack has.
+_leaves = (st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.floats() | st.text(max_size=5)
+           | st.binary(max_size=4) | st.builds(msgspec.msgpack.Ext, st.integers(0, 127), st.binary(max_size=3))
+           | st.integers(-(2**63), 2**63).map(lambda n: datetime.datetime.fromtimestamp(n % 2**32, datetime.UTC)))
+_values = st.recursive(_leaves, lambda inner: st.lists(inner, max_size=3)
+                       | st.dictionaries(st.text(max_size=3) | st.integers(0, 9), inner, max_size=3), max_leaves=12)
+
+
+@given(st.dictionaries(st.text(max_size=4), _values, max_size=3))
+@settings(max_examples=300, deadline=None)
+def test_whatever_the_msgpack_decoder_accepts_both_codecs_write(metadata: dict[str, Any]) -> None:
+    buf = msgspec.msgpack.encode({**_DELTA, "metadata": metadata})
+    try:
+        event = wire.msgpack.decode_event(buf)
+    except wire.DecodeError:
+        return
+    assert wire.json.decode_event(wire.json.encode(event)) == event
+    assert wire.msgpack.decode_event(wire.msgpack.encode(event)) == event
+
+
+@given(st.integers(-(2**70), 2**70), st.integers(-(2**70), 2**70))
+@settings(max_examples=200, deadline=None)
+def test_whatever_the_json_decoder_accepts_both_codecs_write(a: int, b: int) -> None:
+    text = json.dumps({"type": "CUSTOM", "name": "n", "value": {"a": a, "b": [b]}}).encode()
+    try:
+        event = wire.json.decode_event(text)
+    except wire.DecodeError as exc:
+        assert not (-(2**63) <= a <= 2**64 - 1 and -(2**63) <= b <= 2**64 - 1), exc
+        return
+    assert wire.msgpack.decode_event(wire.msgpack.encode(event)) == event
+
+
+def test_usage_sums_saturate_at_the_most_both_codecs_write() -> None:
+    calls = [wire.ModelCallEndEvent(reply_id=REPLY, input_tokens=2**64 - 1, output_tokens=-(2**63),
+                                    cache_input_tokens=2**63) for _ in range(3)]
+    msg = initial_msg().extend_events(calls)
+    assert msg.usage == wire.Usage(input_tokens=2**64 - 1, output_tokens=-(2**63), cache_input_tokens=2**64 - 1)
+    assert wire.msgpack.decode_msg(wire.msgpack.encode(msg)) == wire.json.decode_msg(wire.json.encode(msg)) == msg
+
+
+# -- Invalid UTF-8 where wire does not read ---------------------------------------------------------
+
+
+def test_invalid_utf8_in_a_skipped_field_is_accepted_and_never_written_by_wire() -> None:
+    line = json.dumps(_DELTA).encode()[:-1] + b',"from_a_newer_agentscope":"\xff\xfe"}'
+    event = wire.json.decode_event(line)
+    assert event == wire.json.decode_event(json.dumps(_DELTA).encode())
+    json.loads(wire.json.encode(event))  # re-encoded: the unknown field is gone
+    assert NDJSONEncoder().encode_batch(NDJSONDecoder(raw=True).feed(line + b"\n")) == line + b"\n"  # relayed as is
+    for where in (b'"delta":"\xff"', b'"metadata":{"k":"\xff"}', b'"metadata":{"\xff":1}'):
+        with pytest.raises(wire.DecodeError):
+            wire.json.decode_event(json.dumps(_DELTA).encode()[:-1] + b"," + where + b"}")

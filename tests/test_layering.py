@@ -56,6 +56,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("codecs", {"json", "msgpack", "zerocopy"}),
     ("package", {"__init__"}),
     ("checkpoints", {"resume"}),
+    ("framing: receive buffer", {"framing._buffer"}),
     ("framing: shared", {"framing._base", "framing._sse_spec"}),
     ("framings", {"framing.ndjson", "framing.lengthprefix", "framing.sse"}),
     ("framing: registry", {"framing"}),
@@ -246,13 +247,21 @@ def test_an_upward_import_fails() -> None:
 
 def test_no_test_module_imports_another() -> None:
     """Shared test code lives in helper modules (tests/helpers.py,
-    tests/strategies.py...), so that a test module can be read, run and
-    changed alone."""
+    tests/strategies.py, tests/bridges/agui_client.py...), so that a test
+    module can be read, run and changed alone, in any folder of tests/."""
+    tests = WIRE.parent / "tests"
     offenders = []
-    for path in sorted(WIRE.parent.joinpath("tests").glob("test_*.py")):
+    for path in sorted(tests.rglob("test_*.py")):
+        if "node_modules" in path.parts:
+            continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
-            offenders += [f"{path.name} imports {n}" for n in names if n.startswith("tests.test_")]
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "tests":
+                names = [f"{node.module}.{a.name}" for a in node.names]
+            else:
+                names = []
+            offenders += [f"{path.relative_to(tests)} imports {n}" for n in names
+                          if n.startswith("tests.") and any(part.startswith("test_") for part in n.split("."))]
     assert not offenders, offenders

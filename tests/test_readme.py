@@ -86,10 +86,11 @@ def excerpts() -> list[str]:
 
 
 # What the README may quote in part: the example programs, the relay that
-# tests/test_relay.py imports (a module, not a program that prints), and the
+# tests/transports/test_relay.py imports (a module, not a program that prints), and the
 # programs that need a server this test does not start (examples/redis/, run
-# by tests/test_redis_http.py against a real redis-server).
-QUOTABLE = [*EXAMPLES, ROOT / "tests" / "relay_example.py", *sorted((ROOT / "examples" / "redis").glob("*.py"))]
+# by tests/transports/test_redis_replicas.py against a real redis-server).
+QUOTABLE = [*EXAMPLES, ROOT / "tests" / "transports" / "relay_example.py",
+            *sorted((ROOT / "examples" / "redis").glob("*.py"))]
 
 
 @pytest.mark.parametrize("block", excerpts(), ids=lambda b: b.splitlines()[0][:40])
@@ -97,7 +98,7 @@ def test_excerpts_are_the_example_programs_verbatim(block: str) -> None:
     chunks = [c for c in re.split(r"^\s*# ….*\n", block, flags=re.M) if c.strip()]
     sources = {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8") for p in QUOTABLE}
     shown_in = [name for name, source in sources.items() if all(c in source for c in chunks)]
-    assert shown_in, f"not verbatim in any of examples/ or tests/relay_example.py: {block[:200]}"
+    assert shown_in, f"not verbatim in any of examples/ or tests/transports/relay_example.py: {block[:200]}"
     assert shown_in[0] in README  # the README names the file it quotes
 
 

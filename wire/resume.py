@@ -20,7 +20,7 @@ from wire.errors import DecodeError
 from wire.events import CustomEvent
 from wire.messages import Msg
 
-__all__ = ("CHECKPOINT", "checkpoint", "read_checkpoint")
+__all__ = ("CHECKPOINT", "checkpoint", "checkpoint_payload", "read_checkpoint")
 
 CHECKPOINT = "wire.checkpoint"
 
@@ -31,6 +31,15 @@ def checkpoint(msg: Msg) -> CustomEvent:
     and codec; :func:`read_checkpoint` gets the Msg back."""
     snapshot = msgspec.json.decode(wire_json.encode(msg))
     return CustomEvent(name=CHECKPOINT, value={"msg": snapshot})
+
+
+def checkpoint_payload(msg_json: bytes) -> bytes:
+    """The JSON of a checkpoint event around a Msg already written as JSON
+    (``wire.json.encode(msg)``, as a store keeps it): the Msg's bytes are
+    passed through, never decoded. The same bytes as encoding
+    :func:`checkpoint` of that Msg, but for the event's own id and time."""
+    head = wire_json.encode(CustomEvent(name=CHECKPOINT, value={"msg": 0}))
+    return head[:-3] + msg_json + b"}}"  # the value is the last field: {..."value":{"msg":0}}
 
 
 def read_checkpoint(event: object) -> Msg | None:

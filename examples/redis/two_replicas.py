@@ -1,7 +1,7 @@
 """Two replicas serve one reply from Redis; a client drops from the first and
 resumes on the second with Last-Event-ID while the agent is still writing.
 
-Runs against the Redis at REDIS_URL (tests/test_redis_http.py runs it against
+Runs against the Redis at REDIS_URL (tests/transports/test_redis_replicas.py runs it against
 a redis-server it starts). In production each replica is its own process,
 started with ``uvicorn yourapp:app``, and the agent writes from wherever it runs.
 """

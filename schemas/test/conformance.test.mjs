@@ -3,7 +3,7 @@
 // recorded, wire's SSE with ids and wire's MessagePack frames, the last two
 // written by wire's own CLI), fed in several chunkings, must decode to the same
 // events and reduce to the Msg agentscope built, compared as
-// tests/test_reducer.py compares it: in wire's form, apply-time fields masked.
+// tests/model/test_reducer.py compares it: in wire's form, apply-time fields masked.
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -69,7 +69,7 @@ function wireForm(msg) {
   return readCheckpoint({ type: "CUSTOM", name: "wire.checkpoint", value: { msg } });
 }
 
-/** tests/test_reducer.py's mask_apply_time: the fields agentscope stamps at apply time. */
+/** tests/model/test_reducer.py's mask_apply_time: the fields agentscope stamps at apply time. */
 function maskApplyTime(msg) {
   for (const block of msg.content) {
     block.created_at = "<event time>";

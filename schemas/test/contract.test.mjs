@@ -1,5 +1,5 @@
 // The parts of the decoder and reducer contract that the vectors and the
-// differential tests (tests/test_ts_runtime.py) do not pin one by one.
+// differential tests (tests/typescript/test_runtime_vs_python.py) do not pin one by one.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

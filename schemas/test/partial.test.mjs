@@ -1,5 +1,5 @@
 // The runtime's PartialJSON on the vectors wire's Python PartialJSON runs
-// (tests/test_partial_json.py): the same views after each fragment, the same
+// (tests/model/test_partial_json.py): the same views after each fragment, the same
 // errors at the same character and path. Run by `npm test`.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 // The real Vercel AI SDK client (`ai`, pinned in package.json) run over
-// UI message streams that wire wrote. tests/test_bridges_vercel.py drives it.
+// UI message streams that wire wrote. tests/bridges/test_vercel.py drives it.
 //
 //   node run.mjs read CASES.json     for each {name, sse} case (sse: a file of
 //                                    wire's bytes), what the client builds

@@ -1,6 +1,6 @@
 // Follows one reply with the runtime's followReply and prints what it saw as
 // JSON: the final Msg, the events and checkpoints applied, the connections
-// made and the reconnections' reasons. The node half of tests/test_ts_client.py.
+// made and the reconnections' reasons. The node half of tests/typescript/test_follow_reply.py.
 // Usage: node follow-reply.mjs URL [LAST_EVENT_ID] [CLOSE_AFTER_EVENTS] [THROW_AFTER_EVENTS]
 import { followReply } from "../../schemas/dist/index.js";
 

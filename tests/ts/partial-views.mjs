@@ -1,7 +1,7 @@
 // Reads a JSON array of fragment lists on stdin, feeds each list to the
 // runtime's PartialJSON and writes, per list, the view after every fragment,
 // then the close() value or the first error: the TypeScript half of
-// tests/test_partial_json_differential.py.
+// tests/typescript/test_partial_json_vs_python.py.
 import { readFileSync } from "node:fs";
 
 import { PartialJSON, PartialJSONError } from "../../schemas/dist/index.js";

@@ -1,4 +1,4 @@
-// The TypeScript side of tests/test_ts_runtime.py's differential test: one
+// The TypeScript side of tests/typescript/test_runtime_vs_python.py's differential test: one
 // node process, one case per stdin line, one result per stdout line.
 //
 // A line with "decode" runs a decoder only:

@@ -1,17 +1,22 @@
-"""Serve a ``wire.stores.memory.EventLog`` to a Vercel AI SDK frontend (``useChat``).
+"""Serve an agentscope event log to a Vercel AI SDK frontend (``useChat``).
 
-Needs the ``http`` extra. Two pieces, for the two requests ``useChat`` makes:
+Needs the ``http`` extra. The log is any :class:`wire.stores.EventStore`
+(the in-memory ``EventLog``, a ``RedisEventLog``); the serving rules are
+``wire.transports.http``'s. Two pieces, for the two requests ``useChat``
+makes:
 
-* the POST that sends a message: the app starts its agent, which feeds an
-  EventLog, and answers with :func:`ui_message_stream_response` (the log as
-  a UI message stream, live, with ai's ``x-vercel-ai-ui-message-stream: v1``
+* the POST that sends a message: the app starts its agent, which feeds a
+  log, and answers with :func:`ui_message_stream_response` (the log as a UI
+  message stream, live, with ai's ``x-vercel-ai-ui-message-stream: v1``
   header). A reply that parks for a confirmation ends that response; the
   POST that brings the user's answer (``wire.bridges.vercel.approval_answers``
-  reads it) appends USER_CONFIRM_RESULT and answers with the log from there;
+  reads it) appends USER_CONFIRM_RESULT and answers with the log after the
+  entry id the park had (``after=``);
 * the GET ``useChat({resume: true})`` sends on page load, to
   ``{api}/{chatId}/stream``: :func:`resume_endpoint` answers with the chat's
   running reply from its first event (ai's DefaultChatTransport treats a
-  resumed stream as a replay and rebuilds the message from it), or 204 No
+  resumed stream as a replay and rebuilds the message from it; from a
+  bounded or trimmed log the bridge starts at its checkpoint), or 204 No
   Content when nothing is running, which tells the client not to resume::
 
     from starlette.routing import Route
@@ -27,42 +32,49 @@ number of tabs can read one log.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING
 
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from wire.bridges.vercel import DONE, HEADERS, Chunk, VercelBridge, encode_chunks
-
-if TYPE_CHECKING:  # only for types: the log's owner has imported anyio already
-    from wire.stores.memory import EventLog
+from wire.stores import Entry, EventStore
+from wire.transports.http import FindLog, serve, streaming
 
 __all__ = ("resume_endpoint", "ui_message_stream_response")
 
 # What ai's createSseStreamWithKeepAlive writes on an idle stream.
 KEEP_ALIVE = b": keep-alive\n\n"
+_MAX_BATCH = 512
 
 
-async def _body(log: EventLog, bridge: VercelBridge, start: int, end_at_park: bool,
-                heartbeat: float | None) -> AsyncIterator[bytes]:
-    # What the client has already: the bridge's state only. (A log bounded by
-    # max_events must keep the whole reply for this: the bridge rebuilds its
-    # state from the reply's first event.)
-    for event in log.events[:max(0, start - log.first)]:
-        bridge.feed(event)
-    async for batch in log.follow(start, heartbeat=heartbeat):
+async def _body(batches: AsyncIterator[list[Entry]], bridge: VercelBridge, after: str | None, end_at_park: bool,
+                first: list[Entry] | None = None) -> AsyncIterator[bytes]:
+    # The entries up to `after` are what the client has already: they build
+    # the bridge's state only.
+    sending = after is None
+
+    async def all_batches() -> AsyncIterator[list[Entry]]:
+        if first is not None:
+            yield first
+        async for batch in batches:
+            yield batch
+
+    async for batch in all_batches():
         if not batch:
             yield KEEP_ALIVE
             continue
         chunks: list[Chunk] = []
-        for event in batch:
+        for i, (entry_id, event) in enumerate(batch):
             parked = bridge.parked
-            chunks += bridge.feed(event)
-            start += 1
-            # A park the reply has already gone past (a replay) does not end the response.
-            if end_at_park and bridge.parked and not parked and start == log.end:
+            out = bridge.feed(event)
+            if sending:
+                chunks += out
+            sending = sending or entry_id == after
+            # Only a park this reader has caught up to ends the response: one
+            # the reply has already gone past (a replay) does not.
+            if end_at_park and sending and bridge.parked and not parked and i == len(batch) - 1 \
+                    and len(batch) < _MAX_BATCH:
                 yield encode_chunks(chunks) + DONE
                 return
         if chunks:
@@ -70,37 +82,54 @@ async def _body(log: EventLog, bridge: VercelBridge, start: int, end_at_park: bo
     yield encode_chunks(bridge.close()) + DONE
 
 
-def ui_message_stream_response(log: EventLog, *, start: int = 0, end_at_park: bool = True,
-                               heartbeat: float | None = 15.0, dynamic_tools: bool = False,
-                               external_tools: Iterable[str] = ()) -> StreamingResponse:
-    """A response streaming ``log`` from event ``start`` on (each new event
-    as it comes) as a UI message stream, ended by ``data: [DONE]`` when the
-    log closes, or, with ``end_at_park``, when the reply parks for the user
-    (REQUIRE_USER_CONFIRM, REQUIRE_EXTERNAL_EXECUTION): ``useChat`` answers
-    with a new request, whose response goes on from ``start = log.end``
-    taken before the answer is appended to the log. A
-    ``:`` comment goes out after ``heartbeat`` idle seconds, so that proxies
-    keep a slow reply open. The other options are VercelBridge's."""
-    bridge = VercelBridge(log.msg.id, dynamic_tools=dynamic_tools, external_tools=external_tools)
-    return StreamingResponse(_body(log, bridge, start, end_at_park, heartbeat), headers=dict(HEADERS))
+def _headers() -> dict[str, str]:
+    return {name: value for name, value in HEADERS.items() if name.lower() != "content-type"}
 
 
-def resume_endpoint(find_log: Callable[[Request], EventLog | Awaitable[EventLog | None] | None], *,
-                    finished: bool = False, heartbeat: float | None = 15.0, dynamic_tools: bool = False,
+def ui_message_stream_response(log: EventStore, *, after: str | None = None, end_at_park: bool = True,
+                               heartbeat: float | None = 15.0, message_id: str | None = None,
+                               dynamic_tools: bool = False, external_tools: Iterable[str] = ()) -> StreamingResponse:
+    """A response streaming ``log`` as a UI message stream (each new event
+    as it comes), from its first event, or after the entry ``after`` (the
+    last the client has: the answer's POST goes on from the park), ended by
+    ``data: [DONE]`` when the log closes or, with ``end_at_park``, when the
+    reply parks for the user (REQUIRE_USER_CONFIRM,
+    REQUIRE_EXTERNAL_EXECUTION). A ``:`` comment goes out after
+    ``heartbeat`` idle seconds. ``message_id`` is the UI message's id (the
+    reply id, from its REPLY_START, by default); the other options are
+    VercelBridge's."""
+    bridge = VercelBridge(message_id, dynamic_tools=dynamic_tools, external_tools=external_tools)
+    batches = aiter(log.follow(None, heartbeat=heartbeat, max_batch=_MAX_BATCH))
+    return streaming(_body(batches, bridge, after, end_at_park), HEADERS["content-type"], _headers())
+
+
+def resume_endpoint(find_log: FindLog, *, finished: bool = False, heartbeat: float | None = 15.0,
+                    dynamic_tools: bool = False,
                     external_tools: Iterable[str] = ()) -> Callable[[Request], Awaitable[Response]]:
     """The endpoint of ``GET {api}/{chatId}/stream``: the log ``find_log``
-    returns (it may be async) as :func:`ui_message_stream_response` from its
-    first event (up to a park, if it is parked), or 204 when it returns None.
+    names (it may be async) as :func:`ui_message_stream_response` from its
+    first event (up to a park, if it is parked), or 204 when there is none.
     A closed log also gets 204 (the client has the finished message from the
     app's history) unless ``finished`` is true."""
     tools = tuple(external_tools)
 
-    async def endpoint(request: Request) -> Response:
-        found = find_log(request)
-        log = await found if inspect.isawaitable(found) else found
-        if log is None or (log.closed and not finished):
+    async def respond(log: EventStore, request: Request) -> Response:
+        if log.closed and not finished:
             return Response(status_code=204)
-        return ui_message_stream_response(log, heartbeat=heartbeat, dynamic_tools=dynamic_tools,
-                                          external_tools=tools)
+        # The first batch is read before answering: a remote store learns
+        # there whether the log is closed already.
+        batches = aiter(log.follow(None, heartbeat=heartbeat, max_batch=_MAX_BATCH))
+        first = await anext(batches, None)
+        if log.closed and not finished:
+            await batches.aclose()  # type: ignore[attr-defined]
+            return Response(status_code=204)
+        bridge = VercelBridge(None, dynamic_tools=dynamic_tools, external_tools=tools)
+        body = _body(batches, bridge, None, True, first if first is not None else [])
+        return streaming(body, HEADERS["content-type"], _headers())
 
-    return endpoint
+    async def none_is_no_content(request: Request) -> Response:
+        response = await endpoint(request)
+        return Response(status_code=204) if response.status_code == 404 else response
+
+    endpoint = serve(find_log, respond)
+    return none_is_no_content

@@ -1,38 +1,116 @@
-"""Event logs that readers follow and resume: one reply's events kept in
-order, served live from any position.
+"""Event logs that readers follow and resume: one contract, several stores.
+
+A store keeps a reply's events in order, each under an entry id (a string
+the store gives out, which is also the SSE ``id`` a browser sends back as
+``Last-Event-ID``), and serves them to any number of readers, live, from
+any position. Every store answers :class:`EventStore`, so an endpoint
+(``wire.transports.http``, ``wire.bridges.agui_http``,
+``wire.bridges.vercel_http``) never asks which one it has:
 
 * :class:`wire.stores.memory.EventLog`: in one process (needs anyio).
 * :class:`wire.stores.redis.RedisEventLog`: in a Redis Stream, so that any
   replica serves and resumes any reply (the ``redis`` extra).
 
-Every store answers :class:`SSESource`, so ``wire.transports.http`` serves
-any of them, and :class:`Replayable`, so the bridges' helpers serve any of
-them too. Each store's optional dependency is imported by its own module
-only; this package imports none.
+``wire.stores.conformance`` holds the test suite every store passes; a new
+store (Postgres, NATS, ...) proves itself by running it. Each store's
+optional dependency is imported by its own module only; this package
+imports none.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any, Literal, Protocol, TypeAlias
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Iterable
+from typing import Literal, Protocol, TypeAlias, runtime_checkable
 
-__all__ = ("Replayable", "Resume", "SSESource")
+from wire.errors import LocalProtocolError
+from wire.events import AgentEvent, CustomEvent, UnknownEvent
+from wire.framing import SSEEncoder
+from wire.resume import CHECKPOINT
+
+__all__ = ("Entry", "EventStore", "Resume", "StoredEvent", "refuse_checkpoints", "sse_body")
 
 Resume: TypeAlias = Literal["checkpoint", "replay"]
+"""How a reader that comes back with an entry id resumes: ``"replay"`` gets
+the entries after that id (it must have applied every one before it);
+``"checkpoint"`` gets the latest checkpoint (the Msg so far, with the id of
+the last entry it covers) and the entries after it, which is right whatever
+the reader had, even after a page reload."""
+
+StoredEvent: TypeAlias = AgentEvent | UnknownEvent
+"""What a log holds: events, and (from a shared Redis stream, with
+``unknown="keep"``) events of types wire does not know."""
+
+Entry: TypeAlias = tuple[str, StoredEvent]
+"""One entry as readers get it: its id and its event."""
 
 
-class SSESource(Protocol):
-    """What an SSE endpoint needs of a store: the log as an SSE body, for a
-    new reader (``last_event_id`` None) or one that resumes after the id it
-    last saw, with a ``:`` comment after ``heartbeat`` idle seconds."""
+@runtime_checkable
+class EventStore(Protocol):
+    """What every store answers: the producer's writes and the readers' reads.
+
+    The producer awaits :meth:`extend` (or :meth:`append`) for each batch of
+    events and :meth:`close` at the end. Readers :meth:`follow` the log from
+    any entry id, or take it as an SSE body with :meth:`sse`.
+
+    Entry ids are strings, unique and in the log's order. A reader whose
+    position the store no longer keeps (a bounded or trimmed log) gets a
+    checkpoint first: a CUSTOM ``wire.checkpoint`` event holding the Msg as
+    built up to the entry whose id it carries (``wire.resume``), then the
+    entries after that one, so it still ends with the exact Msg. Writing to
+    a closed log, or a failing backend, raises :class:`wire.errors.StoreError`.
+    """
+
+    @property
+    def closed(self) -> bool:
+        """True once the log is closed, as far as this object knows (a
+        reader of a remote store learns it when a read meets the end)."""
+        ...
+
+    async def extend(self, events: Iterable[AgentEvent]) -> list[str]:
+        """Write ``events`` in order; their entry ids."""
+        ...
+
+    async def append(self, event: AgentEvent) -> str:
+        """Write one event; its entry id."""
+        ...
+
+    async def close(self) -> None:
+        """No more events: readers stop once they have read them all."""
+        ...
+
+    def follow(self, after: str | None = None, *, resume: Resume = "replay", heartbeat: float | None = None,
+               max_batch: int = 512) -> AsyncIterator[list[Entry]]:
+        """The entries after id ``after`` (from the first with None), then
+        live ones as they come, in batches of at most ``max_batch``, until
+        the log is closed; an empty batch after each ``heartbeat`` idle
+        seconds. An id the log never gave out starts from the first entry.
+        ``resume`` applies when ``after`` is given (see :data:`Resume`)."""
+        ...
 
     def sse(self, last_event_id: str | None = None, *, resume: Resume = "checkpoint",
-            heartbeat: float | None = 15.0) -> AsyncIterator[bytes]: ...
+            heartbeat: float | None = 15.0) -> AsyncIterator[bytes]:
+        """:meth:`follow` as an SSE body: each frame's ``id`` is its entry's
+        id, and a ``:`` comment goes out after ``heartbeat`` idle seconds."""
+        ...
 
 
-class Replayable(Protocol):
-    """What a server that transcodes a reply from its start needs of a store
-    (``wire.bridges.agui_http``): the reply's events in batches, an empty
-    batch after ``heartbeat`` idle seconds, until the log closes."""
+async def sse_body(batches: AsyncIterable[list[Entry]]) -> AsyncGenerator[bytes, None]:
+    """Batches of entries as an SSE body: one chunk per batch, each frame's
+    ``id`` its entry id; an empty batch becomes a ``:`` comment."""
+    encoder = SSEEncoder(next_id=None)
+    keep_alive = SSEEncoder.comment()
+    async for batch in batches:
+        if not batch:
+            yield keep_alive
+            continue
+        ids, events = zip(*batch, strict=True)
+        yield encoder.encode_entries(ids, events)
 
-    def replay(self, *, heartbeat: float | None = None) -> AsyncIterator[list[Any]]: ...
+
+def refuse_checkpoints(events: list[AgentEvent]) -> None:
+    """LocalProtocolError if ``events`` hold a ``wire.checkpoint`` event:
+    only a store makes checkpoints (of its own Msg), so that one written by
+    a producer, or relayed from a peer, never replaces its readers' Msg."""
+    for event in events:
+        if type(event) is CustomEvent and event.name == CHECKPOINT:
+            raise LocalProtocolError("a wire.checkpoint event cannot be appended: only the store makes checkpoints")

@@ -1,6 +1,6 @@
 """AgentScope 1.x messages to and from 2.0 (wire.compat.agentscope1): fixed
 cases, Hypothesis round trips, and a real agentscope 1.0.21 in its own
-virtual environment (tests/agentscope1_peer.py) reading what wire writes and
+virtual environment (tests/compat/agentscope1_peer.py) reading what wire writes and
 writing what wire reads."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import wire
-from tests.helpers import REACT_TURN
+from tests.helpers import REACT_TURN, ROOT
 from tests.strategies import json_objects, json_values, msgs, texts, urls
 from wire.compat.agentscope1 import (
     METADATA_KEY,
@@ -30,8 +30,7 @@ from wire.compat.agentscope1 import (
     to_agentscope1_history,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
-PEER = Path(__file__).with_name("agentscope1_peer.py")
+PEER = ROOT / "tests" / "compat" / "agentscope1_peer.py"
 AS1_PYTHON = Path(os.environ.get("WIRE_AGENTSCOPE1_PYTHON", ROOT / ".venv-agentscope1" / "bin" / "python"))
 
 

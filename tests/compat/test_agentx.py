@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
 import wire
+from tests.helpers import ROOT
 from tests.strategies import json_objects, json_values, texts
 from wire.compat.agentx import (
     METADATA_KEY,
@@ -28,7 +29,7 @@ from wire.compat.agentx import (
     to_agentx,
 )
 
-VECTORS = Path(__file__).parent / "vectors" / "agentx"
+VECTORS = ROOT / "tests" / "vectors" / "agentx"
 FLOWS = sorted(VECTORS.glob("*.json"))
 
 

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 import wire
-from tests.agui_client import custom_mismatches, mismatches, needs_client, run_client_at
+from tests.bridges.agui_client import custom_mismatches, mismatches, needs_client, run_client_at
 from tests.helpers import CASES, serve_asgi
 from wire.bridges.agui_http import agui_endpoint, answered_ids
 from wire.stores.memory import EventLog

@@ -1,7 +1,7 @@
 """A relay that routes the frames of interleaved replies to their
 subscribers by reply id, without decoding them.
 
-The relay of ``tests/relay_example.py`` (the README's) runs over real TCP on
+The relay of ``tests/transports/relay_example.py`` (the README's) runs over real TCP on
 127.0.0.1, on asyncio and trio: a producer writes several replies' events
 interleaved, each subscriber names the reply it wants, and each must receive
 exactly the bytes of its reply's frames, in order, as the producer wrote them.
@@ -23,7 +23,6 @@ import random
 import re
 import struct
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -36,8 +35,8 @@ from hypothesis import strategies as st
 import wire
 from benchmarks.workload import reply_events
 from tests.helpers import ROOT, cut, mutate, run
-from tests.relay_example import Decoder, Encoder, relay
 from tests.strategies import edits, points
+from tests.transports.relay_example import Decoder, Encoder, relay
 from wire.events import AgentEvent
 from wire.framing import (
     FRAMINGS,
@@ -232,7 +231,7 @@ def test_the_readme_shows_the_tested_relay() -> None:
     assert block is not None, "the relay section has no python block"
     # The README quotes the relay in part (lines starting with "# …" stand for
     # what it leaves out): every quoted piece verbatim, and the routing loop shown.
-    source = (Path(__file__).parent / "relay_example.py").read_text(encoding="utf-8")
+    source = (ROOT / "tests" / "transports" / "relay_example.py").read_text(encoding="utf-8")
     pieces = [p for p in re.split(r"^\s*# ….*\n", block.group(1), flags=re.M) if p.strip()]
     assert all(piece in source for piece in pieces)
     assert "async def relay(" in block.group(1) and "by_reply[frame.envelope.reply_id]" in block.group(1)

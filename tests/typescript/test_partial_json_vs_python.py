@@ -10,17 +10,16 @@ import copy
 import json
 import shutil
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import ROOT
 from tests.strategies import damaged_texts, json_texts, splits
 from wire.partial_json import PartialJSON, PartialJSONError
 
-ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tests" / "ts" / "partial-views.mjs"
 NODE = shutil.which("node")
 

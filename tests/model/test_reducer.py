@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import tracemalloc
 from typing import Any
 
 import msgspec
@@ -14,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import wire
+import wire.reducer
 from tests.helpers import (
     ANOMALIES,
     ASK_C,
@@ -28,6 +30,7 @@ from tests.helpers import (
     expect,
     initial_msg,
     mask_apply_time,
+    text_reply,
 )
 from tests.strategies import reply_streams
 
@@ -383,3 +386,40 @@ def test_a_failing_batch_still_joins_the_deltas_before_it() -> None:
     with pytest.raises(wire.StreamOrderError):
         msg.extend_events(events, strict=True)
     assert expect(wire.TextBlock, msg.content[0]).text == "abc"
+
+
+# -- Reducer: bounded anomalies ----------------------------------------------------------------------
+
+
+def test_an_other_reply_anomaly_quotes_a_bounded_id() -> None:
+    msg = wire.AssistantMsg(name="a", content=[], id="m" * 100_000, created_at="t")
+    foreign = [wire.TextBlockDeltaEvent(reply_id="other", block_id="b", delta="x") for _ in range(200)]
+    tracemalloc.start()
+    try:
+        msg.extend_events(foreign)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [a.kind for a in msg.anomalies] == ["other_reply"] * 200
+    assert all(len(a.detail) < 120 for a in msg.anomalies)
+    assert peak < 2_000_000  # 200 quoted copies of the id were 20 MB
+
+
+def test_anomalies_past_the_cap_are_counted_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert wire.reducer.MAX_ANOMALIES == 1000
+    msg = initial_msg().extend_events([wire.TextBlockEndEvent(reply_id=REPLY, block_id=str(i)) for i in range(1500)])
+    assert len(msg.anomalies) == 1000 and msg.anomalies_dropped == 500
+    assert msg.anomalies[-1].index == 999
+
+    monkeypatch.setattr(wire.reducer, "MAX_ANOMALIES", 0)
+    # The run fast path of extend_events must see an anomaly it did not keep.
+    stray = [wire.TextBlockDeltaEvent(reply_id=REPLY, block_id="nope", delta="x") for _ in range(3)]
+    events = [*stray, *text_reply(5), *stray]
+    msg = initial_msg().extend_events(events)
+    assert msg.anomalies == [] and msg.anomalies_dropped == 6
+    assert msg == initial_msg().extend_events(text_reply(5))
+    one_by_one = initial_msg()
+    for event in events:
+        one_by_one.append_event(event)
+    assert one_by_one == msg and one_by_one.anomalies_dropped == 6
+    assert initial_msg().anomalies_dropped == 0

@@ -15,7 +15,6 @@ import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator
 from importlib.resources import files
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -27,11 +26,10 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import wire
-from tests.helpers import expect, serve_asgi
+from tests.helpers import ROOT, expect, serve_asgi
 from wire.stores.memory import EventLog
 from wire.transports.http import sse_endpoint
 
-ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tests" / "ts" / "follow-reply.mjs"
 NODE = shutil.which("node")
 EVENTS = wire.json.decode_events(files("wire").joinpath("data", "demo-reply.jsonl").read_bytes())

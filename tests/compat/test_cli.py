@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 import wire
-from tests.helpers import REACT_TURN, run_cli
+from tests.helpers import REACT_TURN, ROOT, run_cli
 from wire.cli import main
 from wire.compat.agentx import events_to_packets
 from wire.framing import MsgpackFrameDecoder
 
-AGENTX = Path(__file__).parent / "vectors" / "agentx"
+AGENTX = ROOT / "tests" / "vectors" / "agentx"
 
 
 def packets(name: str) -> list[dict[str, Any]]:

@@ -1,7 +1,7 @@
 """The TypeScript runtime (schemas/dist) against wire's Python reducer.
 
 The same Hypothesis-generated streams go to both: well-formed replies with the
-anomalies of tests/test_reducer.py inserted anywhere, and arbitrary events of
+anomalies of tests/model/test_reducer.py inserted anywhere, and arbitrary events of
 all 28 types (tests/strategies.py) mixed in, for Msgs of every role. The
 stream is framed by wire's own encoders (NDJSON or MessagePack frames) and
 decoded by the runtime's decoders, fed in chunks of a drawn size. Both sides
@@ -31,7 +31,6 @@ import math
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -41,12 +40,11 @@ from hypothesis import strategies as st
 
 import wire
 from tests import strategies
-from tests.helpers import ANOMALIES, REPLY, catalog_lines, cut, factories
+from tests.helpers import ANOMALIES, REPLY, ROOT, catalog_lines, cut, factories
 from tests.strategies import damage, points, reply_streams, sse_tokens
 from wire.events import UnknownEvent
 from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder, SSEDecoder, SSEEncoder
 
-ROOT = Path(__file__).parent.parent
 DRIVER = ROOT / "tests" / "ts" / "reduce-cases.mjs"
 RUNTIME = ROOT / "schemas" / "dist" / "index.js"
 MSGPACK = ROOT / "schemas" / "node_modules" / "@msgpack" / "msgpack"
@@ -251,7 +249,7 @@ PY_DECODERS: dict[str, Any] = {"ndjson": NDJSONDecoder, "sse": SSEDecoder, "msgp
 @st.composite
 def damaged_streams(draw: st.DrawFn, framing: str) -> bytes:
     """Part of the 28-event catalog in ``framing``, then damaged in a few places
-    (tests/test_sse.py's damage, and for SSE its token streams too)."""
+    (tests/framing/test_sse.py's damage, and for SSE its token streams too)."""
     if framing == "sse" and draw(st.booleans()):
         return draw(sse_tokens)
     events = draw(st.lists(st.sampled_from(CATALOG), max_size=8))

@@ -17,9 +17,10 @@ import msgspec
 import pytest
 
 import wire
+from tests.helpers import ROOT
 from wire.bridges.agui import INCOMPLETE_CODE
 
-CLIENT_DIR = Path(__file__).parent / "clients-agui"
+CLIENT_DIR = ROOT / "tests" / "clients-agui"
 NODE = shutil.which("node")
 needs_client = pytest.mark.skipif(
     NODE is None or not (CLIENT_DIR / "node_modules" / "@ag-ui" / "client").is_dir(),

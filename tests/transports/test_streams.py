@@ -1,11 +1,10 @@
-"""anyio adapters on asyncio and trio: event streams over byte streams, the
-async-iterable loop, and the replayable EventLog with SSE resume."""
+"""anyio adapters on asyncio and trio (wire.transports.streams): event streams
+over byte streams, raw relays, and the async-iterable loop."""
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import AsyncIterator
-from typing import Any
 
 import anyio
 import anyio.lowlevel
@@ -14,7 +13,7 @@ from anyio.abc import ByteReceiveStream, ByteSendStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 import wire
-from tests.helpers import CATALOG, REPLY
+from tests.helpers import CATALOG
 from wire.framing import (
     FRAMINGS,
     MsgpackFrameDecoder,
@@ -25,8 +24,6 @@ from wire.framing import (
     SSEDecoder,
     SSEEncoder,
 )
-from wire.resume import CHECKPOINT, read_checkpoint
-from wire.stores.memory import EventLog
 from wire.transports.streams import EventReceiveStream, EventSendStream, iter_events
 
 pytestmark = pytest.mark.anyio
@@ -68,15 +65,6 @@ class Sink(ByteSendStream):
 
 def chunked(data: bytes, size: int) -> list[bytes]:
     return [data[i:i + size] for i in range(0, len(data), size)]
-
-
-def reply() -> list[wire.AgentEvent]:
-    """A small well-formed reply for the strategies' REPLY id."""
-    events: list[wire.AgentEvent] = [wire.ReplyStartEvent(session_id="s", reply_id=REPLY, name="a"),
-                                     wire.TextBlockStartEvent(reply_id=REPLY, block_id="t")]
-    events += [wire.TextBlockDeltaEvent(reply_id=REPLY, block_id="t", delta=f"{i} é中 ") for i in range(300)]
-    events += [wire.TextBlockEndEvent(reply_id=REPLY, block_id="t"), wire.ReplyEndEvent(session_id="s", reply_id=REPLY)]
-    return events
 
 
 # -- EventReceiveStream / EventSendStream --------------------------------------------------
@@ -184,120 +172,3 @@ async def test_iter_events_error_after_the_good_events(tail: bytes) -> None:
         async for event in iter_events(_agen([data]), SSEDecoder()):
             got.append(event)
     assert got == CATALOG[:2] and info.value.index == 2
-
-
-# -- EventLog -----------------------------------------------------------------------------------------
-
-
-def new_log() -> EventLog:
-    return EventLog(wire.AssistantMsg(name="a", content=[], id=REPLY, created_at="t"))
-
-
-async def test_log_readers_live_and_late() -> None:
-    events = reply()
-    log = new_log()
-    seen: dict[str, list[wire.AgentEvent]] = {"early": [], "late": []}
-
-    async def read(name: str, start: int = 0) -> None:
-        async for batch in log.follow(start, max_batch=50):
-            assert 0 < len(batch) <= 50
-            seen[name] += batch
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(read, "early")
-        await anyio.sleep(0)
-        for i, event in enumerate(events):
-            log.append(event)
-            if i % 40 == 0:
-                await anyio.sleep(0)
-            if i == 100:
-                tg.start_soon(read, "late")
-        log.close()
-    assert seen == {"early": events, "late": events}
-    assert log.msg == new_log().msg.extend_events(events)
-    with pytest.raises(RuntimeError):
-        log.append(events[0])
-
-
-async def test_log_pump_and_heartbeat() -> None:
-    events = reply()
-    log = new_log()
-    send, receive = anyio.create_memory_object_stream[wire.AgentEvent](0)
-    batches: list[list[wire.AgentEvent]] = []
-
-    async def produce() -> None:
-        async with send:
-            await send.send(events[0])
-            await anyio.sleep(0.3)  # idle: the reader gets heartbeats
-            for event in events[1:]:
-                await send.send(event)
-
-    async def follow() -> None:
-        async for batch in log.follow(heartbeat=0.05):
-            batches.append(batch)
-
-    async def pump() -> None:
-        async with receive:
-            await log.pump(receive)
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(pump)
-        tg.start_soon(produce)
-        tg.start_soon(follow)
-    assert [] in batches
-    assert [e for b in batches for e in b] == events
-    assert log.closed
-
-
-async def test_log_frames_and_extend() -> None:
-    log = new_log()
-    log.extend(CATALOG[:5])
-    log.close()
-    chunks = [c async for c in log.frames(NDJSONEncoder(), start=2)]
-    assert b"".join(chunks) == NDJSONEncoder().encode_batch(CATALOG[2:5])
-    with pytest.raises(RuntimeError):
-        log.extend(CATALOG)
-
-
-async def _sse_events(log: EventLog, last_event_id: str | None = None, **kw: Any) -> tuple[list[Any], str]:
-    decoder = SSEDecoder()
-    chunks = [c async for c in log.sse(last_event_id, **kw)]
-    return decoder.feed(b"".join(chunks)) + decoder.close(), decoder.last_event_id
-
-
-async def test_log_sse_fresh_checkpoint_and_replay() -> None:
-    events = reply()
-    log = new_log()
-    log.extend(events[:100])
-    log.close()
-
-    got, last = await _sse_events(log)
-    assert got == events[:100] and last == "99"
-
-    got, last = await _sse_events(log, "42")
-    assert [type(e) for e in got] == [wire.CustomEvent]
-    assert got[0].name == CHECKPOINT and last == "99"
-    assert read_checkpoint(got[0]) == new_log().msg.extend_events(events[:100])
-
-    got, last = await _sse_events(log, "42", resume="replay")
-    assert got == events[43:100] and last == "99"
-    for bad in ("x", "1000", "١٢"):
-        got, _ = await _sse_events(log, bad, resume="replay")
-        assert got == events[:100]
-    with pytest.raises(ValueError, match="resume"):
-        await _sse_events(log, "1", resume="rewind")
-
-    empty = new_log()
-    empty.close()
-    assert await _sse_events(empty, "3") == ([], "")
-
-
-async def test_log_sse_heartbeat_comment() -> None:
-    log = new_log()
-    log.append(CATALOG[0])
-    body = log.sse(heartbeat=0.01)
-    assert (await body.__anext__()).startswith(b"id: 0\ndata: ")
-    assert await body.__anext__() == b":\n\n"
-    log.close()
-    with pytest.raises(StopAsyncIteration):
-        await body.__anext__()

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 import wire
 import wire.cli
-from tests.helpers import CASES, Case, expect, serve_asgi
+from tests.helpers import CASES, ROOT, Case, expect, serve_asgi
 from wire.blocks import DataBlock, TextBlock, ToolCallBlock, ToolResultBlock, ToolResultState
 from wire.bridges import vercel
 from wire.bridges.vercel import DONE, VercelBridge, encode_chunks, to_chunks, to_sse
@@ -65,7 +65,7 @@ from wire.events import (
     UserInterruptEvent,
 )
 
-CLIENT = Path(__file__).parent / "clients-vercel"
+CLIENT = ROOT / "tests" / "clients-vercel"
 NODE = shutil.which("node")
 needs_client = pytest.mark.skipif(
     NODE is None or not (CLIENT / "node_modules" / "ai").exists(),

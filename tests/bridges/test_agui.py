@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wire
-from tests.agui_client import (
+from tests.bridges.agui_client import (
     custom_mismatches,
     mismatches,
     needs_client,

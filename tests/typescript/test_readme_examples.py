@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 SCHEMAS = ROOT / "schemas"
 TSC = SCHEMAS / "node_modules" / ".bin" / "tsc"
 SECTION = "## Following a reply, and a tool call's arguments as they stream"

@@ -27,7 +27,7 @@ from wire.framing import (
     RawFrame,
 )
 
-# SSE, the registry's third framing, has its own tests (test_sse.py).
+# SSE, the registry's third framing, has its own tests (tests/framing/test_sse.py).
 LINE_AND_LENGTH = {name: FRAMINGS[name] for name in ("ndjson", "msgpack")}
 
 

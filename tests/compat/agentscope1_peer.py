@@ -1,6 +1,6 @@
 """A real agentscope 1.0.21, run in its own virtual environment (agentscope 1.x
 and 2.x are one distribution name and cannot share one), answering requests
-from tests/test_compat_agentscope1.py.
+from tests/compat/test_agentscope1.py.
 
 One JSON request per line on standard input, one JSON answer per line on
 standard output:

@@ -8,7 +8,6 @@ import copy
 import json
 import math
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -17,12 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import wire
-from tests.helpers import expect, growth_ratio
+from tests.helpers import ROOT, expect, growth_ratio
 from tests.strategies import damaged_texts, json_texts, splits
 from wire.errors import DecodeError, LocalProtocolError
 from wire.partial_json import PartialJSON, PartialJSONError
 
-VECTORS = Path(__file__).parent / "vectors" / "partial-json"
+VECTORS = ROOT / "tests" / "vectors" / "partial-json"
 CASES = [(path.stem, case) for path in sorted(VECTORS.glob("*.json"))
          for case in json.loads(path.read_text(encoding="utf-8"))["cases"]]
 

@@ -21,6 +21,7 @@ import httpx
 import pytest
 
 import wire
+from tests.helpers import ROOT
 from tests.redis_server import RedisServer, apply, free_port, long_reply, redis_server
 from wire.framing import SSEDecoder
 from wire.resume import read_checkpoint
@@ -32,7 +33,6 @@ from wire.redis import RedisEventLog  # noqa: E402
 __all__ = ("redis_server",)  # the fixture, imported to be used here
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings(
     "ignore:Async generator 'httpcore.:ResourceWarning", "ignore:Async generator 'httpx.:ResourceWarning")]
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -43,8 +43,8 @@ def anyio_backend() -> str:
 def start_replica(redis_url: str) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "tests.redis_replica:app", "--host", "127.0.0.1", "--port", str(port),
-         "--log-level", "warning", "--no-access-log"],
+        [sys.executable, "-m", "uvicorn", "tests.transports.redis_replica:app", "--host", "127.0.0.1",
+         "--port", str(port), "--log-level", "warning", "--no-access-log"],
         cwd=ROOT, env={**os.environ, "REDIS_URL": redis_url})
     deadline = time.monotonic() + 20
     while True:

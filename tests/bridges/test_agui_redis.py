@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 import wire
-from tests.agui_client import custom_mismatches, mismatches, needs_client, run_client_at
+from tests.bridges.agui_client import custom_mismatches, mismatches, needs_client, run_client_at
 from tests.helpers import CASES, serve_asgi
 from tests.redis_server import RedisServer, case_events, connect, redis_server
 
@@ -27,7 +27,7 @@ from wire.stores.redis import RedisEventLog  # noqa: E402
 
 __all__ = ("redis_server",)  # the fixture, imported to be used here
 
-# Confirmations a client answers by resuming (as in tests/test_bridges_agui_http.py).
+# Confirmations a client answers by resuming (as in tests/bridges/test_agui_http.py).
 SERVED = [c for c in CASES if c.name != "external_execution_result_appended"]
 
 

@@ -2,7 +2,7 @@
 behind the load balancer, once per process. The tests start two of these
 with uvicorn (``REDIS_URL`` names the server) and move a client between them.
 
-    REDIS_URL=redis://127.0.0.1:6379/0 uvicorn tests.redis_replica:app --port 8001
+    REDIS_URL=redis://127.0.0.1:6379/0 uvicorn tests.transports.redis_replica:app --port 8001
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""What the benchmarks rely on (benchmarks/): the pydantic peer and the workload."""

@@ -1,0 +1,1 @@
+"""The converters (wire.compat): AgentScope 1.x and AgentX."""

@@ -1,0 +1,1 @@
+"""The framings (wire.framing): NDJSON, length-prefixed MessagePack, SSE."""

@@ -1,0 +1,1 @@
+"""The model: blocks, events, Msg, the reducer, partial JSON."""

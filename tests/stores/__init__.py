@@ -1,0 +1,1 @@
+"""The stores (wire.stores): the in-memory EventLog and the Redis log."""

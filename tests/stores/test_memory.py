@@ -1,0 +1,303 @@
+"""The in-memory store (wire.stores.memory.EventLog) on asyncio and trio:
+readers live and late, pumping and heartbeats, frames, SSE with resume by
+checkpoint or replay, a Last-Event-ID of any length, and the bounds on what
+it keeps (readers whose position was dropped get a checkpoint, then the tail)."""
+
+from __future__ import annotations
+
+import tracemalloc
+from typing import Any
+
+import anyio
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import wire
+from tests.helpers import CATALOG, REPLY, expect, initial_msg, text_reply
+from wire.framing import NDJSONEncoder, SSEDecoder
+from wire.resume import CHECKPOINT, read_checkpoint
+from wire.stores.memory import EventLog
+
+
+def sse_body(log: EventLog, last_event_id: str | None = None, **options: Any) -> tuple[list[Any], str]:
+    """What a client reads from ``log.sse``: its events and its last id."""
+
+    async def read() -> bytes:
+        return b"".join([chunk async for chunk in log.sse(last_event_id, **options)])
+
+    decoder = SSEDecoder()
+    events = decoder.feed(anyio.run(read)) + decoder.close()
+    return events, decoder.last_event_id
+
+
+def rebuilt(events: list[Any]) -> wire.Msg:
+    """The Msg a client builds: a checkpoint replaces it, events extend it."""
+    msg = initial_msg()
+    for event in events:
+        msg = read_checkpoint(event) or msg.append_event(event)
+    return msg
+
+
+# -- readers, pump, frames, SSE (async tests, on both anyio backends) --------------------------------------
+
+
+def new_log() -> EventLog:
+    return EventLog(initial_msg())
+
+
+@pytest.mark.anyio
+async def test_log_readers_live_and_late() -> None:
+    events = text_reply()
+    log = new_log()
+    seen: dict[str, list[wire.AgentEvent]] = {"early": [], "late": []}
+
+    async def read(name: str, start: int = 0) -> None:
+        async for batch in log.follow(start, max_batch=50):
+            assert 0 < len(batch) <= 50
+            seen[name] += batch
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(read, "early")
+        await anyio.sleep(0)
+        for i, event in enumerate(events):
+            log.append(event)
+            if i % 40 == 0:
+                await anyio.sleep(0)
+            if i == 100:
+                tg.start_soon(read, "late")
+        log.close()
+    assert seen == {"early": events, "late": events}
+    assert log.msg == new_log().msg.extend_events(events)
+    with pytest.raises(RuntimeError):
+        log.append(events[0])
+
+
+@pytest.mark.anyio
+async def test_log_pump_and_heartbeat() -> None:
+    events = text_reply()
+    log = new_log()
+    send, receive = anyio.create_memory_object_stream[wire.AgentEvent](0)
+    batches: list[list[wire.AgentEvent]] = []
+
+    async def produce() -> None:
+        async with send:
+            await send.send(events[0])
+            await anyio.sleep(0.3)  # idle: the reader gets heartbeats
+            for event in events[1:]:
+                await send.send(event)
+
+    async def follow() -> None:
+        async for batch in log.follow(heartbeat=0.05):
+            batches.append(batch)
+
+    async def pump() -> None:
+        async with receive:
+            await log.pump(receive)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(pump)
+        tg.start_soon(produce)
+        tg.start_soon(follow)
+    assert [] in batches
+    assert [e for b in batches for e in b] == events
+    assert log.closed
+
+
+@pytest.mark.anyio
+async def test_log_frames_and_extend() -> None:
+    log = new_log()
+    log.extend(CATALOG[:5])
+    log.close()
+    chunks = [c async for c in log.frames(NDJSONEncoder(), start=2)]
+    assert b"".join(chunks) == NDJSONEncoder().encode_batch(CATALOG[2:5])
+    with pytest.raises(RuntimeError):
+        log.extend(CATALOG)
+
+
+async def _sse_events(log: EventLog, last_event_id: str | None = None, **kw: Any) -> tuple[list[Any], str]:
+    decoder = SSEDecoder()
+    chunks = [c async for c in log.sse(last_event_id, **kw)]
+    return decoder.feed(b"".join(chunks)) + decoder.close(), decoder.last_event_id
+
+
+@pytest.mark.anyio
+async def test_log_sse_fresh_checkpoint_and_replay() -> None:
+    events = text_reply()
+    log = new_log()
+    log.extend(events[:100])
+    log.close()
+
+    got, last = await _sse_events(log)
+    assert got == events[:100] and last == "99"
+
+    got, last = await _sse_events(log, "42")
+    assert [type(e) for e in got] == [wire.CustomEvent]
+    assert got[0].name == CHECKPOINT and last == "99"
+    assert read_checkpoint(got[0]) == new_log().msg.extend_events(events[:100])
+
+    got, last = await _sse_events(log, "42", resume="replay")
+    assert got == events[43:100] and last == "99"
+    for bad in ("x", "1000", "١٢"):
+        got, _ = await _sse_events(log, bad, resume="replay")
+        assert got == events[:100]
+    with pytest.raises(ValueError, match="resume"):
+        await _sse_events(log, "1", resume="rewind")
+
+    empty = new_log()
+    empty.close()
+    assert await _sse_events(empty, "3") == ([], "")
+
+
+@pytest.mark.anyio
+async def test_log_sse_heartbeat_comment() -> None:
+    log = new_log()
+    log.append(CATALOG[0])
+    body = log.sse(heartbeat=0.01)
+    assert (await body.__anext__()).startswith(b"id: 0\ndata: ")
+    assert await body.__anext__() == b":\n\n"
+    log.close()
+    with pytest.raises(StopAsyncIteration):
+        await body.__anext__()
+
+
+# -- EventLog: Last-Event-ID of any length ------------------------------------------------------
+
+
+@pytest.mark.parametrize("last_event_id", ["9" * 5000, "0" * 4400 + "5", "1" * 20])
+def test_replay_with_an_overlong_last_event_id_starts_from_the_first_event(last_event_id: str) -> None:
+    log = EventLog(initial_msg())
+    log.extend(text_reply(10))
+    log.close()
+    events, last = sse_body(log, last_event_id, resume="replay")
+    assert events == text_reply(10) and last == str(len(events) - 1)
+
+
+# -- EventLog: a bound on what it keeps -----------------------------------------------------------
+
+
+def test_a_bounded_log_keeps_the_newest_events_and_counts_every_position() -> None:
+    events = text_reply(300)
+    log = EventLog(initial_msg(), max_events=50)
+    for event in events[:100]:
+        log.append(event)
+    log.extend(events[100:])
+    log.close()
+    assert (log.first, log.end) == (len(events) - 50, len(events))
+    assert log.events == events[-50:]
+    assert log.msg == initial_msg().extend_events(events)  # the Msg has everything
+
+
+@pytest.mark.parametrize(("last_event_id", "resume"), [(None, "checkpoint"), ("3", "replay"), ("3", "checkpoint"),
+                                                        ("x", "replay")])
+def test_a_reader_whose_position_was_dropped_gets_a_checkpoint_then_the_tail(
+        last_event_id: str | None, resume: Any) -> None:
+    events = text_reply(300)
+    log = EventLog(initial_msg(), max_events=50)
+    log.extend(events[:200])
+    got, last = sse_body(_closed_copy(log, events[:200]), last_event_id, resume=resume)
+    assert [e.name for e in got] == [CHECKPOINT] and last == "199"
+    assert rebuilt(got) == initial_msg().extend_events(events[:200])
+    # A replay from a kept position still gets exactly the events after it.
+    log.close()
+    got, last = sse_body(log, "180", resume="replay")
+    assert got == events[181:200] and last == "199"
+
+
+def _closed_copy(log: EventLog, events: list[wire.AgentEvent]) -> EventLog:
+    copy = EventLog(initial_msg(), max_events=log.max_events, max_bytes=log.max_bytes)
+    copy.extend(events)
+    copy.close()
+    return copy
+
+
+def test_a_live_reader_that_falls_behind_gets_a_checkpoint_and_then_follows() -> None:
+    events = text_reply(300)
+
+    async def main() -> list[list[wire.AgentEvent]]:
+        log = EventLog(initial_msg(), max_events=20)
+        batches: list[list[wire.AgentEvent]] = []
+        log.append(events[0])
+        reader = log.follow(0, max_batch=10)
+        batches.append(await reader.__anext__())  # [events[0]]
+        log.extend(events[1:100])  # drops the reader's position
+        batches.append(await reader.__anext__())  # a checkpoint of the 100 events
+        for i in range(100, len(events), 10):  # the reader keeps up again
+            log.extend(events[i:i + 10])
+            batches.append(await reader.__anext__())
+        log.close()
+        batches += [batch async for batch in reader]
+        return batches
+
+    batches = anyio.run(main)
+    assert batches[0] == events[:1] and [expect(wire.CustomEvent, e).name for e in batches[1]] == [CHECKPOINT]
+    assert [e for b in batches[2:] for e in b] == events[100:]
+    assert rebuilt([e for b in batches[1:] for e in b]) == initial_msg().extend_events(events)
+
+
+def test_max_bytes_counts_the_events_json_and_keeps_at_least_the_newest() -> None:
+    events = text_reply(100)
+    sizes = [len(wire.json.encode(e)) for e in events]
+    log = EventLog(initial_msg(), max_bytes=sum(sizes[-10:]))
+    log.extend(events)
+    assert log.events == events[-10:]
+    tiny = EventLog(initial_msg(), max_bytes=1)
+    tiny.extend(events)
+    tiny.append(events[0])
+    assert tiny.events == [events[0]] and tiny.first == len(events)
+
+
+@given(st.integers(1, 40), st.integers(0, 120), st.integers(0, 120), st.sampled_from(["checkpoint", "replay"]))
+@settings(max_examples=60, deadline=None)
+def test_any_bound_any_reader_rebuilds_the_same_msg(bound: int, appended: int, reader_at: int, resume: Any) -> None:
+    events = text_reply(116)[:appended]
+    log = EventLog(initial_msg(), max_events=bound)
+    log.extend(events)
+    log.close()
+    # A reader that had applied the events before reader_at (replay), or any
+    # client (checkpoint), ends with the Msg of every event.
+    had = events[:min(reader_at, len(events))]
+    got, _ = sse_body(log, str(len(had) - 1) if had else None, resume=resume)
+    start = initial_msg().extend_events(had) if resume == "replay" and had else initial_msg()
+    msg = start
+    for event in got:
+        msg = read_checkpoint(event) or msg.append_event(event)
+    assert msg == initial_msg().extend_events(events)
+
+
+def test_a_bounded_log_holds_its_bound_not_its_history() -> None:
+    log = EventLog(initial_msg(), max_events=100)
+    log.append(wire.ReplyStartEvent(session_id="s", reply_id=REPLY, name="a"))
+    log.append(wire.CustomEvent(name="tick"))
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        for i in range(20_000):  # CUSTOM events leave the Msg as it is: only the log could grow
+            log.append(wire.CustomEvent(name="tick", id=str(i), created_at="c", value={"i": "x" * 100}))
+        held = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    assert held < 200 * 1000  # 100 kept events of < 1 KB each; 20,000 would be ~6 MB
+
+
+def test_an_unbounded_log_keeps_every_event_in_one_list() -> None:
+    log = EventLog(initial_msg())
+    log.extend(text_reply(50))
+    assert log.events is log.events and log.events == text_reply(50)  # no copy per read
+    assert (log.first, log.end) == (0, len(text_reply(50)))
+
+
+def test_bounds_are_checked() -> None:
+    with pytest.raises(ValueError, match="max_events"):
+        EventLog(initial_msg(), max_events=0)
+
+
+def test_a_log_of_decoded_events_is_always_served() -> None:
+    events = [wire.msgpack.decode_event(wire.msgpack.encode(e)) for e in text_reply(5)]
+    log = EventLog(initial_msg())
+    log.extend(events)
+    log.close()
+    got, _ = sse_body(log)
+    assert got == events
+    got, _ = sse_body(log, "2")
+    assert rebuilt(got) == log.msg

@@ -1,0 +1,1 @@
+"""The transports (wire.transports): anyio streams, sockets, relays, HTTP replicas."""

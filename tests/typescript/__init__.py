@@ -1,0 +1,1 @@
+"""The TypeScript runtime (schemas/) run by node against wire's Python side."""

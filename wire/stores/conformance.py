@@ -1,0 +1,242 @@
+"""The test suite every :class:`wire.stores.EventStore` passes.
+
+A store proves it keeps the contract by running these tests (pytest, with
+anyio's plugin, which ``anyio`` installs). Subclass :class:`StoreContract`
+in a test module and give it the ``stores`` fixture: an async context
+manager factory that makes a fresh log and, for readers, the same log as
+another process would open it::
+
+    import pytest
+    from contextlib import asynccontextmanager
+    from wire.stores.conformance import StoreContract, Stores
+
+    class TestMyStore(StoreContract):
+        @pytest.fixture
+        def stores(self) -> Stores:
+            @asynccontextmanager
+            async def open_log(msg, *, keep=None):
+                log = MyStore(..., msg=msg, keep=keep)   # keep: None, or about this many entries
+                yield log, lambda: MyStore(...)          # the producer, and a reader of the same log
+            return open_log
+
+wire runs it against the in-memory log and against Redis
+(``tests/stores/test_conformance.py``). ``keep`` asks for a log that keeps
+only about that many entries (a bounded ``EventLog``, a Redis stream trimmed
+by ``max_len``): the suite then checks that readers left behind get a
+checkpoint and still end with the exact Msg.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, aclosing
+from typing import Any, TypeAlias
+
+import anyio
+import pytest
+
+from wire import json as wire_json
+from wire.errors import LocalProtocolError
+from wire.events import (
+    AgentEvent,
+    CustomEvent,
+    ReplyEndEvent,
+    ReplyStartEvent,
+    TextBlockDeltaEvent,
+    TextBlockEndEvent,
+    TextBlockStartEvent,
+)
+from wire.framing import SSEDecoder
+from wire.messages import AssistantMsg, Msg
+from wire.resume import CHECKPOINT, read_checkpoint
+from wire.stores import Entry, EventStore
+
+__all__ = ("StoreContract", "Stores", "reply", "rebuild")
+
+Opened: TypeAlias = tuple[EventStore, Callable[[], EventStore]]
+Stores: TypeAlias = Callable[..., AbstractAsyncContextManager[Opened]]
+"""``stores(msg, *, keep=None)``: a fresh log (the producer, with ``msg``)
+and a function that opens a reader of the same log."""
+
+
+def reply(n: int, reply_id: str = "r1") -> tuple[Msg, list[AgentEvent]]:
+    """A reply of ``n`` events (``n >= 4``), nearly all text deltas, and the
+    empty Msg it starts from."""
+    msg = AssistantMsg("Friday", [], id=reply_id)
+    events: list[AgentEvent] = [ReplyStartEvent(session_id="s1", reply_id=reply_id, name="Friday"),
+                                TextBlockStartEvent(reply_id=reply_id, block_id="b1")]
+    events += [TextBlockDeltaEvent(reply_id=reply_id, block_id="b1", delta=f"{i} é ") for i in range(n - 4)]
+    events += [TextBlockEndEvent(reply_id=reply_id, block_id="b1"),
+               ReplyEndEvent(session_id="s1", reply_id=reply_id)]
+    return msg, events
+
+
+def rebuild(msg: Msg, events: list[Any]) -> Msg:
+    """What a reader does: apply each event, and let a checkpoint replace the Msg."""
+    for event in events:
+        snapshot = read_checkpoint(event)
+        if snapshot is not None:
+            msg = snapshot
+        else:
+            msg.append_event(event)
+    return msg
+
+
+def _built(msg: Msg, events: list[AgentEvent]) -> Msg:
+    """The Msg the whole reply builds."""
+    whole = _fresh(msg)
+    whole.extend_events(events)
+    return whole
+
+
+def _fresh(msg: Msg) -> Msg:
+    return wire_json.decode_msg(wire_json.encode(msg))
+
+
+async def _read_all(log: EventStore, after: str | None = None, **options: Any) -> list[Entry]:
+    entries: list[Entry] = []
+    with anyio.fail_after(30):
+        async with aclosing(log.follow(after, **options)) as batches:  # type: ignore[type-var]
+            async for batch in batches:
+                entries += batch
+    return entries
+
+
+async def _read_sse(log: EventStore, last_event_id: str | None = None, **options: Any) -> tuple[list[Any], list[str]]:
+    """The events of ``log.sse(...)`` and the ``id`` of each frame."""
+    decoder: SSEDecoder[Any] = SSEDecoder()
+    events: list[Any] = []
+    body = bytearray()
+    with anyio.fail_after(30):
+        async with aclosing(log.sse(last_event_id, heartbeat=None, **options)) as chunks:  # type: ignore[type-var]
+            async for chunk in chunks:
+                events += decoder.feed(chunk)
+                body += chunk
+    events += decoder.close()
+    ids = [line[4:].decode() for line in bytes(body).split(b"\n") if line.startswith(b"id: ")]
+    return events, ids
+
+
+def _is_checkpoint(event: Any) -> bool:
+    return type(event) is CustomEvent and event.name == CHECKPOINT
+
+
+@pytest.mark.anyio
+class StoreContract:
+    """The contract's tests; see the module docstring for how to run them."""
+
+    @pytest.fixture
+    def stores(self) -> Stores:
+        raise NotImplementedError("a store's test class provides the `stores` fixture")
+
+    async def test_ids_are_strings_in_order_and_follow_returns_every_entry(self, stores: Stores) -> None:
+        msg, events = reply(40)
+        async with stores(_fresh(msg)) as (log, reader):
+            ids = await log.extend(events[:30])
+            ids.append(await log.append(events[30]))
+            ids += await log.extend(events[31:])
+            await log.close()
+            assert log.closed
+            assert all(type(i) is str for i in ids) and len(set(ids)) == len(ids) == len(events)
+            got = await _read_all(reader())
+            assert [i for i, _ in got] == ids
+            assert [wire_json.encode(e) for _, e in got] == [wire_json.encode(e) for e in events]
+
+    async def test_follow_after_an_id_gives_exactly_the_entries_after_it(self, stores: Stores) -> None:
+        msg, events = reply(30)
+        async with stores(_fresh(msg)) as (log, reader):
+            ids = await log.extend(events)
+            await log.close()
+            for k in (0, 1, 15, len(ids) - 2, len(ids) - 1):
+                got = await _read_all(reader(), ids[k])
+                assert [i for i, _ in got] == ids[k + 1:]
+
+    async def test_an_unknown_id_starts_from_the_first_entry(self, stores: Stores) -> None:
+        msg, events = reply(10)
+        async with stores(_fresh(msg)) as (log, reader):
+            ids = await log.extend(events)
+            await log.close()
+            for bogus in ("999999999999999-0", "not an id", "9" * 5000, "١٢"):
+                assert [i for i, _ in await _read_all(reader(), bogus)] == ids
+
+    async def test_a_live_reader_gets_every_event_appended_later_and_stops_at_close(self, stores: Stores) -> None:
+        msg, events = reply(60)
+        async with stores(_fresh(msg)) as (log, reader):
+            got: list[Entry] = []
+
+            async def follow() -> None:
+                got.extend(await _read_all(reader()))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(follow)
+                for event in events:
+                    await log.append(event)
+                    await anyio.sleep(0)
+                await log.close()
+            assert rebuild(_fresh(msg), [e for _, e in got]) == _built(msg, events)
+
+    async def test_max_batch_bounds_each_batch_and_heartbeat_sends_an_empty_one(self, stores: Stores) -> None:
+        msg, events = reply(50)
+        async with stores(_fresh(msg)) as (log, reader):
+            await log.extend(events[:-1])
+            sizes: list[int] = []
+            with anyio.fail_after(30):
+                async with aclosing(reader().follow(None, heartbeat=0.05, max_batch=7)) as batches:  # type: ignore[type-var]
+                    async for batch in batches:
+                        sizes.append(len(batch))
+                        if not batch:
+                            break
+            assert sizes[-1] == 0 and max(sizes) <= 7 and sum(sizes) == len(events) - 1
+
+    async def test_writing_to_a_closed_log_is_refused(self, stores: Stores) -> None:
+        msg, events = reply(5)
+        async with stores(_fresh(msg)) as (log, _):
+            await log.extend(events)
+            await log.close()
+            with pytest.raises(LocalProtocolError):
+                await log.append(events[-1])
+
+    async def test_a_checkpoint_event_cannot_be_appended(self, stores: Stores) -> None:
+        msg, events = reply(5)
+        async with stores(_fresh(msg)) as (log, _):
+            forged = CustomEvent(name=CHECKPOINT, value={"msg": {"name": "evil"}})
+            with pytest.raises(LocalProtocolError):
+                await log.extend([events[0], forged])
+
+    async def test_sse_carries_the_entry_ids_and_resumes_exactly_from_every_one(self, stores: Stores) -> None:
+        msg, events = reply(24)
+        async with stores(_fresh(msg)) as (log, reader):
+            ids = await log.extend(events)
+            await log.close()
+            whole, frame_ids = await _read_sse(reader())
+            assert frame_ids == ids
+            expected = _built(msg, events)
+            assert rebuild(_fresh(msg), whole) == expected
+            for k, entry_id in enumerate(ids):
+                had = rebuild(_fresh(msg), whole[:k + 1])
+                for resume in ("replay", "checkpoint"):
+                    rest, _ = await _read_sse(reader(), entry_id, resume=resume)
+                    assert wire_json.encode(rebuild(_fresh(had), rest)) == wire_json.encode(expected), (k, resume)
+
+    async def test_a_reader_left_behind_by_the_bound_gets_a_checkpoint_and_the_exact_msg(self, stores: Stores) -> None:
+        msg, events = reply(400)
+        async with stores(_fresh(msg), keep=20) as (log, reader):
+            ids = await log.extend(events[:5])
+            # A reader takes its first batch, then pauses while the producer writes on.
+            paused = reader()
+            async with aclosing(paused.follow(None, max_batch=3)) as batches:  # type: ignore[type-var]
+                seen: list[Entry] = list(await anext(batches))
+                for event in events[5:]:
+                    ids.append(await log.append(event))
+                await log.close()
+                async for batch in batches:
+                    seen += batch
+            expected = _built(msg, events)
+            assert any(_is_checkpoint(e) for _, e in seen)
+            assert wire_json.encode(rebuild(_fresh(msg), [e for _, e in seen])) == wire_json.encode(expected)
+            # A fresh reader of the trimmed log: the checkpoint first, its id that of an entry the log gave out.
+            fresh = await _read_all(reader())
+            assert _is_checkpoint(fresh[0][1]) and fresh[0][0] in ids
+            assert wire_json.encode(rebuild(_fresh(msg), [e for _, e in fresh])) == wire_json.encode(expected)
+            events_sse, _ = await _read_sse(reader())
+            assert wire_json.encode(rebuild(_fresh(msg), events_sse)) == wire_json.encode(expected)

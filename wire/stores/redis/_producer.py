@@ -1,0 +1,142 @@
+"""The producer's half of a Redis log: appends, checkpoints, the end mark,
+and the log's lifetime."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, Iterable
+from typing import Any
+
+from wire import json as wire_json
+from wire.errors import LocalProtocolError, StoreError
+from wire.events import (
+    AgentEvent,
+    ReplyEndEvent,
+    RequireExternalExecutionEvent,
+    RequireUserConfirmEvent,
+)
+from wire.stores import refuse_checkpoints
+from wire.stores.redis._common import FAILURES, LogBase
+
+# The events after which a reply waits or is over (agentscope.app.channel._stream):
+# the Msg then is what a late reader needs, so a checkpoint goes with them.
+_TERMINAL = (ReplyEndEvent, RequireUserConfirmEvent, RequireExternalExecutionEvent)
+# One script call holds at most this many events: a script blocks Redis while
+# it runs, so a long batch is cut into several calls.
+SCRIPT_BATCH = 512
+
+
+class Producer(LogBase):
+    """Writes: each batch in one atomic script per chunk of ``SCRIPT_BATCH``
+    events, with the checkpoint that is due."""
+
+    _since_checkpoint: int
+    _started: bool
+    _failed: StoreError | None
+    _cluster: bool
+    _script: Any  # the APPEND script, registered on the client
+
+    async def append(self, event: AgentEvent) -> str:
+        """Write one event; its entry id."""
+        return (await self.extend((event,)))[0]
+
+    async def extend(self, events: Iterable[AgentEvent]) -> list[str]:
+        """Write ``events`` in order, in one round trip (one per chunk on
+        Redis Cluster, which refuses scripts in a pipeline); their entry ids.
+
+        With ``msg``, the events are applied to it and a checkpoint goes with
+        the entries when one is due. Raises StoreError if Redis fails; the
+        events may then be written or not."""
+        if self._closed:
+            raise LocalProtocolError(f"{self!r} is closed: no event can be added")
+        events = list(events)
+        if not events:
+            return []
+        refuse_checkpoints(events)
+        # With a Msg, a checkpoint at least every checkpoint_every events, even inside one batch.
+        size = min(SCRIPT_BATCH, self.checkpoint_every) if self.msg is not None else SCRIPT_BATCH
+        calls = [self._call(events[start:start + size], finish=False) for start in range(0, len(events), size)]
+        return await self._run(calls)
+
+    async def close(self) -> None:
+        """The reply is over: write its final checkpoint (with ``msg``) and
+        mark its end, where readers following the log stop."""
+        if self._closed:
+            return
+        await self._run([self._call([], finish=True)])
+        self._closed = True
+
+    async def pump(self, events: AsyncIterable[AgentEvent]) -> None:
+        """Append every event of ``events`` as it comes, then close the log."""
+        async for event in events:
+            await self.append(event)
+        await self.close()
+
+    def _call(self, chunk: list[AgentEvent], *, finish: bool) -> list[Any]:
+        """The script's arguments for one chunk, applying it to ``msg``."""
+        snapshot = b""
+        reset = not self._started and self.msg is not None
+        if self.msg is not None:
+            self.msg.extend_events(chunk)
+            self._since_checkpoint += len(chunk)
+            due = self._since_checkpoint >= self.checkpoint_every or finish or reset
+            if due or any(isinstance(event, _TERMINAL) for event in chunk):
+                snapshot = wire_json.encode(self.msg)
+                self._since_checkpoint = 0
+        self._started = True
+        ttl = round(self.ttl * 1000) if self.ttl else 0
+        return [self.max_len or 0, ttl, int(self.publish), int(reset), snapshot, int(finish),
+                self.last_id or "", *map(wire_json.encode, chunk)]
+
+    async def _run(self, calls: list[list[Any]]) -> list[str]:
+        if self._failed is not None:
+            raise StoreError(f"an earlier append failed ({self._failed}); this log's Msg may not "
+                             "match its stream any more", key=self.key) from self._failed
+        keys = [self.key, self.checkpoint_key]
+        try:
+            if len(calls) == 1 or self._cluster:
+                results = []
+                for args in calls:
+                    results.append(await self._script(keys=keys, args=args))
+            else:
+                async with self.client.pipeline(transaction=False) as pipe:
+                    for args in calls:
+                        await self._script(keys=keys, args=args, client=pipe)
+                    results = await pipe.execute()
+        except FAILURES as exc:
+            error = self.error(exc, "append")
+            if self.msg is not None:
+                self._failed = error
+            raise error from exc
+        ids = [entry_id.decode() if type(entry_id) is bytes else entry_id
+               for result in results for entry_id in result]
+        if ids:
+            self.last_id = ids[-1]
+        return ids
+
+    # -- lifetime -----------------------------------------------------------------------
+
+    async def trim(self, before: str) -> int:
+        """Drop the entries older than id ``before`` (``XTRIM MINID``); how
+        many went. The checkpoint stays: readers of the trimmed part get it."""
+        return int(await self._command("trim", "XTRIM", self.key, "MINID", before))
+
+    async def delete(self) -> None:
+        """Delete the log: its stream and its checkpoint."""
+        await self._command("delete", "DEL", self.key, self.checkpoint_key)
+
+    async def expire(self, seconds: float) -> None:
+        """Delete the log ``seconds`` from now (a finished reply's lifetime)."""
+        ms = round(seconds * 1000)
+        try:
+            async with self.client.pipeline(transaction=True) as pipe:
+                pipe.pexpire(self.key, ms)
+                pipe.pexpire(self.checkpoint_key, ms)
+                await pipe.execute()
+        except FAILURES as exc:
+            raise self.error(exc, "expire") from exc
+
+    async def _command(self, doing: str, *args: Any) -> Any:
+        try:
+            return await self.client.execute_command(*args)  # type: ignore[no-untyped-call]
+        except FAILURES as exc:
+            raise self.error(exc, doing) from exc

@@ -1,0 +1,429 @@
+"""The readers' half of a Redis log: replay and live from one cursor, past
+a trim by the checkpoint, as events or as SSE.
+
+A reader reads replay and live the same way, from one cursor: a script
+reads the entries after it (``XRANGE``) and joins their ids and payloads,
+and when there are none yet, ``XREAD BLOCK`` from the same cursor waits for
+the next. There is no seam between replay and live, so nothing is missed or
+sent twice. The same script says whether the cursor's own entry is gone (a
+trim or an ``XDEL`` passed the reader): the reader then checks the
+checkpoint hash and goes on from the checkpoint if entries it had not read
+were lost, or fails with StoreError if the log keeps no checkpoint; it never
+skips entries silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from contextlib import suppress
+from typing import Any
+from weakref import WeakKeyDictionary
+
+import anyio
+import redis.exceptions
+
+from wire import json as wire_json
+from wire.errors import DecodeError, StoreError
+from wire.events import CustomEvent
+from wire.framing import RawFrame, SSEEncoder
+from wire.framing._base import Payloads
+from wire.messages import Msg
+from wire.peek import peek_json_lines
+from wire.resume import CHECKPOINT, checkpoint_payload
+from wire.stores import Entry, Resume
+from wire.stores.redis._common import (
+    ENTRY_ID,
+    FAILURES,
+    TRANSIENT,
+    ZERO,
+    Checkpoint,
+    LogBase,
+    as_bytes,
+    order,
+)
+
+# How long one XREAD waits for entries. Well below redis-py's default socket
+# timeout (5 s in redis-py 8), which would cut a longer wait short; a reader
+# also notices the reply's end mark and a dead server within this time.
+_BLOCK_MS = 1000
+# A checkpoint written into the stream itself is no checkpoint of this store's
+# (those live in the hash): a foreign writer's, never served as one.
+_FORGED = b'"' + CHECKPOINT.encode() + b'"'
+
+
+class Batch:
+    """Entries as readers pass them on: their ids and payloads (bytes), and
+    the payloads joined with LF when Redis joined them (the fast paths)."""
+
+    __slots__ = ("frames", "ids", "joined", "own", "payloads", "skipped")
+
+    def __init__(self, ids: list[bytes], payloads: list[bytes], joined: bytes | None = None, *,
+                 own: bool = False) -> None:
+        self.own = own
+        """A batch of the store's own checkpoint, not of stream entries."""
+        self.ids = ids
+        self.payloads = payloads
+        self.joined = joined
+        self.skipped = 0
+        """Entries read without a payload field."""
+        self.frames: bytes | None = None
+        """The batch as SSE frames, once a reader wrote them."""
+
+    def plain(self) -> bytes | None:
+        """The payloads joined with LF if each is one non-blank line without
+        CR (what an SSE data line and an NDJSON line hold as they are), and
+        none may be a forged checkpoint."""
+        if not self.payloads:
+            return None
+        joined = self.joined if self.joined is not None else b"\n".join(self.payloads)
+        # Only a payload that starts with a space, a tab or nothing can be blank,
+        # and the least payload starts with the least first byte.
+        if 13 in joined or min(self.payloads)[:1] <= b" " or _FORGED in joined:
+            return None
+        if self.joined is None and joined.count(b"\n") != len(self.payloads) - 1:
+            return None
+        return joined
+
+
+_EMPTY = Batch([], [])
+_Poll = tuple[Batch, bytes | None, bytes | None, bool]
+
+
+class Reader(LogBase):
+    """Reads: :meth:`read`, :meth:`follow`, :meth:`sse`."""
+
+    _reader: Any  # the READ script, registered on the client
+    _payloads: Payloads
+
+    async def last_checkpoint(self) -> tuple[str, Msg] | None:
+        """The checkpoint the producer last wrote: the id of the last entry
+        it covers and the Msg then; None if there is none."""
+        found = Checkpoint(await self._retrying("read the checkpoint", self.client.hgetall, self.checkpoint_key),
+                           self.key)
+        if found.id is None or found.msg is None:
+            return None
+        return found.id.decode(), wire_json.decode_msg(found.msg)
+
+    async def read(self, after: str | None = None, count: int | None = None) -> list[Entry]:
+        """The entries strictly after id ``after`` (all with None), at most
+        ``count``, as (id, event) pairs. Plain ``XRANGE``: no checkpoint.
+        Retries a lost connection for ``retry_for`` seconds."""
+        start = "-" if after is None else "(" + after
+        args: list[Any] = ["XRANGE", self.key, start, "+"]
+        if count is not None:
+            args += ["COUNT", count]
+        batch = self._batch(await self._retrying("read", self.client.execute_command, *args))
+        self.skipped += batch.skipped
+        return self._decode(batch)
+
+    async def follow(self, after: str | None = None, *, resume: Resume = "replay", heartbeat: float | None = None,
+                     max_batch: int = 512) -> AsyncGenerator[list[Entry], None]:
+        """The entries after id ``after`` (all with None), then live ones as
+        they come, in batches of at most ``max_batch`` (id, event) pairs,
+        until the producer closes the log; with ``heartbeat``, an empty batch
+        after that many idle seconds. Where entries after the cursor were
+        trimmed and the log has a checkpoint, it comes first (a CUSTOM
+        ``wire.checkpoint`` event, with the id of the entry it covers)."""
+        _check(resume, max_batch)
+        cursor, first, end = await self._open(after, resume)
+        async for batch in self._follow(cursor, first, end, heartbeat, max_batch):
+            yield self._decode(batch) if batch.ids else []
+
+    async def sse(self, last_event_id: str | None = None, *, resume: Resume = "checkpoint",
+                  heartbeat: float | None = 15.0) -> AsyncGenerator[bytes, None]:
+        """The log as an SSE body, each frame's ``id`` its entry id, each
+        payload's bytes as Redis holds them as its ``data`` (never decoded
+        and re-encoded per reader; the readers of one client share a read
+        that is under way); a ``:`` comment after ``heartbeat`` idle seconds.
+        Resumes as :meth:`follow` does, from the latest checkpoint by
+        default."""
+        _check(resume, 512)
+        cursor, first, end = await self._open(last_event_id or None, resume)
+        heartbeat_frame = SSEEncoder.comment()
+        async for batch in self._follow(cursor, first, end, heartbeat, 512):
+            yield self._sse_frames(batch) if batch.ids else heartbeat_frame
+
+    # -- entries to items -----------------------------------------------------------
+
+    def _batch(self, raw: Any) -> Batch:
+        """The ids and payloads of XRANGE entries, as bytes; entries without
+        a payload field are skipped, as agentscope's ``log_read`` skips them."""
+        batch = Batch([], [])
+        for entry_id, fields in raw:
+            payload = fields.get(b"payload")
+            if payload is None:
+                payload = fields.get("payload")
+                if payload is None:
+                    batch.skipped += 1
+                    continue
+            batch.ids.append(as_bytes(entry_id))
+            batch.payloads.append(as_bytes(payload))
+        return batch
+
+    def _checked(self, batch: Batch, *, raw: bool) -> tuple[list[bytes], list[Any]]:
+        """The ids and items of ``batch`` one entry at a time (the slow path,
+        for a batch that holds anything but plain events of known types):
+        the decoders' unknown-event policy, and forged checkpoints dropped.
+        A payload that is no event at all raises DecodeError under
+        ``"raise"`` (naming the key and the entry, with the items before it
+        as ``events``) and is otherwise skipped and counted: a reader never
+        dies of a foreign producer's garbage."""
+        ids: list[bytes] = []
+        items: list[Any] = []
+        for entry_id, payload in zip(batch.ids, batch.payloads, strict=True):
+            out: list[Any] = []
+            try:
+                self._payloads.one(payload, out, offset=0, index=len(ids))
+            except DecodeError as exc:
+                if self.unknown == "raise":
+                    error = DecodeError(f"{self.key} entry {entry_id.decode()}: {exc.reason}", path=exc.path,
+                                        offset=exc.offset, events=list(zip(ids, items, strict=True)))
+                    raise error from exc
+            item = out[0] if out else None
+            if item is None or _forged(item):
+                self.skipped += 1
+                continue
+            ids.append(entry_id)
+            items.append(RawFrame(payload) if raw else item)
+        return ids, items
+
+    def _decode(self, batch: Batch) -> list[Entry]:
+        if batch.own:
+            return [(batch.ids[0].decode(), wire_json.decode_event(batch.payloads[0]))]
+        joined = batch.plain()
+        if joined is not None:
+            # One msgspec call for the batch; a blank line, or two values on one, would change the count.
+            with suppress(DecodeError):
+                events = wire_json.decode_events(joined)
+                if len(events) == len(batch.ids):
+                    return list(zip(map(bytes.decode, batch.ids), events, strict=True))
+        ids, items = self._checked(batch, raw=False)
+        return list(zip(map(bytes.decode, ids), items, strict=True))
+
+    def _sse_frames(self, batch: Batch) -> bytes:
+        if batch.frames is not None:  # another reader of a shared batch wrote them already
+            return batch.frames
+        if batch.own:
+            return _ENCODER.encode_entries(batch.ids, [RawFrame(batch.payloads[0])])
+        joined = batch.plain()
+        plain = False
+        if joined is not None:
+            with suppress(DecodeError):  # every payload an event of a known type: one msgspec call checks all
+                plain = len(peek_json_lines(joined)) == len(batch.ids)
+        if plain:
+            frames = _ENCODER.encode_entries(batch.ids, list(map(RawFrame, batch.payloads)))
+            batch.frames = frames  # the same whatever a reader's policy: kept for the other readers
+            return frames
+        ids, frames_of = self._checked(batch, raw=True)
+        return _ENCODER.encode_entries(ids, frames_of) if ids else b""
+
+    # -- where a reader starts ------------------------------------------------------
+
+    async def _open(self, after: str | None, resume: Resume) -> tuple[bytes, Batch, bytes | None]:
+        """Where a reader starts: its cursor, the checkpoint entry to send
+        before the entries after it (none when none is due), and the log's
+        end mark if the producer closed it already."""
+        found, info = await self._retrying("open", self._look)
+        if found.end is not None:
+            self._closed = True
+        cursor = after.encode() if after is not None and ENTRY_ID.fullmatch(after.encode()) else None
+        last_generated = info.get("last-generated-id") if info else None
+        if cursor is not None and (last_generated is None or order(cursor) > order(as_bytes(last_generated))):
+            cursor = None  # an id this log never gave out: from the beginning
+        if after and found.usable and resume == "checkpoint":
+            return (*self._from_checkpoint(found), found.end)
+        return (*self._past_trim(cursor or ZERO, found, info), found.end)
+
+    def _past_trim(self, cursor: bytes, found: Checkpoint, info: dict[str, Any] | None) -> tuple[bytes, Batch]:
+        """From ``cursor``, or from the checkpoint if entries of its reply
+        after ``cursor`` may be gone: trimming removes a stream's oldest
+        entries, so that is when the oldest entry left comes after both the
+        cursor and the reply's first entry (or, for ``XDEL``, when Redis's
+        ``max-deleted-entry-id`` does). A checkpoint sent when nothing was
+        lost costs a frame, never exactness; entries lost with no checkpoint
+        to stand for them are a StoreError."""
+        at = order(cursor)
+        first = order(found.first) if found.first is not None else (0, 0)
+        head = info.get("first-entry") if info else None
+        if not head:  # no stream, or an empty one: whatever the reply had is gone
+            gone = found.id is not None and at < order(found.id)
+        else:
+            oldest = order(as_bytes(head[0]))
+            gone = oldest > at and oldest > first
+        deleted = info.get("max-deleted-entry-id") if info else None
+        if deleted is not None and deleted not in (b"0-0", "0-0"):
+            lost = order(as_bytes(deleted))
+            gone = gone or (lost > at and lost >= first)
+        if not gone:
+            return cursor, _EMPTY
+        if not found.usable:
+            raise StoreError(f"entries after {cursor.decode()} were trimmed before this reader read them, and "
+                             "the log keeps no checkpoint to stand for them (make its producer with msg=)",
+                             key=self.key)
+        return self._from_checkpoint(found)
+
+    async def _look(self) -> tuple[Checkpoint, dict[str, Any] | None]:
+        """The checkpoint and the stream's XINFO (None if there is no stream), together."""
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.hgetall(self.checkpoint_key)
+            pipe.xinfo_stream(self.key)
+            fields, info = await pipe.execute(raise_on_error=False)
+        if isinstance(fields, Exception):
+            raise fields
+        if isinstance(info, redis.exceptions.ResponseError) and "no such key" in str(info).lower():
+            info = None
+        elif isinstance(info, Exception):
+            raise info
+        return Checkpoint(fields, self.key), info
+
+    def _from_checkpoint(self, found: Checkpoint) -> tuple[bytes, Batch]:
+        assert found.id is not None and found.msg is not None  # checked by the callers
+        try:  # served as it is, so checked first: a damaged hash is never sent on
+            wire_json.decode_msg(found.msg)
+        except DecodeError as exc:
+            raise StoreError(f"the checkpoint hash's msg is no Msg: {exc}", key=self.key) from exc
+        return found.id, Batch([found.id], [checkpoint_payload(found.msg)], own=True)
+
+    # -- reading ----------------------------------------------------------------------
+
+    async def _retrying(self, doing: str, step: Any, *args: Any) -> Any:
+        """``await step(*args)``, retried with backoff while Redis is away
+        (at most ``retry_for`` seconds), any failure a StoreError."""
+        delay = 0.05
+        deadline = anyio.current_time() + self.retry_for
+        while True:
+            try:
+                return await step(*args)
+            except TRANSIENT as exc:
+                if anyio.current_time() + delay > deadline:
+                    raise self.error(exc, doing) from exc
+            except FAILURES as exc:
+                raise self.error(exc, doing) from exc
+            await anyio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+
+    async def _poll(self, cursor: bytes, count: int) -> _Poll:
+        """The entries after ``cursor`` (at most ``count``), the log's end
+        mark, the id of the last entry read (with or without a payload) and
+        whether the cursor's entry is gone, in one script call: Redis joins
+        the ids and the payloads, so a batch reaches Python as two strings,
+        not an object per entry."""
+        last, end, skipped, lines, ids, payloads, gone = await self._reader(
+            keys=[self.key, self.checkpoint_key], args=[cursor, count])
+        last, end = as_bytes(last), as_bytes(end)
+        if not last:
+            return _EMPTY, end or None, None, bool(int(gone))
+        if int(lines):  # a payload holds a line break: joined with LF they cannot be split again
+            batch = self._batch(await self.client.xrange(self.key, min=b"(" + cursor, max=last))
+            return batch, end or None, last, bool(int(gone))
+        joined = as_bytes(payloads)
+        batch = Batch(as_bytes(ids).split(b" ") if ids else [], joined.split(b"\n") if ids else [], joined)
+        batch.skipped = int(skipped)
+        return batch, end or None, last, bool(int(gone))
+
+    async def _shared_poll(self, cursor: bytes, count: int) -> _Poll:
+        """:meth:`_poll`, shared with the other readers of this key on this
+        client (see :class:`_SharedReads`)."""
+        shared = _SHARED.get(self.client)
+        if shared is None:
+            shared = _SHARED[self.client] = _SharedReads()
+        return await shared.get((self.key, cursor, count), lambda: self._poll(cursor, count))
+
+    async def _wait(self, cursor: bytes, block_ms: int) -> None:
+        """Until an entry after ``cursor`` exists, or ``block_ms`` passed.
+        Nothing appended between the last read and this wait is missed:
+        XREAD from an id answers at once when entries after it exist."""
+        await self.client.xread({self.key: cursor}, count=1, block=block_ms)
+
+    async def _follow(self, cursor: bytes, first: Batch, end: bytes | None, heartbeat: float | None,
+                      max_batch: int) -> AsyncGenerator[Batch, None]:
+        """Batches of entries from ``cursor`` on (``first`` before them),
+        until the end mark; an empty batch after each idle ``heartbeat``."""
+        if first.ids:
+            yield first
+        if end is not None and order(cursor) >= order(end):
+            return
+        block_ms = min(_BLOCK_MS, max(1, round(heartbeat * 1000))) if heartbeat else _BLOCK_MS
+        idle_since = anyio.current_time()
+        while True:
+            batch, end, last, gone = await self._retrying("follow", self._shared_poll, cursor, max_batch)
+            if end is not None:
+                self._closed = True
+            if gone and cursor != ZERO:
+                found, info = await self._retrying("follow", self._look)
+                restart, checkpoint_batch = self._past_trim(cursor, found, info)
+                if checkpoint_batch.ids:  # entries this reader had not read were trimmed: go on from the checkpoint
+                    cursor = restart
+                    yield checkpoint_batch
+                    continue
+            self.skipped += batch.skipped
+            if last is None:
+                if end is not None and order(cursor) >= order(end):
+                    return
+                if heartbeat is not None and anyio.current_time() - idle_since >= heartbeat:
+                    idle_since = anyio.current_time()
+                    yield _EMPTY
+                await self._retrying("follow", self._wait, cursor, block_ms)
+                continue
+            idle_since = anyio.current_time()
+            cursor = last
+            if batch.ids:
+                yield batch
+            if end is not None and order(cursor) >= order(end):
+                return
+
+
+_ENCODER = SSEEncoder(next_id=None)
+
+
+def _check(resume: str, max_batch: int) -> None:
+    if resume not in ("checkpoint", "replay"):
+        raise ValueError(f"resume must be 'checkpoint' or 'replay', not {resume!r}")
+    if max_batch < 1:
+        raise ValueError("max_batch must be 1 or more")
+
+
+def _forged(item: Any) -> bool:
+    """A ``wire.checkpoint`` entry in the stream: not the store's own."""
+    if type(item) is CustomEvent:
+        return item.name == CHECKPOINT
+    return type(item) is RawFrame and _FORGED in bytes(item.payload)
+
+
+_PollKey = tuple[str, bytes, int]
+
+
+class _SharedReads:
+    """The reads of one client's readers, shared while they are under way.
+    Readers of one log in one process mostly ask for the same batch at the
+    same time: the live ones all wait at the newest entry, and a crowd that
+    arrives together replays in step. A reader that asks for a key, cursor
+    and count another reader is reading already awaits that read instead of
+    sending its own. That read began before the reader asked, so its answer
+    is a prefix of what the reader's own read would have returned (the
+    entries after the same cursor); entries added since come with the
+    reader's next read. Nothing is kept once a read is over, so nothing can
+    go stale (a log deleted and written again)."""
+
+    def __init__(self) -> None:
+        # A read under way: set when it ends, with its result (none if it failed).
+        self.reading: dict[_PollKey, tuple[anyio.Event, list[_Poll]]] = {}
+
+    async def get(self, key: _PollKey, read: Callable[[], Awaitable[_Poll]]) -> _Poll:
+        under_way = self.reading.get(key)
+        if under_way is not None:
+            done, result = under_way
+            await done.wait()
+            if result:
+                return result[0]
+            return await read()  # it failed there: try here (the caller retries as it does)
+        done, result = self.reading[key] = (anyio.Event(), [])
+        try:
+            result.append(await read())
+        finally:
+            del self.reading[key]
+            done.set()
+        return result[0]
+
+
+_SHARED: WeakKeyDictionary[Any, _SharedReads] = WeakKeyDictionary()
