@@ -1,11 +1,14 @@
 """The in-memory store (wire.stores.memory.EventLog) on asyncio and trio:
-readers live and late, pumping and heartbeats, frames, SSE with resume by
-checkpoint or replay, a Last-Event-ID of any length, and the bounds on what
-it keeps (readers whose position was dropped get a checkpoint, then the tail)."""
+readers live and late, pumping and heartbeats, entry ids, the Msg begun at
+REPLY_START, SSE with resume by checkpoint or replay, a Last-Event-ID of any
+length, and the bounds on what it keeps (readers whose position was dropped
+get a checkpoint, then the tail). What every store keeps is checked by
+``wire.stores.conformance`` (tests/stores/test_conformance.py)."""
 
 from __future__ import annotations
 
 import tracemalloc
+from collections.abc import Iterable
 from typing import Any
 
 import anyio
@@ -15,9 +18,23 @@ from hypothesis import strategies as st
 
 import wire
 from tests.helpers import CATALOG, REPLY, expect, initial_msg, text_reply
-from wire.framing import NDJSONEncoder, SSEDecoder
+from wire.errors import LocalProtocolError
+from wire.framing import SSEDecoder
 from wire.resume import CHECKPOINT, read_checkpoint
+from wire.stores import Entry
 from wire.stores.memory import EventLog
+
+
+def filled(log: EventLog, events: Iterable[wire.AgentEvent], *, close: bool = True) -> EventLog:
+    """``log`` with ``events`` appended (and closed), from sync code."""
+
+    async def main() -> None:
+        await log.extend(events)
+        if close:
+            await log.close()
+
+    anyio.run(main)
+    return log
 
 
 def sse_body(log: EventLog, last_event_id: str | None = None, **options: Any) -> tuple[list[Any], str]:
@@ -39,7 +56,11 @@ def rebuilt(events: list[Any]) -> wire.Msg:
     return msg
 
 
-# -- readers, pump, frames, SSE (async tests, on both anyio backends) --------------------------------------
+def events_of(batches: list[list[Entry]]) -> list[Any]:
+    return [event for batch in batches for _, event in batch]
+
+
+# -- readers, pump, ids, SSE (async tests, on both anyio backends) --------------------------------------
 
 
 def new_log() -> EventLog:
@@ -50,10 +71,10 @@ def new_log() -> EventLog:
 async def test_log_readers_live_and_late() -> None:
     events = text_reply()
     log = new_log()
-    seen: dict[str, list[wire.AgentEvent]] = {"early": [], "late": []}
+    seen: dict[str, list[Entry]] = {"early": [], "late": []}
 
-    async def read(name: str, start: int = 0) -> None:
-        async for batch in log.follow(start, max_batch=50):
+    async def read(name: str) -> None:
+        async for batch in log.follow(max_batch=50):
             assert 0 < len(batch) <= 50
             seen[name] += batch
 
@@ -61,16 +82,17 @@ async def test_log_readers_live_and_late() -> None:
         tg.start_soon(read, "early")
         await anyio.sleep(0)
         for i, event in enumerate(events):
-            log.append(event)
+            assert await log.append(event) == str(i)
             if i % 40 == 0:
                 await anyio.sleep(0)
             if i == 100:
                 tg.start_soon(read, "late")
-        log.close()
-    assert seen == {"early": events, "late": events}
-    assert log.msg == new_log().msg.extend_events(events)
-    with pytest.raises(RuntimeError):
-        log.append(events[0])
+        await log.close()
+    expected = [(str(i), event) for i, event in enumerate(events)]
+    assert seen == {"early": expected, "late": expected}
+    assert log.msg == new_log().msg.extend_events(events)  # type: ignore[union-attr]
+    with pytest.raises(LocalProtocolError, match="closed"):
+        await log.append(events[0])
 
 
 @pytest.mark.anyio
@@ -78,7 +100,7 @@ async def test_log_pump_and_heartbeat() -> None:
     events = text_reply()
     log = new_log()
     send, receive = anyio.create_memory_object_stream[wire.AgentEvent](0)
-    batches: list[list[wire.AgentEvent]] = []
+    batches: list[list[Entry]] = []
 
     async def produce() -> None:
         async with send:
@@ -100,19 +122,40 @@ async def test_log_pump_and_heartbeat() -> None:
         tg.start_soon(produce)
         tg.start_soon(follow)
     assert [] in batches
-    assert [e for b in batches for e in b] == events
+    assert events_of(batches) == events
     assert log.closed
 
 
 @pytest.mark.anyio
-async def test_log_frames_and_extend() -> None:
+async def test_log_ids_follow_after_an_id_and_extend() -> None:
     log = new_log()
-    log.extend(CATALOG[:5])
-    log.close()
-    chunks = [c async for c in log.frames(NDJSONEncoder(), start=2)]
-    assert b"".join(chunks) == NDJSONEncoder().encode_batch(CATALOG[2:5])
-    with pytest.raises(RuntimeError):
-        log.extend(CATALOG)
+    assert await log.extend(CATALOG[:5]) == ["0", "1", "2", "3", "4"]
+    assert await log.extend([]) == []
+    await log.close()
+    got = [entry async for batch in log.follow("1") for entry in batch]
+    assert got == [(str(i), event) for i, event in enumerate(CATALOG[:5])][2:]
+    with pytest.raises(LocalProtocolError, match="closed"):
+        await log.extend(CATALOG)
+    assert log.end == 5
+
+
+@pytest.mark.anyio
+async def test_a_log_without_a_msg_begins_it_at_reply_start() -> None:
+    events = text_reply(10)
+    log = EventLog()
+    await log.extend(events)
+    start = expect(wire.ReplyStartEvent, events[0])
+    assert log.msg is not None and (log.msg.id, log.msg.name, log.msg.role) == (start.reply_id, start.name, start.role)
+    assert log.msg == wire.Msg(name=start.name, role=start.role, content=[], id=start.reply_id,
+                               created_at=start.created_at).extend_events(events)
+    await log.close()
+    got, last = await _sse_events(log, "3")  # a checkpoint of that Msg
+    assert read_checkpoint(got[0]) == log.msg and last == str(len(events) - 1)
+
+    headless = EventLog()
+    with pytest.raises(LocalProtocolError, match="REPLY_START"):
+        await headless.extend(events[1:])
+    assert headless.msg is None and headless.end == 0  # nothing was kept
 
 
 async def _sse_events(log: EventLog, last_event_id: str | None = None, **kw: Any) -> tuple[list[Any], str]:
@@ -125,8 +168,8 @@ async def _sse_events(log: EventLog, last_event_id: str | None = None, **kw: Any
 async def test_log_sse_fresh_checkpoint_and_replay() -> None:
     events = text_reply()
     log = new_log()
-    log.extend(events[:100])
-    log.close()
+    await log.extend(events[:100])
+    await log.close()
 
     got, last = await _sse_events(log)
     assert got == events[:100] and last == "99"
@@ -134,29 +177,29 @@ async def test_log_sse_fresh_checkpoint_and_replay() -> None:
     got, last = await _sse_events(log, "42")
     assert [type(e) for e in got] == [wire.CustomEvent]
     assert got[0].name == CHECKPOINT and last == "99"
-    assert read_checkpoint(got[0]) == new_log().msg.extend_events(events[:100])
+    assert read_checkpoint(got[0]) == new_log().msg.extend_events(events[:100])  # type: ignore[union-attr]
 
     got, last = await _sse_events(log, "42", resume="replay")
     assert got == events[43:100] and last == "99"
-    for bad in ("x", "1000", "١٢"):
+    for bad in ("x", "1000", "١٢", "042", "+42"):
         got, _ = await _sse_events(log, bad, resume="replay")
         assert got == events[:100]
     with pytest.raises(ValueError, match="resume"):
         await _sse_events(log, "1", resume="rewind")
 
     empty = new_log()
-    empty.close()
+    await empty.close()
     assert await _sse_events(empty, "3") == ([], "")
 
 
 @pytest.mark.anyio
 async def test_log_sse_heartbeat_comment() -> None:
     log = new_log()
-    log.append(CATALOG[0])
+    await log.append(CATALOG[0])
     body = log.sse(heartbeat=0.01)
     assert (await body.__anext__()).startswith(b"id: 0\ndata: ")
     assert await body.__anext__() == b":\n\n"
-    log.close()
+    await log.close()
     with pytest.raises(StopAsyncIteration):
         await body.__anext__()
 
@@ -166,9 +209,7 @@ async def test_log_sse_heartbeat_comment() -> None:
 
 @pytest.mark.parametrize("last_event_id", ["9" * 5000, "0" * 4400 + "5", "1" * 20])
 def test_replay_with_an_overlong_last_event_id_starts_from_the_first_event(last_event_id: str) -> None:
-    log = EventLog(initial_msg())
-    log.extend(text_reply(10))
-    log.close()
+    log = filled(EventLog(initial_msg()), text_reply(10))
     events, last = sse_body(log, last_event_id, resume="replay")
     assert events == text_reply(10) and last == str(len(events) - 1)
 
@@ -179,10 +220,14 @@ def test_replay_with_an_overlong_last_event_id_starts_from_the_first_event(last_
 def test_a_bounded_log_keeps_the_newest_events_and_counts_every_position() -> None:
     events = text_reply(300)
     log = EventLog(initial_msg(), max_events=50)
-    for event in events[:100]:
-        log.append(event)
-    log.extend(events[100:])
-    log.close()
+
+    async def main() -> None:
+        for event in events[:100]:
+            await log.append(event)
+        assert await log.extend(events[100:]) == [str(i) for i in range(100, len(events))]
+        await log.close()
+
+    anyio.run(main)
     assert (log.first, log.end) == (len(events) - 50, len(events))
     assert log.events == events[-50:]
     assert log.msg == initial_msg().extend_events(events)  # the Msg has everything
@@ -193,57 +238,53 @@ def test_a_bounded_log_keeps_the_newest_events_and_counts_every_position() -> No
 def test_a_reader_whose_position_was_dropped_gets_a_checkpoint_then_the_tail(
         last_event_id: str | None, resume: Any) -> None:
     events = text_reply(300)
-    log = EventLog(initial_msg(), max_events=50)
-    log.extend(events[:200])
+    log = filled(EventLog(initial_msg(), max_events=50), events[:200], close=False)
     got, last = sse_body(_closed_copy(log, events[:200]), last_event_id, resume=resume)
     assert [e.name for e in got] == [CHECKPOINT] and last == "199"
     assert rebuilt(got) == initial_msg().extend_events(events[:200])
     # A replay from a kept position still gets exactly the events after it.
-    log.close()
+    anyio.run(log.close)
     got, last = sse_body(log, "180", resume="replay")
     assert got == events[181:200] and last == "199"
 
 
 def _closed_copy(log: EventLog, events: list[wire.AgentEvent]) -> EventLog:
-    copy = EventLog(initial_msg(), max_events=log.max_events, max_bytes=log.max_bytes)
-    copy.extend(events)
-    copy.close()
-    return copy
+    return filled(EventLog(initial_msg(), max_events=log.max_events, max_bytes=log.max_bytes), events)
 
 
 def test_a_live_reader_that_falls_behind_gets_a_checkpoint_and_then_follows() -> None:
     events = text_reply(300)
 
-    async def main() -> list[list[wire.AgentEvent]]:
+    async def main() -> list[list[Entry]]:
         log = EventLog(initial_msg(), max_events=20)
-        batches: list[list[wire.AgentEvent]] = []
-        log.append(events[0])
-        reader = log.follow(0, max_batch=10)
+        batches: list[list[Entry]] = []
+        await log.append(events[0])
+        reader = log.follow(max_batch=10)
         batches.append(await reader.__anext__())  # [events[0]]
-        log.extend(events[1:100])  # drops the reader's position
+        await log.extend(events[1:100])  # drops the reader's position
         batches.append(await reader.__anext__())  # a checkpoint of the 100 events
         for i in range(100, len(events), 10):  # the reader keeps up again
-            log.extend(events[i:i + 10])
+            await log.extend(events[i:i + 10])
             batches.append(await reader.__anext__())
-        log.close()
+        await log.close()
         batches += [batch async for batch in reader]
         return batches
 
     batches = anyio.run(main)
-    assert batches[0] == events[:1] and [expect(wire.CustomEvent, e).name for e in batches[1]] == [CHECKPOINT]
-    assert [e for b in batches[2:] for e in b] == events[100:]
-    assert rebuilt([e for b in batches[1:] for e in b]) == initial_msg().extend_events(events)
+    assert batches[0] == [("0", events[0])]
+    # The checkpoint carries the id of the last entry it covers.
+    assert [(i, expect(wire.CustomEvent, e).name) for i, e in batches[1]] == [("99", CHECKPOINT)]
+    assert [i for b in batches[2:] for i, _ in b] == [str(i) for i in range(100, len(events))]
+    assert events_of(batches[2:]) == events[100:]
+    assert rebuilt(events_of(batches[1:])) == initial_msg().extend_events(events)
 
 
 def test_max_bytes_counts_the_events_json_and_keeps_at_least_the_newest() -> None:
     events = text_reply(100)
     sizes = [len(wire.json.encode(e)) for e in events]
-    log = EventLog(initial_msg(), max_bytes=sum(sizes[-10:]))
-    log.extend(events)
+    log = filled(EventLog(initial_msg(), max_bytes=sum(sizes[-10:])), events, close=False)
     assert log.events == events[-10:]
-    tiny = EventLog(initial_msg(), max_bytes=1)
-    tiny.extend(events)
-    tiny.append(events[0])
+    tiny = filled(EventLog(initial_msg(), max_bytes=1), [*events, events[0]], close=False)
     assert tiny.events == [events[0]] and tiny.first == len(events)
 
 
@@ -251,9 +292,7 @@ def test_max_bytes_counts_the_events_json_and_keeps_at_least_the_newest() -> Non
 @settings(max_examples=60, deadline=None)
 def test_any_bound_any_reader_rebuilds_the_same_msg(bound: int, appended: int, reader_at: int, resume: Any) -> None:
     events = text_reply(116)[:appended]
-    log = EventLog(initial_msg(), max_events=bound)
-    log.extend(events)
-    log.close()
+    log = filled(EventLog(initial_msg(), max_events=bound), events)
     # A reader that had applied the events before reader_at (replay), or any
     # client (checkpoint), ends with the Msg of every event.
     had = events[:min(reader_at, len(events))]
@@ -266,14 +305,18 @@ def test_any_bound_any_reader_rebuilds_the_same_msg(bound: int, appended: int, r
 
 
 def test_a_bounded_log_holds_its_bound_not_its_history() -> None:
-    log = EventLog(initial_msg(), max_events=100)
-    log.append(wire.ReplyStartEvent(session_id="s", reply_id=REPLY, name="a"))
-    log.append(wire.CustomEvent(name="tick"))
+    log = filled(EventLog(initial_msg(), max_events=100),
+                 [wire.ReplyStartEvent(session_id="s", reply_id=REPLY, name="a"), wire.CustomEvent(name="tick")],
+                 close=False)
+
+    async def append_ticks() -> None:
+        for i in range(20_000):  # CUSTOM events leave the Msg as it is: only the log could grow
+            await log.append(wire.CustomEvent(name="tick", id=str(i), created_at="c", value={"i": "x" * 100}))
+
     tracemalloc.start()
     try:
         base = tracemalloc.get_traced_memory()[0]
-        for i in range(20_000):  # CUSTOM events leave the Msg as it is: only the log could grow
-            log.append(wire.CustomEvent(name="tick", id=str(i), created_at="c", value={"i": "x" * 100}))
+        anyio.run(append_ticks)
         held = tracemalloc.get_traced_memory()[0] - base
     finally:
         tracemalloc.stop()
@@ -281,8 +324,7 @@ def test_a_bounded_log_holds_its_bound_not_its_history() -> None:
 
 
 def test_an_unbounded_log_keeps_every_event_in_one_list() -> None:
-    log = EventLog(initial_msg())
-    log.extend(text_reply(50))
+    log = filled(EventLog(initial_msg()), text_reply(50), close=False)
     assert log.events is log.events and log.events == text_reply(50)  # no copy per read
     assert (log.first, log.end) == (0, len(text_reply(50)))
 
@@ -294,9 +336,7 @@ def test_bounds_are_checked() -> None:
 
 def test_a_log_of_decoded_events_is_always_served() -> None:
     events = [wire.msgpack.decode_event(wire.msgpack.encode(e)) for e in text_reply(5)]
-    log = EventLog(initial_msg())
-    log.extend(events)
-    log.close()
+    log = filled(EventLog(initial_msg()), events)
     got, _ = sse_body(log)
     assert got == events
     got, _ = sse_body(log, "2")
