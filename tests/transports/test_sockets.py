@@ -23,7 +23,7 @@ from tests.helpers import serve_asgi
 from wire.framing import FRAMINGS, NDJSONDecoder, SSEDecoder
 from wire.resume import read_checkpoint
 from wire.stores.memory import EventLog
-from wire.transports.http import ndjson_response, sse_endpoint
+from wire.transports.http import ndjson_endpoint, sse_endpoint
 from wire.transports.streams import EventReceiveStream, EventSendStream, iter_events
 
 EVENTS = workload.reply_events(seed=0)
@@ -98,14 +98,14 @@ class Replies:
     async def produce(self, log: EventLog, dropped: threading.Event) -> None:
         half = len(EVENTS) // 2
         for i in range(0, half, 500):
-            log.extend(EVENTS[i:min(i + 500, half)])
+            await log.extend(EVENTS[i:min(i + 500, half)])
             await anyio.sleep(0)
         while not dropped.is_set():
             await anyio.sleep(0.002)
         for i in range(half, len(EVENTS), 500):
-            log.extend(EVENTS[i:i + 500])
+            await log.extend(EVENTS[i:i + 500])
             await anyio.sleep(0.001)
-        log.close()
+        await log.close()
 
     async def start(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -117,9 +117,6 @@ class Replies:
 
     def log(self, request: Request) -> EventLog | None:
         return self.logs.get(request.path_params["name"])
-
-    async def ndjson(self, request: Request) -> Response:
-        return ndjson_response(self.logs[request.path_params["name"]])
 
     def app(self) -> Starlette:
         @contextlib.asynccontextmanager
@@ -133,7 +130,7 @@ class Replies:
             Route("/replies/{name}", self.start, methods=["POST"]),
             Route("/replies/{name}/events", sse_endpoint(self.log)),
             Route("/replies/{name}/replay", sse_endpoint(self.log, resume="replay")),
-            Route("/replies/{name}/ndjson", self.ndjson),
+            Route("/replies/{name}/ndjson", ndjson_endpoint(self.log)),
         ], lifespan=lifespan)
 
 
