@@ -84,9 +84,9 @@ def make_app(pace: float) -> Starlette:
 
     async def produce(log: EventLog) -> None:
         for event in EVENTS:
-            log.append(event)
+            await log.append(event)
             await anyio.sleep(pace)
-        log.close()
+        await log.close()
 
     async def start(request: Request) -> Response:
         log = logs[request.path_params["name"]] = EventLog(
