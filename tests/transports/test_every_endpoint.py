@@ -1,0 +1,172 @@
+"""Any store behind any endpoint in front of its real client gives the same
+Msg: {a bounded ``EventLog``, a ``RedisEventLog`` trimmed by ``max_len``} ×
+{``sse_endpoint``, ``ndjson_endpoint``, ``agui_endpoint``, the Vercel
+``resume_endpoint``}, over uvicorn on loopback, for every agentscope vector
+longer than the store keeps (so every reader starts from a checkpoint).
+A reply's Redis log is trimmed with ``XTRIM MINID`` to its last entries,
+as ``max_len`` trims a long one.
+
+wire's own decoders and reducer must build the vector's Msg byte for byte;
+``@ag-ui/client`` and ai's ``readUIMessageStream`` must build it too, relaxed
+only at the lossy spots ``wire/bridges/README.md`` lists (the comparisons in
+``tests/bridges/agui_client.py`` and ``tests/bridges/vercel_client.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.routing import Route
+
+import wire
+from tests.bridges import agui_client, vercel_client
+from tests.helpers import CASES, Case, serve_asgi
+from tests.redis_server import RedisServer, connect, redis_server
+from wire.bridges.agui_http import agui_endpoint
+from wire.bridges.vercel_http import resume_endpoint
+from wire.framing import NDJSONDecoder, SSEDecoder
+from wire.resume import read_checkpoint
+from wire.stores import EventStore
+from wire.stores.memory import EventLog
+from wire.transports.http import ndjson_endpoint, sse_endpoint
+
+__all__ = ("redis_server",)  # the fixture, imported to be used here
+
+KEEP = 4  # entries a store keeps: fewer than every vector below has
+LONG = [case for case in CASES if len(case.event_lines) > KEEP]
+STORES = ("memory", "redis")
+
+
+def _events(case: Case) -> list[wire.AgentEvent]:
+    return wire.json.decode_events(case.events_jsonl)
+
+
+def _initial(case: Case) -> wire.Msg:
+    return wire.json.decode_msg(case.initial_msg)
+
+
+def _expected(case: Case) -> wire.Msg:
+    """The Msg a reader that never dropped builds: the reply's events applied in order."""
+    msg = _initial(case)
+    msg.extend_events(_events(case))
+    return msg
+
+
+def _rebuilt(case: Case, events: list[Any]) -> wire.Msg:
+    msg = _initial(case)
+    for event in events:
+        snapshot = read_checkpoint(event)
+        if snapshot is not None:
+            msg = snapshot
+        else:
+            msg.append_event(event)
+    return msg
+
+
+@pytest.fixture(scope="module")
+def server(redis_server: RedisServer) -> Iterator[str]:
+    """One app serving every vector from both stores at every endpoint:
+    ``/{store}/{vector}/{sse|ndjson|agui|vercel}``. The logs are written
+    (and closed) before the server starts; a Redis log is read through
+    another client, as on another replica."""
+    memory: dict[str, EventLog] = {}
+
+    async def write() -> None:
+        async with connect(redis_server) as client:
+            from wire.stores.redis import RedisEventLog
+
+            for case in LONG:
+                log = memory[case.name] = EventLog(_initial(case), max_events=KEEP)
+                await log.extend(_events(case))
+                await log.close()
+                key = f"matrix:{case.name}"
+                await client.delete(key, f"{{{key}}}:wire.checkpoint")
+                producer = RedisEventLog(client, key, msg=_initial(case), max_len=KEEP)
+                ids = [await producer.append(event) for event in _events(case)]
+                await producer.close()
+                # MAXLEN ~ trims whole stream nodes (100 entries by default), which
+                # these short replies never fill: trim as a long reply would be.
+                await producer.trim(ids[-KEEP])
+                assert await client.xlen(key) == KEEP
+
+    asyncio.run(write())
+    clients: dict[str, Any] = {}
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with connect(redis_server) as client:
+            clients["redis"] = client
+            yield
+
+    def find(request: Request, *_: Any) -> EventStore | None:
+        from wire.stores.redis import RedisEventLog
+
+        name = request.path_params["name"]
+        if request.path_params["store"] == "memory":
+            return memory.get(name)
+        return RedisEventLog(clients["redis"], f"matrix:{name}") if name in memory else None
+
+    routes = [Route("/{store}/{name}/sse", sse_endpoint(find, heartbeat=None)),
+              Route("/{store}/{name}/ndjson", ndjson_endpoint(find, heartbeat=None)),
+              Route("/{store}/{name}/agui", agui_endpoint(find, heartbeat=None), methods=["POST"]),
+              Route("/{store}/{name}/vercel", resume_endpoint(find, finished=True, heartbeat=None))]
+    with serve_asgi(Starlette(routes=routes, lifespan=lifespan)) as url:
+        yield url
+
+
+def _get(url: str) -> bytes:
+    response = httpx.get(url, timeout=30)
+    assert response.status_code == 200, response.text
+    return response.content
+
+
+@pytest.mark.parametrize("store", STORES)
+@pytest.mark.parametrize("case", LONG, ids=[c.name for c in LONG])
+@pytest.mark.parametrize("framing", ["sse", "ndjson"])
+def test_wire_reader_builds_the_exact_msg(server: str, store: str, case: Case, framing: str) -> None:
+    body = _get(f"{server}/{store}/{case.name}/{framing}")
+    decoder: Any = SSEDecoder() if framing == "sse" else NDJSONDecoder()
+    events = decoder.feed(body) + decoder.close()
+    assert read_checkpoint(events[0]) is not None  # the store kept less than the reply: it starts from one
+    assert wire.json.encode(_rebuilt(case, events)) == wire.json.encode(_expected(case))
+
+
+@agui_client.needs_client
+@pytest.mark.parametrize("store", STORES)
+@pytest.mark.parametrize("case", LONG, ids=[c.name for c in LONG])
+def test_agui_client_builds_the_msg(server: str, store: str, case: Case) -> None:
+    report = agui_client.run_client_at(f"{server}/{store}/{case.name}/agui")
+    assert agui_client.mismatches(_expected(case), report, from_checkpoint=True) == []
+
+
+@pytest.fixture(scope="module")
+def vercel_reads(server: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """What ai's readUIMessageStream builds from each served body (one node run for all)."""
+    if vercel_client.NODE is None or not (vercel_client.CLIENT / "node_modules" / "ai").exists():
+        pytest.fail("tests/clients-vercel/node_modules is missing: run `npm ci` in tests/clients-vercel "
+                    "(.ci/run does)")
+    tmp: Path = tmp_path_factory.mktemp("vercel-matrix")
+    cases = []
+    for store in STORES:
+        for case in LONG:
+            path = tmp / f"{store}-{case.name}.sse"
+            path.write_bytes(_get(f"{server}/{store}/{case.name}/vercel"))
+            cases.append({"name": f"{store}/{case.name}", "sse": str(path)})
+    return {r["name"]: r for r in json.loads(vercel_client.run_client("read", cases, tmp))}
+
+
+@pytest.mark.parametrize("store", STORES)
+@pytest.mark.parametrize("case", LONG, ids=[c.name for c in LONG])
+def test_vercel_client_builds_the_msg(vercel_reads: dict[str, Any], store: str, case: Case) -> None:
+    read = vercel_reads[f"{store}/{case.name}"]["read"]
+    expected = json.loads(case.expected_msg)
+    vercel_client.compare(read["message"], expected, "readUIMessageStream", vercel_client.late_inputs(_events(case)))
