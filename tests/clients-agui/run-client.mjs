@@ -3,6 +3,7 @@
 //
 //   node run-client.mjs BODY.sse [--chunk N]
 //   node run-client.mjs --url URL
+//   node run-client.mjs --batch LIST.json [--chunk N]
 //
 // The body is cut into runs at each RUN_STARTED frame (the bytes are not
 // changed): each run is one runAgent() call, as an application resuming a
@@ -25,7 +26,8 @@ import { HttpAgent } from "@ag-ui/client";
 const args = process.argv.slice(2);
 const urlAt = args.indexOf("--url");
 const url = urlAt >= 0 ? args[urlAt + 1] : null;
-const path = url === null ? args[0] : null;
+const path = url === null && !args[0].startsWith("--") ? args[0] : null;
+const batchAt = args.indexOf("--batch");
 const chunkAt = args.indexOf("--chunk");
 const chunk = chunkAt >= 0 ? Number(args[chunkAt + 1]) : 61;
 
@@ -107,9 +109,10 @@ async function runOnce(agent, report, parameters, runId) {
   report.runs.push(record);
 }
 
-const report = { messages: [], runs: [], custom: [], raw: [], steps: [], warnings };
-if (url === null) {
-  const runs = splitRuns(readFileSync(path));
+async function runBody(bytes) {
+  warnings.length = 0;
+  const report = { messages: [], runs: [], custom: [], raw: [], steps: [], warnings: [] };
+  const runs = splitRuns(bytes);
   let nextBody = null;
   const agent = new HttpAgent({
     url: "http://127.0.0.1/agui",
@@ -122,7 +125,21 @@ if (url === null) {
     await runOnce(agent, report, { runId: run.started.runId, ...(resume ? { resume } : {}) }, run.started.runId ?? null);
   }
   report.messages = agent.messages;
+  report.warnings = [...warnings];
+  return report;
+}
+
+if (batchAt >= 0) {
+  // --batch LIST.json: [{name, path}] -> {name: report}, one process for many bodies.
+  const results = {};
+  for (const { name, path: bodyPath } of JSON.parse(readFileSync(args[batchAt + 1], "utf8"))) {
+    results[name] = await runBody(readFileSync(bodyPath));
+  }
+  process.stdout.write(JSON.stringify(results));
+} else if (url === null) {
+  process.stdout.write(JSON.stringify(await runBody(readFileSync(path))));
 } else {
+  const report = { messages: [], runs: [], custom: [], raw: [], steps: [], warnings };
   const agent = new HttpAgent({ url, threadId: "thread" });
   await runOnce(agent, report, {}, null);
   for (let i = 0; i < 10 && agent.pendingInterrupts.length > 0; i++) {
@@ -132,5 +149,5 @@ if (url === null) {
     await runOnce(agent, report, { resume }, null);
   }
   report.messages = agent.messages;
+  process.stdout.write(JSON.stringify(report));
 }
-process.stdout.write(JSON.stringify(report));

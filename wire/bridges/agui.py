@@ -33,7 +33,16 @@ import msgspec
 
 import wire.json
 from wire._codec import DECODE_ERRORS, ENCODE_ERRORS, decode_error
-from wire.blocks import Base64Source, DataBlock, TextBlock, ToolCallBlock, ToolResultBlock
+from wire.blocks import (
+    Base64Source,
+    DataBlock,
+    HintBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolCallState,
+    ToolResultBlock,
+)
 from wire.errors import EncodeError, LocalProtocolError
 from wire.events import (
     AgentEvent,
@@ -69,6 +78,7 @@ from wire.events import (
     UserInterruptEvent,
 )
 from wire.messages import AssistantMsg, Msg
+from wire.resume import CHECKPOINT, read_checkpoint
 
 __all__ = (
     "CONTENT_TYPE",
@@ -262,15 +272,20 @@ class AGUIBridge:
         # Open constructs, in the order they opened (dicts keep it).
         self._texts: dict[str, list[str]] = {}  # every text block seen -> its streamed parts
         self._open_texts: dict[str, None] = {}
-        self._thinking: set[str] = set()
+        self._thinking: dict[str, list[str]] = {}  # every thinking block seen -> its streamed parts
         self._open_thinking: dict[str, None] = {}
         self._calls: dict[str, tuple[str, str]] = {}  # id -> (name, parentMessageId)
+        self._args: dict[str, list[str]] = {}  # id -> the argument fragments sent
         self._open_calls: dict[str, None] = {}
+        self._hints: dict[str, AGUIEvent] = {}  # id -> the content of its last activity snapshot
         self._step: str | None = None
         self._model: str | None = None
         self._model_calls = 0
         self._parent: str | None = None  # last assistant text block of this model call
         self._usage: dict[str | None, list[int]] = {}  # this run's usage per model
+        self._reported = [0, 0, 0, 0]  # the usage the runs that ended have reported
+        self._finished = False  # REPLY_END sent: the client has the whole reply
+        self._parked: set[str] = set()  # calls a run's outcome has left to the client
         # Tool results and data blocks are folded by wire's own reducer (the
         # exact merge rules of append_event); only their events go into it.
         self._fold: Msg | None = None
@@ -418,7 +433,9 @@ class AGUIBridge:
         if not self._usage:
             return
         usage = []
-        for model, (inp, outp, cached, written) in self._usage.items():
+        for model, counts in self._usage.items():
+            self._reported = [r + c for r, c in zip(self._reported, counts, strict=True)]
+            inp, outp, cached, written = counts
             entry: AGUIEvent = {} if model is None else {"model": model}
             entry.update(inputTokens=inp, outputTokens=outp, totalTokens=inp + outp,
                          cachedInputTokens=cached, cacheWriteInputTokens=written)
@@ -445,6 +462,7 @@ class AGUIBridge:
             self._open_run(out)
 
     def _reply_end(self, e: ReplyEndEvent, out: list[AGUIEvent]) -> None:
+        self._finished = True
         if self.thread_id is None:
             self.thread_id = e.session_id
         if not self._run_open:
@@ -549,13 +567,15 @@ class AGUIBridge:
     def _thinking_start(self, e: ThinkingBlockStartEvent, out: list[AGUIEvent]) -> None:
         if e.block_id in self._thinking:
             return
-        self._thinking.add(e.block_id)
+        self._thinking[e.block_id] = []
         self._thinking_open(e.block_id, out)
 
     def _thinking_delta(self, e: ThinkingBlockDeltaEvent, out: list[AGUIEvent]) -> None:
         id = e.block_id
-        if id not in self._thinking:
+        parts = self._thinking.get(id)
+        if parts is None:
             return
+        parts.append(e.delta)
         if id not in self._open_thinking:
             self._thinking_open(id, out)
         self._emit(out, {"type": "REASONING_MESSAGE_CONTENT", "messageId": id, "delta": e.delta})
@@ -626,6 +646,7 @@ class AGUIBridge:
         body: AGUIEvent = {"hint": e.hint if isinstance(e.hint, str) else _builtins(e.hint)}
         if e.source is not None:
             body["source"] = e.source
+        self._hints[e.block_id] = body
         self._emit(out, {"type": "ACTIVITY_SNAPSHOT", "messageId": e.block_id,
                          "activityType": "agentscope.hint", "content": body})
 
@@ -642,6 +663,7 @@ class AGUIBridge:
         # Calls of one model call share one assistant message, as providers send them.
         parent = self._parent or f"{self.reply_id}.call{self._model_calls}"
         self._calls[id] = (e.tool_call_name, parent)
+        self._args[id] = []
         self._open_calls[id] = None
         self._emit(out, self._call_start_event(id))
 
@@ -652,6 +674,7 @@ class AGUIBridge:
         if id not in self._open_calls:  # after END: agentscope appends, the client re-opens
             self._open_calls[id] = None
             self._emit(out, self._call_start_event(id))
+        self._args[id].append(e.delta)
         self._emit(out, {"type": "TOOL_CALL_ARGS", "toolCallId": id, "delta": e.delta})
 
     def _call_end(self, e: ToolCallEndEvent, out: list[AGUIEvent]) -> None:
@@ -728,6 +751,7 @@ class AGUIBridge:
             self._open_run(out)
         self._finish_run(out, {"type": "interrupt", "interrupts": interrupts}, {"parked": "user_confirm"})
         self._interrupts = [f"{call.id}.confirm" for call in calls]
+        self._parked.update(call.id for call in calls)
 
     def _require_external(self, e: RequireExternalExecutionEvent, out: list[AGUIEvent]) -> None:
         calls = self._park_calls(e.tool_calls)
@@ -735,6 +759,7 @@ class AGUIBridge:
             self._open_run(out)
         outcome: AGUIEvent = {"type": "success", "pendingToolCallIds": [call.id for call in calls]}
         self._finish_run(out, outcome, {"parked": "external_execution"})
+        self._parked.update(call.id for call in calls)
 
     def _confirm_result(self, e: UserConfirmResultEvent, out: list[AGUIEvent]) -> None:
         for result in e.confirm_results:
@@ -775,7 +800,201 @@ class AGUIBridge:
         self._emit(out, {"type": "CUSTOM", "name": "agentscope.exceed_max_iters", "value": {"name": e.name}})
 
     def _custom(self, e: CustomEvent, out: list[AGUIEvent]) -> None:
+        if e.name == CHECKPOINT:
+            msg = read_checkpoint(e)
+            if msg is not None:
+                self._checkpoint(msg, out)
+            return
         self._emit(out, {"type": "CUSTOM", "name": e.name, "value": e.value})
+
+    # -- checkpoints -----------------------------------------------------------------------------
+
+    def join(self, msg: Msg) -> list[AGUIEvent]:
+        """The AG-UI events that bring a client from what this bridge has sent
+        to ``msg`` (the reply so far, e.g. a checkpoint's Msg); on a new bridge,
+        the join prelude of a client that arrives mid-run: RUN_STARTED, the
+        reply's content so far, a START left open for every block that has
+        not ended (the deltas that follow continue it), and the run's end if
+        the reply has ended or parked. Feeding a ``wire.checkpoint`` event
+        does the same."""
+        out: list[AGUIEvent] = []
+        self._checkpoint(msg, out)
+        return out
+
+    def _checkpoint(self, msg: Msg, out: list[AGUIEvent]) -> None:
+        """Catch the client up with ``msg``, the reply as a checkpoint has it:
+        what the client lacks of each block is sent as the events the live
+        stream would have sent (a new block: its START, its content so far,
+        its END if it ended; a known one: the content it missed), then the
+        run's state (ended, parked, or going on)."""
+        if self.reply_id is None:
+            self.reply_id = msg.id
+        elif msg.id != self.reply_id:
+            return  # another reply's checkpoint, as append_event drops its events
+        if self._finished:
+            return  # the client has the whole reply already
+        self._name, self._role = msg.name, msg.role
+        if self.thread_id is None:
+            self.thread_id = ""  # a checkpoint has no session id; the REPLY_START's would come too late
+        # The checkpoint's Msg becomes the fold of results and data blocks.
+        self._fold = msg
+        if not self._run_open and self.runs == 0:
+            self._open_run(out)
+        results = {block.id for block in msg.content if isinstance(block, ToolResultBlock)}
+        calls: list[ToolCallBlock] = []
+        parent = self._parent
+        held = len(self.pending)
+        seen: set[tuple[str, str]] = set()
+        for block in msg.content:
+            key = (block.type, block.id)
+            if key in seen and not isinstance(block, HintBlock):
+                continue  # the orphan of a duplicate START: the live stream drops it too
+            seen.add(key)
+            if isinstance(block, TextBlock):
+                self._catch_up_text(block, out)
+                if self._role == "assistant":
+                    parent = block.id
+            elif isinstance(block, ThinkingBlock):
+                self._catch_up_thinking(block, out)
+            elif isinstance(block, ToolCallBlock):
+                calls.append(block)
+                if block.id in self._calls:
+                    parent = self._calls[block.id][1]
+                else:
+                    if parent is None:  # the calls of one model call share a message
+                        self._model_calls += 1
+                        parent = f"{self.reply_id}.call{self._model_calls}"
+                    self._calls[block.id] = (block.name, parent)
+                    self._args[block.id] = []
+                    self._open_calls[block.id] = None
+                    self._emit(out, self._call_start_event(block.id))
+                self._catch_up_call(block, out)
+            elif isinstance(block, ToolResultBlock):
+                parent = None  # results end a model call: its next calls get a new message
+                self._results[block.id] = block
+                if block.finished_at is not None and block.id not in self._sent_results:
+                    if block.id in self._open_calls:
+                        del self._open_calls[block.id]
+                        self._emit(out, {"type": "TOOL_CALL_END", "toolCallId": block.id})
+                    self._emit(out, self._tool_result(block))
+            elif isinstance(block, DataBlock):
+                self._catch_up_data(block, out)
+            elif isinstance(block, HintBlock):
+                body: AGUIEvent = {"hint": block.hint if isinstance(block.hint, str) else _builtins(block.hint)}
+                if block.source is not None:
+                    body["source"] = block.source
+                if self._hints.get(block.id) != body:
+                    self._hints[block.id] = body
+                    self._emit(out, {"type": "ACTIVITY_SNAPSHOT", "messageId": block.id,
+                                     "activityType": "agentscope.hint", "content": body})
+        self._parent = parent
+        self._catch_up_usage(msg)
+        if msg.finished_reason is not None:
+            self._reply_end(ReplyEndEvent(session_id=self.thread_id, reply_id=msg.id,
+                                          finished_reason=msg.finished_reason, error=msg.error), out)
+            return
+        asking = [c for c in calls if c.state == ToolCallState.ASKING]
+        handed = [c for c in calls if c.state == ToolCallState.SUBMITTED and c.id not in results]
+        if new := [c for c in asking if c.id not in self._parked]:
+            self._require_confirm(RequireUserConfirmEvent(reply_id=msg.id, tool_calls=new), out)
+        elif new := [c for c in handed if c.id not in self._parked]:
+            self._require_external(RequireExternalExecutionEvent(reply_id=msg.id, tool_calls=new), out)
+        elif not asking and not handed and not self._run_open and len(self.pending) > held:
+            # The reply went on after a park the client has, and the checkpoint
+            # has content for it: the continuation run (else its REPLY_START opens
+            # it), answering the park's interrupts from the calls' states where
+            # no USER_CONFIRM_RESULT came.
+            states = {c.id: c.state for c in calls}
+            for interrupt in self._interrupts:
+                state = states.get(interrupt.removesuffix(".confirm"))
+                if interrupt not in self._resume and state in (ToolCallState.ALLOWED, ToolCallState.FINISHED):
+                    self._resume[interrupt] = {"interruptId": interrupt, "status": "resolved",
+                                               "payload": {"approved": state == ToolCallState.ALLOWED}}
+            self._open_run(out)
+
+    def _catch_up_text(self, block: TextBlock, out: list[AGUIEvent]) -> None:
+        id = block.id
+        parts = self._texts.get(id)
+        if parts is None:
+            parts = self._texts[id] = []
+            self._open_texts[id] = None
+            if self._role == "assistant":
+                self._parent = id
+            self._emit(out, self._text_message_start(id))
+        sent = "".join(parts)
+        end: AGUIEvent = {"type": "TEXT_MESSAGE_END", "messageId": id}
+        if block.text != sent:
+            if id not in self._open_texts:
+                self._open_texts[id] = None
+                self._emit(out, self._text_message_start(id))
+            if block.text.startswith(sent):
+                self._emit(out, {"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": block.text[len(sent):]})
+            else:  # as a TEXT_BLOCK_END text that replaces: the message's content cannot be replaced
+                end = {"type": "TEXT_MESSAGE_END", "metadata": {"agentscope": {"text": block.text}}, "messageId": id}
+                if block.finished_at is None:
+                    self._emit(out, end)
+                    self._emit(out, self._text_message_start(id))
+            parts[:] = [block.text]
+        if block.finished_at is not None and id in self._open_texts:
+            del self._open_texts[id]
+            self._emit(out, end)
+
+    def _catch_up_thinking(self, block: ThinkingBlock, out: list[AGUIEvent]) -> None:
+        id = block.id
+        parts = self._thinking.get(id)
+        if parts is None:
+            parts = self._thinking[id] = []
+            self._thinking_open(id, out)
+        sent = "".join(parts)
+        if block.thinking != sent and block.thinking.startswith(sent):
+            if id not in self._open_thinking:
+                self._thinking_open(id, out)
+            self._emit(out, {"type": "REASONING_MESSAGE_CONTENT", "messageId": id,
+                             "delta": block.thinking[len(sent):]})
+            parts[:] = [block.thinking]
+        if block.finished_at is not None and id in self._open_thinking:
+            self._thinking_end(ThinkingBlockEndEvent(reply_id=self.reply_id or "", block_id=id), out)
+
+    def _catch_up_call(self, block: ToolCallBlock, out: list[AGUIEvent]) -> None:
+        id = block.id
+        sent = "".join(self._args[id])
+        if block.input != sent and block.input.startswith(sent):
+            if id not in self._open_calls:
+                self._open_calls[id] = None
+                self._emit(out, self._call_start_event(id))
+            self._emit(out, {"type": "TOOL_CALL_ARGS", "toolCallId": id, "delta": block.input[len(sent):]})
+            self._args[id][:] = [block.input]
+        if block.finished_at is not None and id in self._open_calls:
+            del self._open_calls[id]
+            self._emit(out, {"type": "TOOL_CALL_END", "toolCallId": id})
+
+    def _catch_up_data(self, block: DataBlock, out: list[AGUIEvent]) -> None:
+        id = block.id
+        known = id in self._data
+        self._data[id] = block
+        if block.finished_at is not None:
+            if id not in self._data_done:
+                self._data_done.add(id)
+                self._emit(out, self._data_snapshot(block))
+        elif not known:
+            body: AGUIEvent = {"status": "streaming", "mediaType": block.source.media_type}
+            if block.name is not None:
+                body["name"] = block.name
+            self._emit(out, {"type": "ACTIVITY_SNAPSHOT", "messageId": id, "activityType": "agentscope.data",
+                             "content": body})
+
+    def _catch_up_usage(self, msg: Msg) -> None:
+        """The run's usage, so that the runs' usage adds up to the Msg's; a gap
+        the client missed is counted under no model."""
+        u = msg.usage
+        total = [0, 0, 0, 0] if u is None else [u.input_tokens, u.output_tokens, u.cache_input_tokens,
+                                                  u.cache_creation_input_tokens]
+        have = list(self._reported)
+        for counts in self._usage.values():
+            have = [h + c for h, c in zip(have, counts, strict=True)]
+        if have != total:
+            rest = [t - r for t, r in zip(total, self._reported, strict=True)]
+            self._usage = {None: rest} if any(rest) else {}
 
     def _unknown(self, e: UnknownEvent, out: list[AGUIEvent]) -> None:
         """An event this version of wire does not know, passed on as AG-UI RAW."""

@@ -39,9 +39,11 @@ from wire._codec import DECODE_ERRORS, ENCODE_ERRORS
 from wire.blocks import (
     Base64Source,
     DataBlock,
+    HintBlock,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
+    ToolCallState,
     ToolResultBlock,
     ToolResultState,
 )
@@ -80,6 +82,7 @@ from wire.events import (
     UserInterruptEvent,
 )
 from wire.messages import Msg
+from wire.resume import CHECKPOINT, read_checkpoint
 
 __all__ = ("DONE", "HEADERS", "Chunk", "VercelBridge", "approval_answers", "encode_chunks", "to_chunks", "to_sse")
 
@@ -221,8 +224,13 @@ class VercelBridge:
         self._deltas.clear()
 
     def feed(self, event: AgentEvent | UnknownEvent) -> list[Chunk]:
-        """The chunks one event produces, in order."""
+        """The chunks one event produces, in order. A ``wire.checkpoint``
+        event (``wire.resume``) is not passed on: the bridge catches the
+        client up with its Msg (:meth:`join`)."""
         cls = type(event)
+        if cls is CustomEvent and event.name == CHECKPOINT:  # type: ignore[union-attr]
+            msg = read_checkpoint(event)
+            return self.join(msg) if msg is not None else []
         handler = self._handlers.get(cls)
         if handler is None:
             # A newer peer's event type: the UI stream has nothing to carry it
@@ -278,6 +286,163 @@ class VercelBridge:
             return []
         self._ended = True
         return [*self._close_open(), {"type": "finish", "finishReason": "interrupted"}]
+
+    def join(self, msg: Msg) -> list[Chunk]:
+        """The chunks that bring the client from what this bridge has sent to
+        ``msg``, the reply so far (a checkpoint's Msg), after which the events
+        that follow ``msg`` go on. On a new bridge (a client that joins
+        mid-reply, or a log whose start was trimmed): ``start``, then every
+        part so far, a part whose block has not ended left open so the deltas
+        that follow continue it, the usage, and the reply's end or park if it
+        has one. On a bridge that has sent part of the reply: only what the
+        client lacks (a gap in the events is filled). The bridge's Msg
+        becomes ``msg``."""
+        old = self.msg
+        if old is not None and msg.id != old.id:
+            return []  # another reply's checkpoint, as append_event drops its events
+        if self._ended and not self.parked:
+            return []  # the client has the whole reply
+        out: list[Chunk] = []
+        old_hints: dict[str, Any] = {}
+        if old is not None:
+            old_hints = {b.id: msgspec.to_builtins(b) for b in old.content if isinstance(b, HintBlock)}
+        self._msg = msg
+        results = {b.id for b in msg.content if isinstance(b, ToolResultBlock)}
+        parks = [b for b in msg.content if isinstance(b, ToolCallBlock) and (
+            b.state == ToolCallState.ASKING or (b.state == ToolCallState.SUBMITTED and b.id not in results))]
+        went_on = msg.finished_reason is None and not parks and self._ended  # after the park the client has
+        if not self._started:
+            out.append(self._start_chunk(msg))
+        self._started = True
+        seen: set[tuple[str, str]] = set()
+        for block in msg.content:
+            key = (block.type, block.id)
+            if key in seen and not isinstance(block, HintBlock):
+                continue  # the orphan of a duplicate START: the live stream drops it too
+            seen.add(key)
+            if isinstance(block, TextBlock):
+                out += self._catch_up_text(block)
+            elif isinstance(block, ThinkingBlock):
+                out += self._catch_up_reasoning(block)
+            elif isinstance(block, DataBlock):
+                if self._data.get(block.id, block) is None:
+                    continue  # its file part is sent
+                if block.finished_at is None:
+                    self._data[block.id] = block
+                else:
+                    self._data[block.id] = None
+                    out.append(self._file(block))
+            elif isinstance(block, HintBlock):
+                if old_hints.get(block.id) != msgspec.to_builtins(block):
+                    out += self._HintBlockEvent(HintBlockEvent(reply_id=msg.id, block_id=block.id, hint=block.hint,
+                                                               source=block.source))
+            elif isinstance(block, ToolCallBlock):
+                out += self._catch_up_call(block)
+            elif isinstance(block, ToolResultBlock):
+                if block.id in self._results and self._results[block.id] is None:
+                    continue  # delivered
+                if block.finished_at is None:
+                    self._results[block.id] = block
+                    continue
+                if block.state != ToolResultState.RUNNING:
+                    self._results[block.id] = None
+                out += self._deliver(block)
+        if went_on and out:  # the continuation's start, as its REPLY_START would send it
+            self._ended = self.parked = False
+            out.insert(0, self._start_chunk(msg))
+        if msg.finished_reason is not None:
+            return out + self._ReplyEndEvent(ReplyEndEvent(session_id="", reply_id=msg.id,
+                                                           finished_reason=msg.finished_reason, error=msg.error))
+        usage = self._usage()
+        if usage is not None:
+            out.append({"type": "message-metadata", "messageMetadata": {"agentscope": {"usage": usage}}})
+        if parks and not self.parked:
+            out += self._park_for(parks)
+        return out
+
+    def _start_chunk(self, msg: Msg) -> Chunk:
+        # A checkpoint has no session id: the metadata holds what the Msg has.
+        meta = {"name": msg.name, "role": msg.role, "reply_id": msg.id}
+        return {"type": "start", "messageId": msg.id, "messageMetadata": {"agentscope": meta}}
+
+    def _catch_up_text(self, block: TextBlock) -> list[Chunk]:
+        id = block.id
+        old = self._text.get(id)
+        self._text[id] = block
+        out: list[Chunk] = []
+        sent = ""
+        if old is None:
+            self._open_text[id] = None
+            out.append({"type": "text-start", "id": id, "providerMetadata": {"agentscope": {"block_id": id}}})
+        else:
+            sent = old.text
+        if block.text != sent and block.text.startswith(sent):
+            if id not in self._open_text:  # as a delta after END: a new part
+                self._open_text[id] = None
+                out.append({"type": "text-start", "id": id, "providerMetadata": {"agentscope": {"block_id": id}}})
+            out.append({"type": "text-delta", "id": id, "delta": block.text[len(sent):]})
+        if block.finished_at is not None and id in self._open_text:
+            del self._open_text[id]
+            out.append({"type": "text-end", "id": id})
+        return out
+
+    def _catch_up_reasoning(self, block: ThinkingBlock) -> list[Chunk]:
+        id = block.id
+        old = self._thinking.get(id)
+        self._thinking[id] = block
+        out: list[Chunk] = []
+        sent = ""
+        if old is None:
+            self._open_reasoning[id] = None
+            out.append({"type": "reasoning-start", "id": id})
+        else:
+            sent = old.thinking
+        if block.thinking != sent and block.thinking.startswith(sent):
+            if id not in self._open_reasoning:
+                self._open_reasoning[id] = None
+                out.append({"type": "reasoning-start", "id": id})
+            out.append({"type": "reasoning-delta", "id": id, "delta": block.thinking[len(sent):]})
+        if block.finished_at is not None and id in self._open_reasoning:
+            del self._open_reasoning[id]
+            out.append({"type": "reasoning-end", "id": id})
+        return out
+
+    def _catch_up_call(self, block: ToolCallBlock) -> list[Chunk]:
+        id = block.id
+        call = self._calls.get(id)
+        out: list[Chunk] = []
+        sent = ""
+        if call is None:
+            call = self._calls[id] = _Call(block, block.name, _Phase.STREAMING, self._steps)
+            out.append({"type": "tool-input-start", **self._tool_fields(id, block.name),
+                        "providerExecuted": block.name not in self._external})
+        else:
+            sent = call.block.input if call.block is not None else ""
+            call.block = block
+        if call.phase is _Phase.STREAMING:
+            if block.input != sent and block.input.startswith(sent):
+                out.append({"type": "tool-input-delta", "toolCallId": id, "inputTextDelta": block.input[len(sent):]})
+            if block.finished_at is not None:
+                out.append(self._input_available(id, call))
+        if call.phase is not _Phase.DONE and block.state == ToolCallState.ALLOWED and call.approval != "approved":
+            # confirmed by the user: asked, and answered
+            if call.phase is _Phase.STREAMING:
+                out.append(self._input_available(id, call))
+            if call.approval is None:
+                out.append({"type": "tool-approval-request", "approvalId": f"{id}.confirm", "toolCallId": id})
+            call.approval = "approved"
+            out.append({"type": "tool-approval-response", "approvalId": f"{id}.confirm", "approved": True})
+        return out
+
+    def _park_for(self, calls: list[ToolCallBlock]) -> list[Chunk]:
+        """The chunks of the park ``calls`` are in (asking: the approval
+        requests; submitted: the hand-over to the app), then the response's end."""
+        asking = [c for c in calls if c.state == ToolCallState.ASKING]
+        if asking:
+            return self._RequireUserConfirmEvent(RequireUserConfirmEvent(reply_id=self._msg.id if self._msg else "",
+                                                                         tool_calls=asking))
+        return self._RequireExternalExecutionEvent(RequireExternalExecutionEvent(
+            reply_id=self._msg.id if self._msg else "", tool_calls=calls))
 
     # -- helpers ----------------------------------------------------------------------
 
@@ -508,11 +673,15 @@ class VercelBridge:
         if block is None:
             return []
         self._data[e.block_id] = None
+        return [self._file(block)]
+
+    @staticmethod
+    def _file(block: DataBlock) -> Chunk:
         url, media_type = _data_url(block.source)
         meta: dict[str, Any] = {"block_id": block.id}
         if block.name is not None:
             meta["name"] = block.name
-        return [{"type": "file", "url": url, "mediaType": media_type, "providerMetadata": {"agentscope": meta}}]
+        return {"type": "file", "url": url, "mediaType": media_type, "providerMetadata": {"agentscope": meta}}
 
     def _HintBlockEvent(self, e: HintBlockEvent) -> list[Chunk]:
         data: dict[str, Any] = {"hint": e.hint if isinstance(e.hint, str) else msgspec.to_builtins(e.hint)}
