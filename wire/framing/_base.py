@@ -31,6 +31,7 @@ import msgspec
 from wire._codec import DECODE_ERRORS, JSON, KNOWN_TAGS, MSGPACK, Head, decode_error
 from wire.errors import EncodeError, LocalProtocolError, RemoteProtocolError
 from wire.events import AgentEvent, UnknownEvent
+from wire.framing._buffer import WINDOW
 from wire.peek import Envelope, UnknownEnvelope, _json_unknown, _msgpack_unknown
 from wire.peek import _json_decoder as _json_peek
 from wire.peek import _msgpack_decoder as _msgpack_peek
@@ -59,13 +60,6 @@ T = TypeVar("T")
 
 # A decoder's states, compared by identity on every feed.
 OPEN, CLOSED, FAILED = "open", "closed", "failed"
-
-# The most a line decoder splits in one go. A buffer of megabytes split at
-# once holds a copy of every line, and a list of them, before the first is
-# decoded; in 64 KiB windows the copies of one window are freed before the
-# next is cut.
-WINDOW = 64 * 1024
-
 
 
 class _NotAnEvent:
@@ -289,12 +283,12 @@ class StreamDecoder(Generic[T]):
         at 64-byte chunks one more Python call per ``feed`` is measurable."""
         raise NotImplementedError
 
-    def _feed_windows(self, data: bytes) -> list[T]:
-        """``feed`` a buffer longer than WINDOW one window at a time."""
+    def _feed_windows(self, data: bytes, size: int = WINDOW) -> list[T]:
+        """``feed`` a buffer longer than ``size`` one window at a time."""
         out: list[T] = []
         try:
-            for start in range(0, len(data), WINDOW):
-                out += self.feed(data[start:start + WINDOW])
+            for start in range(0, len(data), size):
+                out += self.feed(data[start:start + size])
         except RemoteProtocolError as exc:
             exc.events = out + exc.events  # the windows before it came first
             raise

@@ -20,6 +20,7 @@ import re
 from typing import NamedTuple
 
 from wire.errors import FrameError
+from wire.framing._buffer import SPLIT_BYTES, windows
 
 # A line end, kept by split() so that offsets stay exact: CRLF, CR or LF.
 _LINE_END = re.compile(rb"(\r\n|\r|\n)")
@@ -27,9 +28,6 @@ _LINE_END = re.compile(rb"(\r\n|\r|\n)")
 JSON_WS = b" \t\r\n"
 # The largest retry kept: a longer one asks for no usable delay.
 _MAX_RETRY = 2**63 - 1
-# The most a line split takes in one go, so that a frame of a million short
-# lines never becomes a million line objects at once.
-WINDOW = 64 * 1024
 
 
 class Frame(NamedTuple):
@@ -42,10 +40,12 @@ class Frame(NamedTuple):
 
 
 class SpecParser:
-    """Reads SSE lines and fields, and dispatches frames.
+    """Reads SSE lines and fields, and dispatches frames; and holds the
+    state of the stream that outlives a frame, for the fast paths of
+    ``wire.framing.sse`` too: the last event id, the retry, the offset.
 
-    ``feed(data, frames)`` reads ``data`` (the stream's next bytes from
-    offset ``pos``) and appends to ``frames`` each frame a blank line
+    ``feed(data, frames, at)`` reads ``data`` (the stream's next bytes from
+    offset ``at``, or ``pos`` where it stopped) and appends to ``frames`` each frame a blank line
     dispatched. A frame longer than ``max_frame_bytes`` (from its first line
     to the end of its last) raises FrameError as soon as it is; its index is
     the caller's to set. ``named_frames`` says whether frames with an
@@ -53,8 +53,8 @@ class SpecParser:
     """
 
     __slots__ = (
-        "_data", "_data_lines", "_data_offset", "_fields", "_line", "_line_start", "_max", "_named",
-        "_named_frames", "cr", "dispatched", "frame_start", "id_buffer", "pos", "retry",
+        "_data", "_data_lines", "_data_offset", "_fields", "_last_id", "_line", "_line_start", "_max",
+        "_named", "_named_frames", "cr", "dispatched", "fast_id", "frame_start", "id_buffer", "pos", "retry",
     )
 
     def __init__(self, max_frame_bytes: int, last_event_id: str, *, named_frames: bool) -> None:
@@ -64,6 +64,11 @@ class SpecParser:
         self.retry: int | None = None
         self.id_buffer = last_event_id  # the spec's "last event ID buffer"
         self.dispatched = last_event_id  # ...and the id it had at the last dispatch
+        self._last_id = last_event_id  # ...and when the last event handed out was dispatched
+        # An id the fast paths read, kept as bytes (ASCII, or checked UTF-8)
+        # until someone asks: decoding it per frame costs more than it buys.
+        # It is the id of the last dispatch and of the last event.
+        self.fast_id: bytes | None = None
         self.cr = False  # the last byte read was a CR: an LF next belongs to it
         self.frame_start: int | None = None  # stream offset of the open frame's first line
         self._line = bytearray()  # an incomplete line
@@ -76,9 +81,31 @@ class SpecParser:
         self._data_offset = 0
         self._named = False  # the open frame is named other than "message"
 
-    def feed(self, data: bytes, frames: list[Frame]) -> None:
-        for start in range(0, len(data), WINDOW):
-            self._lines(data[start:start + WINDOW] if len(data) > WINDOW else data, frames)
+    @property
+    def last_event_id(self) -> str:
+        """The id in force when the last event handed out was dispatched."""
+        if self.fast_id is not None:
+            self._take_fast_id()
+        return self._last_id
+
+    @last_event_id.setter
+    def last_event_id(self, value: str) -> None:
+        self._last_id = value
+
+    def _take_fast_id(self) -> None:
+        assert self.fast_id is not None
+        self._last_id = self.id_buffer = self.dispatched = self.fast_id.decode()
+        self.fast_id = None
+
+    def feed(self, data: bytes, frames: list[Frame], at: int | None = None) -> None:
+        if at is not None:
+            self.pos = at
+        if self.fast_id is not None:
+            self._take_fast_id()
+        # A few KiB at a time: a split makes two objects per line end, so a
+        # window of line ends alone costs some 16 bytes of list per byte.
+        for window in windows(data, SPLIT_BYTES):
+            self._lines(window, frames)
 
     def in_frame(self) -> int | None:
         """Where the open frame starts, if the stream has one (a field, or a
@@ -97,17 +124,19 @@ class SpecParser:
                 data = data[1:]
                 pos += 1
                 self._check_size(pos)
-        if b"\r" in data:
+        if 13 in data:
+            # segment, line end, segment, ..., line end, tail
             parts = _LINE_END.split(data)
-            segments, ends, tail = parts[0:-1:2], list(map(len, parts[1::2])), parts[-1]
+            step = 2
             self.cr = parts[-2:] == [b"\r", b""] if len(parts) > 1 else False
         else:
-            parts = data.split(b"\n")
-            segments, tail = parts[:-1], parts[-1]
-            ends = None
-        for i, segment in enumerate(segments):
+            parts = data.split(b"\n")  # segment, ..., tail
+            step = 1
+        tail = parts[-1]
+        for i in range(0, len(parts) - 1, step):
+            segment = parts[i]
             start = pos
-            pos += len(segment) + (1 if ends is None else ends[i])
+            pos += len(segment) + (1 if step == 1 else len(parts[i + 1]))
             if self._line:
                 segment = bytes(self._line) + segment
                 start = self._line_start

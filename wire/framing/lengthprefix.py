@@ -29,6 +29,7 @@ from wire.framing._base import (
     frame_payloads,
     raw_payload,
 )
+from wire.framing._buffer import ReceiveBuffer
 
 __all__ = ("MsgpackFrameDecoder", "MsgpackFrameEncoder")
 
@@ -64,8 +65,7 @@ class MsgpackFrameDecoder(StreamDecoder[T]):
     def __init__(self, *, raw: bool = False, peek: bool = False, unknown: UnknownPolicy = "raise",
                  max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
         super().__init__(Payloads("msgpack", raw=raw, unknown=unknown, peek=peek), max_frame_bytes)
-        self._buf = bytearray()  # the start of an incomplete frame
-        self._offset = 0  # stream offset of self._buf[0]
+        self._buf = ReceiveBuffer(max_frame_bytes)  # the start of an incomplete frame
         self._need = 4  # len(self._buf) at which a frame may be complete
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[T]:
@@ -95,8 +95,7 @@ class MsgpackFrameDecoder(StreamDecoder[T]):
             while n - pos >= 4:
                 (size,) = unpack(view, pos)
                 if size > limit:
-                    raise FrameError(f"frame length {size} exceeds max_frame_bytes ({limit})",
-                                     offset=self._offset + pos, index=self._index)
+                    buf.too_long(f"frame of {size} bytes (its length prefix says)", buf.offset + pos, self._index)
                 end = pos + 4 + size
                 if end > n:
                     break
@@ -111,12 +110,12 @@ class MsgpackFrameDecoder(StreamDecoder[T]):
                         try:
                             out.append(RawFrame(payload, peek(payload)))  # type: ignore[arg-type]
                         except DECODE_ERRORS:
-                            payloads.one(payload, out, offset=self._offset + pos + 4, index=self._index)
+                            payloads.one(payload, out, offset=buf.offset + pos + 4, index=self._index)
                 else:
                     try:
                         out.append(decode(payload))
                     except DECODE_ERRORS:
-                        payloads.one(bytes(payload), out, offset=self._offset + pos + 4, index=self._index)
+                        payloads.one(bytes(payload), out, offset=buf.offset + pos + 4, index=self._index)
                 self._index += 1
                 pos = end
         except BaseException as exc:
@@ -126,7 +125,7 @@ class MsgpackFrameDecoder(StreamDecoder[T]):
             del buf[:pos]  # O(1): CPython moves the start of a bytearray
         else:
             buf += view[pos:]
-        self._offset += pos
+        buf.offset += pos
         # Bytes needed before another frame can complete: a whole prefix, or
         # the frame the prefix announces (its length is within the limit here).
         self._need = 4 if len(buf) < 4 else 4 + _PREFIX.unpack_from(buf)[0]
@@ -140,7 +139,7 @@ class MsgpackFrameDecoder(StreamDecoder[T]):
             what = f"inside a length prefix ({have} of 4 bytes)"
         else:
             what = f"inside a frame ({have - 4} of {_PREFIX.unpack_from(self._buf)[0]} payload bytes)"
-        raise FrameError(f"the stream ended {what}", offset=self._offset, index=self._index)
+        raise FrameError(f"the stream ended {what}", offset=self._buf.offset, index=self._index)
 
 
 def _msgpack_hook(obj: Any) -> Any:

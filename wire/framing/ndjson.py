@@ -15,7 +15,7 @@ in one C-level ``map`` over msgspec's decoder, with no Python code per event.
 Only a chunk holding something wrong (a blank line, a bad or unknown event) is
 decoded again line by line to say exactly where. A buffer longer than 64 KiB
 is taken in 64 KiB windows, so that the copies of its lines are not all alive
-at once (``wire.framing._base.WINDOW``).
+at once (``wire.framing._buffer``).
 
 Why not one ``decode_lines`` over each chunk's complete lines (about 1.3x
 faster on the benchmark reply, benchmarks/README.md): it reads whitespace-separated values, so an
@@ -51,7 +51,6 @@ from wire.errors import DecodeError, EncodeError, FrameError
 from wire.events import AgentEvent, UnknownEvent
 from wire.framing._base import (
     DEFAULT_MAX_FRAME_BYTES,
-    WINDOW,
     Item,
     Payloads,
     RawFrame,
@@ -62,6 +61,7 @@ from wire.framing._base import (
     raw_payload,
     splice_frames,
 )
+from wire.framing._buffer import SPLIT_BYTES, WINDOW, ReceiveBuffer
 from wire.peek import Envelope
 
 __all__ = ("NDJSONDecoder", "NDJSONEncoder")
@@ -103,13 +103,10 @@ class NDJSONDecoder(StreamDecoder[T]):
         # peek=True (looked up once, not per feed)
         self._decode: Callable[[bytes], Any] | None = None if raw else self._payloads._decode
         self._peek: Callable[[bytes], Envelope] | None = self._payloads.peek
-        # The incomplete last line. A bytearray, so that it costs its length
-        # however small the chunks it came in (in a list, each chunk would be a
-        # bytes object with some 40 bytes of overhead: 2-byte chunks would cost
-        # about 20 times their size): within max_frame_bytes, whatever the peer does.
-        self._pending = bytearray()
-        self._room = max_frame_bytes  # bytes the incomplete line may still grow by
-        self._offset = 0  # stream offset of the incomplete line
+        # The incomplete last line: it holds no newline (every byte of it
+        # was searched). A bytearray, so that it costs its length however
+        # small the chunks it came in: within max_frame_bytes, whatever the peer does.
+        self._pending = ReceiveBuffer(max_frame_bytes)
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[T]:
         # The common cases are inline, and the state is not checked here (a
@@ -117,31 +114,30 @@ class NDJSONDecoder(StreamDecoder[T]):
         # Python step per call shows. See StreamDecoder for the contract.
         if type(data) is not bytes:
             data = bytes(data)
+        pending = self._pending
         # Only the new bytes are searched: the pending bytes hold no newline. (An int
         # operand takes memchr, much cheaper than b"\n": benchmarks/README.md.)
         if 10 not in data:
-            room = self._room - len(data)
-            if room < 0:
-                return self._run(self._too_long, data)
-            self._room = room
-            self._pending += data
-            return []
+            if pending.keep(data):
+                return []
+            return self._run(self._too_long, data)
         if len(data) > WINDOW:
             return self._feed_windows(data)
+        lines = data.split(b"\n", SPLIT_BYTES)
+        tail = lines.pop()
+        if 10 in tail:  # lines this short: a few KiB at a time (wire.framing._buffer)
+            return self._feed_windows(data, SPLIT_BYTES)
         out: list[T] = []
         try:
-            lines = data.split(b"\n")
-            tail = lines.pop()
-            pending = self._pending
             limit = self._max
-            base = self._offset
+            base = pending.offset
             # the complete lines and their newlines
-            size = limit - self._room + len(data) - len(tail)
+            size = limit - pending.room + len(data) - len(tail)
             if pending:
                 pending += lines[0]
                 lines[0] = bytes(pending)  # each buffered byte is copied out once: linear
                 pending.clear()
-            self._offset = base + size
+            pending.offset = base + size
             if size - len(lines) <= limit or max(map(len, lines)) <= limit:
                 decode = self._decode
                 if decode is not None:
@@ -181,23 +177,17 @@ class NDJSONDecoder(StreamDecoder[T]):
                     self._lines(lines, base, out)
             else:
                 self._lines(lines, base, out)
-            room = limit - len(tail)
-            if room < 0:
-                self._room = limit
+            pending.room = limit
+            if tail and not pending.keep(tail):
                 self._too_long(tail)
-            self._room = room
-            if tail:
-                pending += tail
         except BaseException as exc:
             self._fail(exc, out)
             raise
         return out
 
     def _too_long(self, part: bytes, out: list[T] | None = None) -> None:
-        """Raise if buffering ``part`` would make the line too long."""
-        if len(part) > self._room:
-            raise FrameError(f"line longer than max_frame_bytes ({self._max})",
-                             offset=self._offset, index=self._index)
+        """Raise: buffering ``part`` makes the line too long."""
+        self._pending.too_long("line", self._pending.offset, self._index)
 
     def _lines(self, lines: list[bytes], base: int, out: list[T]) -> None:
         """Complete lines one by one, from stream offset ``base``: exact
@@ -207,8 +197,7 @@ class NDJSONDecoder(StreamDecoder[T]):
             start = pos
             pos += len(line) + 1
             if len(line) > self._max:
-                raise FrameError(f"line longer than max_frame_bytes ({self._max})",
-                                 offset=start, index=self._index)
+                self._pending.too_long("line", start, self._index)
             if line[-1:] == b"\r":
                 line = line[:-1]
             if not line.strip(b" \t\r"):
@@ -221,6 +210,7 @@ class NDJSONDecoder(StreamDecoder[T]):
             return
         line = bytes(self._pending)
         self._pending.clear()
+        offset = self._pending.offset
         if line[-1:] == b"\r":
             line = line[:-1]
         if not line.strip(b" \t\r"):
@@ -229,10 +219,10 @@ class NDJSONDecoder(StreamDecoder[T]):
             if self._payloads.raw:
                 # A relay must not pass on a cut line: it has to be a whole object.
                 self._payloads.check_object(line)
-            self._payloads.one(line, out, offset=self._offset, index=self._index)
+            self._payloads.one(line, out, offset=offset, index=self._index)
         except DecodeError as exc:
             raise FrameError("the stream ended inside a line that is not a whole event",
-                             offset=self._offset, index=self._index) from exc
+                             offset=offset, index=self._index) from exc
         self._index += 1
 
 

@@ -65,7 +65,6 @@ from wire.errors import EncodeError, FrameError
 from wire.events import AgentEvent, UnknownEvent
 from wire.framing._base import (
     DEFAULT_MAX_FRAME_BYTES,
-    WINDOW,
     Item,
     Payloads,
     RawFrame,
@@ -74,6 +73,7 @@ from wire.framing._base import (
     line_payloads,
     raw_payload,
 )
+from wire.framing._buffer import WINDOW, ReceiveBuffer
 from wire.framing._sse_spec import JSON_WS, Frame, SpecParser
 
 __all__ = ("NamedPolicy", "SSEDecoder", "SSEEncoder")
@@ -149,22 +149,18 @@ class SSEDecoder(StreamDecoder[T]):
         if named not in ("skip", "decode"):
             raise ValueError(f"named must be 'skip' or 'decode', not {named!r}")
         super().__init__(Payloads("json", raw=raw, unknown=unknown, peek=peek), max_frame_bytes)
+        # The stream's state that outlives a frame (the last event id, retry,
+        # the offset the spec parser reads from, its partial frame): one
+        # object, which the fast paths update too.
         self._spec = SpecParser(max_frame_bytes, last_event_id, named_frames=named == "decode")
-        self._last_id = last_event_id
-        # An id the fast paths read, kept as bytes (ASCII, or checked UTF-8)
-        # until someone asks: decoding it per frame costs more than it buys.
-        self._fast_id: bytes | None = None
         self._mode = _BOM_MODE
         self._head = b""  # the stream's first bytes, while the BOM is not ruled in or out
         self._after_bom = _LF  # the mode once it is (the tests' reference decoder: _SPEC)
         # The fast paths' pending bytes: after the last blank line seen, not
-        # read yet (the spec parser's state is clean at their start). One
-        # bytearray: they cost their length however small the chunks they
-        # came in, so a frame stays within a small multiple of
-        # max_frame_bytes whatever the peer does.
-        self._pending = bytearray()
-        self._room = max_frame_bytes  # max_frame_bytes minus the pending bytes' length
-        self._pos = 0  # stream offset of the first pending byte
+        # read yet (the spec parser's state is clean at their start). They
+        # cost their length however small the chunks they came in, so a frame
+        # stays within a small multiple of max_frame_bytes whatever the peer does.
+        self._pending = ReceiveBuffer(max_frame_bytes)
         # CRLF mode only: a CR cut off from its LF by a chunk's end.
         self._cut_cr = False  # the pending bytes end in a CR, whose LF must come next
         self._skip_lf = False  # the last region ended in a CR; an LF next belongs to it
@@ -176,13 +172,7 @@ class SSEDecoder(StreamDecoder[T]):
 
     @property
     def last_event_id(self) -> str:
-        self._sync_id()
-        return self._last_id
-
-    def _sync_id(self) -> None:
-        if self._fast_id is not None:
-            self._last_id = self._spec.id_buffer = self._spec.dispatched = self._fast_id.decode()
-            self._fast_id = None
+        return self._spec.last_event_id
 
     # -- feeding ------------------------------------------------------------------
 
@@ -205,30 +195,19 @@ class SSEDecoder(StreamDecoder[T]):
         if end < 0:
             if data[:1] == b"\n" and pending[-1:] == b"\n":
                 end = -1  # the frame ends at data[0]
-            else:
-                room = self._room - len(data)
-                if room < 0:
-                    return self._run(self._near_limit, data)
-                self._room = room
-                pending += data
+            elif pending.keep(data):
                 return []
+            else:
+                return self._run(self._near_limit, data)
         if len(data) > WINDOW:
             return self._feed_windows(data)
         size = end + 2  # the bytes of data up to the last frame end
-        if pending:
-            pending += data[:size]
-            region = bytes(pending)  # each pending byte is copied out once: linear
-            pending.clear()
-        else:
-            region = data if size == len(data) else data[:size]
+        base = pending.offset
+        region = pending.take(data, size)
         out: list[T] = []
         try:
-            base = self._pos
-            self._pos = base + len(region)
             if not self._fast_frame(region, len(region) - 2, out) and not self._fast_region(region, out):
-                self._spec.pos = base
-                self._parse(region, out)
-            self._room = self._max
+                self._parse(region, out, base)
             if size < len(data):
                 self._near_limit(data[size:])
         except BaseException as exc:
@@ -265,7 +244,7 @@ class SSEDecoder(StreamDecoder[T]):
             self._skip_lf = False
             if data[:1] == b"\n":
                 data = data[1:]
-                self._pos += 1
+                pending.offset += 1
             if not data:
                 return
         if 10 not in data and (data != b"\r" or not pending):
@@ -280,10 +259,8 @@ class SSEDecoder(StreamDecoder[T]):
             self._take_crlf(data, out)
             return
         self._mode = _SPEC
-        self._spec.pos = self._pos
-        data = bytes(pending) + data
-        pending.clear()
-        self._parse(data, out)
+        base = pending.offset
+        self._parse(pending.take(data, len(data)), out, base)
 
     def _take_crlf(self, data: bytes, out: list[T]) -> None:
         """CRLF mode: take ``data``, which has line ends and no CR alone."""
@@ -305,23 +282,15 @@ class SSEDecoder(StreamDecoder[T]):
         if size <= 0:
             self._keep(data)
             return
-        if pending:
-            pending += data[:size]
-            region = bytes(pending)
-            pending.clear()
-        else:
-            region = data[:size]
-        base = self._pos
-        self._pos = base + len(region)
+        base = pending.offset
+        region = pending.take(data, size)
         lf = region.translate(None, b"\r")
         if region[-1:] == b"\r":
             lf += b"\n"
             self._skip_lf = True
         if len(region) > self._max or not (self._fast_frame(lf, len(lf) - 2, out) or self._fast_region(lf, out)):
-            self._spec.pos = base
-            self._parse(region, out)
+            self._parse(region, out, base)
             self._spec.cr = False  # the spec parser's note of a CR just read: _skip_lf has it
-        self._room = self._max
         if size < len(data):
             self._near_limit(data[size:])
 
@@ -333,33 +302,29 @@ class SSEDecoder(StreamDecoder[T]):
         self._head = b""
         self._mode = self._after_bom
         if head.startswith(_BOM):
-            self._pos = self._spec.pos = len(_BOM)
+            self._pending.offset = self._spec.pos = len(_BOM)
             return head[len(_BOM):]
         return head
 
     def _keep(self, data: bytes) -> None:
         """Add ``data`` to the pending bytes (no frame ends in it)."""
-        room = self._room - len(data)
-        if room < 0:
+        if not self._pending.keep(data):
             self._near_limit(data)
-        else:
-            self._room = room
-            self._pending += data
 
     def _near_limit(self, data: bytes, out: list[T] | None = None) -> None:
         """Keep ``data`` pending, unless the frame it belongs to is now too
         long. The room count includes the line end of a blank line before
         the frame (LF, CRLF, or the CR of one whose LF is still to come),
         which is not part of it, so the exact size is taken here."""
-        size = self._max - self._room + len(data)
+        pending = self._pending
+        size = len(pending) + len(data)
         if size > self._max:  # only then can the line end before the frame matter
-            first = (bytes(self._pending[:2]) + data[:2])[:2]
+            first = (bytes(pending[:2]) + data[:2])[:2]
             frame = size - (2 if first == b"\r\n" else first[:1] in (b"\n", b"\r"))
             if frame > self._max:
-                raise FrameError(f"frame longer than max_frame_bytes ({self._max})",
-                                 offset=self._pos + size - frame, index=self._index)
-        self._room = self._max - size
-        self._pending += data
+                pending.too_long("frame", pending.offset + size - frame, self._index)
+        pending.room = self._max - size
+        pending += data
 
     def _fast_frame(self, buf: Any, end: int, out: list[T]) -> bool:
         """The region ``buf[:end + 2]`` if it is one ``data: `` frame, or one
@@ -403,7 +368,7 @@ class SSEDecoder(StreamDecoder[T]):
                 return False
         self._index += 1
         if raw_id is not None:
-            self._fast_id = raw_id
+            self._spec.fast_id = raw_id
         return True
 
     def _fast_region(self, region: bytes, out: list[T]) -> bool:
@@ -464,18 +429,18 @@ class SSEDecoder(StreamDecoder[T]):
         out += items
         self._index += len(items)
         if new_id is not None:
-            self._fast_id = new_id
+            self._spec.fast_id = new_id
         return True
 
     # -- the spec parser ------------------------------------------------------------
 
-    def _parse(self, data: bytes, out: list[T]) -> None:
-        """Read ``data`` (any bytes, from ``self._spec.pos`` on) with the spec
-        parser, and decode the frames it dispatches."""
-        self._sync_id()
+    def _parse(self, data: bytes, out: list[T], at: int | None = None) -> None:
+        """Read ``data`` (any bytes, from stream offset ``at``, or where the
+        spec parser stopped) with the spec parser, and decode the frames it
+        dispatches."""
         frames: list[Frame] = []
         try:
-            self._spec.feed(data, frames)
+            self._spec.feed(data, frames, at)
         except FrameError as exc:
             # The frames dispatched before it come first in the stream, and
             # count in its index.
@@ -485,20 +450,18 @@ class SSEDecoder(StreamDecoder[T]):
         self._decode_frames(frames, out)
 
     def _decode_frames(self, frames: list[Frame], out: list[T]) -> None:
-        if not frames:
-            self._last_id = self._spec.dispatched
-            return
-        items = self._payloads.batch([frame[0] for frame in frames])
-        if items is not None:
-            out += items
-            self._index += len(items)
-            self._last_id = self._spec.dispatched
-            return
-        for payload, offset, contiguous, event_id in frames:
-            self._payloads.one(payload, out, offset=offset, index=self._index, exact=contiguous)
-            self._index += 1
-            self._last_id = event_id
-        self._last_id = self._spec.dispatched
+        spec = self._spec
+        if frames:
+            items = self._payloads.batch([frame[0] for frame in frames])
+            if items is not None:
+                out += items
+                self._index += len(items)
+            else:
+                for payload, offset, contiguous, event_id in frames:
+                    self._payloads.one(payload, out, offset=offset, index=self._index, exact=contiguous)
+                    self._index += 1
+                    spec.last_event_id = event_id
+        spec.last_event_id = spec.dispatched
 
     # -- EOF ---------------------------------------------------------------------------
 
@@ -509,10 +472,8 @@ class SSEDecoder(StreamDecoder[T]):
             out += self.feed(head)
         if self._mode is not _SPEC:
             self._mode = _SPEC
-            self._spec.pos = self._pos
-            pending = bytes(self._pending)
-            self._pending.clear()
-            self._parse(pending, out)
+            base = self._pending.offset
+            self._parse(self._pending.take(b"", 0), out, base)
         start = self._spec.in_frame()
         if start is not None:
             raise FrameError("the stream ended inside a frame (no blank line after it)",
