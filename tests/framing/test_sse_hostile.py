@@ -88,3 +88,18 @@ def test_memory_stays_within_a_multiple_of_the_frame_limit(shape: bytes) -> None
                 return
 
     assert peak_of(read) < 4 * LIMIT + 256 * 1024
+
+
+@pytest.mark.parametrize("zeros", [0, 1, 18, 19, 40, 5_000])
+def test_leading_zeros_of_a_retry_do_not_count_against_its_limit(zeros: int) -> None:
+    """The spec reads the digits as a base-ten integer: ``retry: 000...05`` is
+    5 however many zeros lead (it used to be ignored past 19 characters)."""
+    decoder = SSEDecoder()
+    assert len(in_chunks(decoder, b"retry: " + b"0" * zeros + b"5\n\n" + FRAME, 7)) == 1
+    assert decoder.retry == 5
+    decoder = SSEDecoder()
+    in_chunks(decoder, b"retry: " + b"0" * zeros + b"0\n\n")
+    assert decoder.retry == 0
+    decoder = SSEDecoder()  # zeros before a value past 64 bits do not bring it back
+    in_chunks(decoder, b"retry: 1500\n\nretry: " + b"0" * zeros + b"9223372036854775808\n\n")
+    assert decoder.retry == 1500

@@ -188,10 +188,13 @@ class SpecParser:
                 except UnicodeDecodeError as exc:
                     raise FrameError("an id that is not UTF-8", offset=start) from exc
         elif field == b"retry":
-            # ASCII digits only, as the spec asks; a value past 64 bits asks
+            # ASCII digits only, as the spec asks, read as base ten: leading
+            # zeros count for nothing (00005 is 5). A value past 64 bits asks
             # for no usable delay (and int() refuses over 4,300 digits): ignored.
-            if value.isdigit() and len(value) <= 19 and (retry := int(value)) <= _MAX_RETRY:
-                self.retry = retry
+            if value.isdigit():
+                digits = value.lstrip(b"0")
+                if len(digits) <= 19 and (retry := int(digits or b"0")) <= _MAX_RETRY:
+                    self.retry = retry
         elif field == b"event":
             # A browser's onmessage sees only frames named "message" (or not
             # named); the others are for other listeners.
