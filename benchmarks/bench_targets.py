@@ -4,10 +4,10 @@ bench_codecs.py and bench_reducer.py time every case on its own, one case
 after another, which gives the detailed tables; on a shared machine a burst of
 load during one case skews any ratio taken between cases. Here the cases a
 target compares run interleaved (A B, then B A, ...), and ``report.py`` takes
-the target ratios from these medians.
+the target ratios from these medians. The encode targets, each pair writing
+the same bytes, are in bench_gaps.py.
 
 * decode: wire.json ``decode_events`` >= 5x pydantic (per line, and as an array);
-* encode: wire.json ``encode_events`` at least as fast as orjson over dicts;
 * growth: ``extend_events`` time per delta flat (the 100k text run within 12x the 10k run);
 * reply: wire's reducer >= 100x agentscope's ``append_event``;
 * NDJSON to a finished Msg within 1.5x of bare ``decode_lines``.
@@ -20,12 +20,11 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-import orjson
 import pytest
 
 import wire
 from benchmarks import pydantic_models, workload
-from benchmarks.bench_codecs import _orjson_b64_dumps, _per_item, _with_bytes
+from benchmarks.bench_codecs import _per_item
 from benchmarks.bench_reducer import _data_events, _extend, _json_to_msg, _text_events, _wire_reduce
 from benchmarks.conftest import Prepared, Reply, agentscope_msg, agentscope_reduce, interleaved
 from wire.events import AgentEvent
@@ -45,17 +44,6 @@ def test_target_decode(benchmark: Any, reply: Reply) -> None:
         "pydantic validate_json array": (pydantic_models.EventListAdapter.validate_json, lambda: (array,)),
     }
     interleaved(benchmark, cases, rounds=11, events=_same(reply.n, list(cases)))
-
-
-@pytest.mark.benchmark(group="targets")
-def test_target_encode(benchmark: Any, reply: Reply) -> None:
-    events, dicts, with_bytes = reply.events, reply.dicts, _with_bytes(reply.dicts)
-    cases: dict[str, Prepared] = {
-        "wire.json encode_events": (wire.json.encode_events, lambda: (events,)),
-        "orjson dumps(list of dicts)": (orjson.dumps, lambda: (dicts,)),
-        "orjson dumps, bytes via default": (_orjson_b64_dumps, lambda: (with_bytes,)),
-    }
-    interleaved(benchmark, cases, rounds=31, events=_same(reply.n, list(cases)))
 
 
 # Growth times ``extend_events`` alone, the reducer's cost per delta; joining the
