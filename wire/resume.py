@@ -17,12 +17,14 @@ import msgspec
 
 from wire import json as wire_json
 from wire.errors import DecodeError
-from wire.events import CustomEvent
+from wire.events import AgentEvent, CustomEvent, ReplyStartEvent, UnknownEvent
 from wire.messages import Msg
 
-__all__ = ("CHECKPOINT", "checkpoint", "checkpoint_payload", "read_checkpoint")
+__all__ = ("CHECKPOINT", "RESTART", "Conversation", "begin_reply", "checkpoint", "checkpoint_payload",
+           "read_checkpoint", "restart")
 
 CHECKPOINT = "wire.checkpoint"
+RESTART = "wire.restart"
 
 
 def checkpoint(msg: Msg) -> CustomEvent:
@@ -51,3 +53,66 @@ def read_checkpoint(event: object) -> Msg | None:
     if "msg" not in event.value:
         raise DecodeError("a checkpoint without a msg", path="$.value.msg")
     return wire_json.decode_msg(msgspec.json.encode(event.value["msg"]))
+
+
+def restart(reason: str) -> CustomEvent:
+    """A CUSTOM event named ``wire.restart``: the reader's position belongs to
+    no entry of this log (the log was lost and made again, a Redis restarted
+    without persistence, a key deleted or expired), so what it built from
+    the log before is not this log's: it drops it and reads on from here."""
+    return CustomEvent(name=RESTART, value={"reason": reason})
+
+
+def begin_reply(event: ReplyStartEvent) -> Msg:
+    """The Msg a reply begins as, from its REPLY_START: its id, name, role and
+    time. Stores and readers both begin replies this way, so a reader that
+    resumed from a checkpoint and one that never dropped hold the same bytes."""
+    return Msg(name=event.name, role=event.role, content=[], id=event.reply_id, created_at=event.created_at)
+
+
+class Conversation:
+    """What a reader of a session keeps: the Msg of every reply, in the
+    order the replies began, built from a log's events as a store serves
+    them. A REPLY_START of a new reply begins its Msg; a checkpoint replaces
+    the Msg of its reply (or adds it); a restart drops everything; other
+    events go to their reply's Msg (events of no reply, CUSTOM, are kept in
+    :attr:`custom`, in order)."""
+
+    def __init__(self, *msgs: Msg) -> None:
+        self.replies: dict[str, Msg] = {msg.id: msg for msg in msgs}
+        self.custom: list[CustomEvent] = []
+
+    @property
+    def last(self) -> Msg | None:
+        """The Msg of the reply that began last."""
+        return next(reversed(self.replies.values()), None)
+
+    def apply(self, event: AgentEvent | UnknownEvent) -> None:
+        cls = type(event)
+        if cls is CustomEvent:
+            assert isinstance(event, CustomEvent)
+            if event.name == CHECKPOINT:
+                msg = read_checkpoint(event)
+                assert msg is not None
+                self.replies[msg.id] = msg
+            elif event.name == RESTART:
+                self.replies.clear()
+                self.custom.clear()
+            else:
+                self.custom.append(event)
+            return
+        if cls is UnknownEvent:
+            return
+        reply_id: str = event.reply_id  # type: ignore[union-attr]  # every other event has one
+        msg = self.replies.get(reply_id)
+        if msg is None:
+            if cls is not ReplyStartEvent:
+                msg = Msg(name="", role="assistant", content=[], id=reply_id)  # joined without its start
+            else:
+                msg = begin_reply(event)  # type: ignore[arg-type]
+            self.replies[reply_id] = msg
+        msg.append_event(event)
+
+    def extend(self, events: list[AgentEvent] | list[AgentEvent | UnknownEvent]) -> None:
+        for event in events:
+            self.apply(event)

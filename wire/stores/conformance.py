@@ -36,19 +36,26 @@ import anyio
 import pytest
 
 from wire import json as wire_json
+from wire.blocks import ToolCallBlock, ToolCallState
 from wire.errors import LocalProtocolError
 from wire.events import (
     AgentEvent,
+    ConfirmResult,
     CustomEvent,
     ReplyEndEvent,
     ReplyStartEvent,
+    RequireUserConfirmEvent,
     TextBlockDeltaEvent,
     TextBlockEndEvent,
     TextBlockStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    UserConfirmResultEvent,
 )
 from wire.framing import SSEDecoder
 from wire.messages import AssistantMsg, Msg
-from wire.resume import CHECKPOINT, read_checkpoint
+from wire.resume import CHECKPOINT, RESTART, Conversation
 from wire.stores import Entry, EventStore
 
 __all__ = ("StoreContract", "Stores", "reply", "rebuild")
@@ -72,14 +79,48 @@ def reply(n: int, reply_id: str = "r1") -> tuple[Msg, list[AgentEvent]]:
 
 
 def rebuild(msg: Msg, events: list[Any]) -> Msg:
-    """What a reader does: apply each event, and let a checkpoint replace the Msg."""
-    for event in events:
-        snapshot = read_checkpoint(event)
-        if snapshot is not None:
-            msg = snapshot
-        else:
-            msg.append_event(event)
-    return msg
+    """What a reader of one reply does: apply each event, and let a
+    checkpoint replace the Msg (``wire.resume.Conversation`` does it for a
+    session)."""
+    conversation = Conversation(msg)
+    conversation.extend(events)
+    built = conversation.replies.get(msg.id)
+    assert built is not None and len(conversation.replies) == 1
+    return built
+
+
+def session(n: int) -> tuple[list[Msg], list[AgentEvent]]:
+    """A session of ``n`` replies: the second parks on a confirmation, is
+    answered and goes on; each reply's Msg begins at its REPLY_START."""
+    events: list[AgentEvent] = []
+    for r in range(n):
+        reply_id = f"r{r}"
+        events += [ReplyStartEvent(session_id="s1", reply_id=reply_id, name="Friday"),
+                   TextBlockStartEvent(reply_id=reply_id, block_id=f"t{r}")]
+        events += [TextBlockDeltaEvent(reply_id=reply_id, block_id=f"t{r}", delta=f"{r}.{i} ") for i in range(30)]
+        events.append(TextBlockEndEvent(reply_id=reply_id, block_id=f"t{r}"))
+        if r == 1:
+            call = ToolCallBlock(id="c1", name="search", input='{"q": "x"}', state=ToolCallState.ASKING)
+            events += [ToolCallStartEvent(reply_id=reply_id, tool_call_id="c1", tool_call_name="search"),
+                       ToolCallDeltaEvent(reply_id=reply_id, tool_call_id="c1", delta='{"q": "x"}'),
+                       ToolCallEndEvent(reply_id=reply_id, tool_call_id="c1"),
+                       RequireUserConfirmEvent(reply_id=reply_id, tool_calls=[call]),
+                       UserConfirmResultEvent(reply_id=reply_id, confirm_results=[
+                           ConfirmResult(confirmed=True, tool_call=call)]),
+                       ReplyStartEvent(session_id="s1", reply_id=reply_id, name="Friday"),
+                       TextBlockStartEvent(reply_id=reply_id, block_id="after"),
+                       TextBlockDeltaEvent(reply_id=reply_id, block_id="after", delta="allowed"),
+                       TextBlockEndEvent(reply_id=reply_id, block_id="after")]
+        events.append(ReplyEndEvent(session_id="s1", reply_id=reply_id))
+    conversation = Conversation()
+    conversation.extend(events)
+    return list(conversation.replies.values()), events
+
+
+def _replies(events: list[Any], conversation: Conversation | None = None) -> list[bytes]:
+    conversation = conversation or Conversation()
+    conversation.extend(events)
+    return [wire_json.encode(msg) for msg in conversation.replies.values()]
 
 
 def _built(msg: Msg, events: list[AgentEvent]) -> Msg:
@@ -151,13 +192,16 @@ class StoreContract:
                 got = await _read_all(reader(), ids[k])
                 assert [i for i, _ in got] == ids[k + 1:]
 
-    async def test_an_unknown_id_starts_from_the_first_entry(self, stores: Stores) -> None:
+    async def test_an_unknown_id_restarts_the_reader_from_the_first_entry(self, stores: Stores) -> None:
         msg, events = reply(10)
         async with stores(_fresh(msg)) as (log, reader):
             ids = await log.extend(events)
             await log.close()
-            for bogus in ("999999999999999-0", "not an id", "9" * 5000, "١٢"):
-                assert [i for i, _ in await _read_all(reader(), bogus)] == ids
+            for bogus in ("99999999999999999-0", "not an id", "9" * 5000, "١٢", "0-1"):
+                for resume in ("replay", "checkpoint"):
+                    got = await _read_all(reader(), bogus, resume=resume)
+                    assert type(got[0][1]) is CustomEvent and got[0][1].name == RESTART and got[0][0] == ""
+                    assert [i for i, _ in got[1:]] == ids
 
     async def test_a_live_reader_gets_every_event_appended_later_and_stops_at_close(self, stores: Stores) -> None:
         msg, events = reply(60)
@@ -236,7 +280,58 @@ class StoreContract:
             assert wire_json.encode(rebuild(_fresh(msg), [e for _, e in seen])) == wire_json.encode(expected)
             # A fresh reader of the trimmed log: the checkpoint first, its id that of an entry the log gave out.
             fresh = await _read_all(reader())
-            assert _is_checkpoint(fresh[0][1]) and fresh[0][0] in ids
+            assert _is_checkpoint(fresh[0][1]) and fresh[0][0] in ids, fresh[:2]
             assert wire_json.encode(rebuild(_fresh(msg), [e for _, e in fresh])) == wire_json.encode(expected)
             events_sse, _ = await _read_sse(reader())
             assert wire_json.encode(rebuild(_fresh(msg), events_sse)) == wire_json.encode(expected)
+
+    async def test_a_session_of_replies_is_exact_for_every_reader(self, stores: Stores) -> None:
+        expected, events = session(3)
+        want = [wire_json.encode(msg) for msg in expected]
+        async with stores(None) as (log, reader):
+            ids = await log.extend(events[:40])
+            for event in events[40:]:
+                ids.append(await log.append(event))
+            await log.close()
+            whole = [e for _, e in await _read_all(reader())]
+            assert _replies(whole) == want
+            body, _ = await _read_sse(reader())
+            assert _replies(body) == want
+            for k in range(0, len(ids), 7):
+                had = Conversation()
+                had.extend(whole[:k + 1])
+                for resume in ("replay", "checkpoint"):
+                    rest = [e for _, e in await _read_all(reader(), ids[k], resume=resume)]
+                    again = Conversation(*(_fresh(m) for m in had.replies.values()))
+                    assert _replies(rest, again) == want, (k, resume)
+
+    async def test_a_session_past_its_bound_is_exact_for_late_readers(self, stores: Stores) -> None:
+        expected, events = session(4)
+        want = [wire_json.encode(msg) for msg in expected]
+        async with stores(None, keep=16) as (log, reader):
+            for event in events:
+                await log.append(event)
+            await log.close()
+            fresh = [e for _, e in await _read_all(reader())]
+            assert sum(map(_is_checkpoint, fresh)) >= 3  # the replies that were dropped come as checkpoints
+            assert _replies(fresh) == want
+            body, _ = await _read_sse(reader())
+            assert _replies(body) == want
+
+    async def test_a_follower_reads_across_replies_until_the_session_closes(self, stores: Stores) -> None:
+        expected, events = session(3)
+        async with stores(None) as (log, reader):
+            got: list[Entry] = []
+
+            async def follow() -> None:
+                got.extend(await _read_all(reader()))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(follow)
+                for event in events:  # each reply ends; the session goes on
+                    await log.append(event)
+                    await anyio.sleep(0)
+                await anyio.sleep(0.05)
+                assert not got or len(got) < len(events) + 1
+                await log.close()
+            assert _replies([e for _, e in got]) == [wire_json.encode(msg) for msg in expected]

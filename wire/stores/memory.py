@@ -6,6 +6,7 @@ Needs anyio (the ``aio`` extra) for waiting on new events.
 
 from __future__ import annotations
 
+import secrets
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterable, Iterable
 
@@ -13,10 +14,11 @@ import anyio
 
 from wire import json as wire_json
 from wire.errors import LocalProtocolError
-from wire.events import AgentEvent, ReplyStartEvent
+from wire.events import AgentEvent
 from wire.messages import Msg
-from wire.resume import checkpoint
+from wire.resume import checkpoint, restart
 from wire.stores import Entry, Resume, StoredEvent, refuse_checkpoints, sse_body
+from wire.stores._replies import Replies
 
 __all__ = ("EventLog",)
 
@@ -24,20 +26,28 @@ _RESUMES = ("checkpoint", "replay")
 
 
 class EventLog:
-    """One reply's events, kept in order, and the Msg they build, for
-    readers that come and go: a :class:`wire.stores.EventStore` in memory.
+    """A session's events, kept in order, and the Msg of each of its
+    replies, for readers that come and go: a :class:`wire.stores.EventStore`
+    in memory.
 
-    Entry ids are the events' positions, as decimal strings: ``"0"`` for the
-    first event ever appended. ``msg`` is the Msg so far (every event applied
-    with ``append_event``), which is what a checkpoint sends; without one the
-    log begins it at the reply's REPLY_START (its id, name, role and time).
+    A log holds any number of replies, one after another; :meth:`close`
+    ends the session. Each reply's Msg begins at its REPLY_START (its id,
+    name, role and time: ``wire.resume.begin_reply``), or is ``msg`` when
+    the log is made with one; :attr:`replies` holds them all and :attr:`msg`
+    the latest, which is what checkpoints send.
+
+    Entry ids are ``<epoch>-<position>``: the epoch is this log's own (made
+    at random when the log is), the position counts every event ever
+    appended. A reader that comes back with an id of another epoch (the log
+    was lost and made again) gets a ``wire.restart`` event, then the log
+    from its start.
 
     By default every event is kept; with ``max_events`` and/or ``max_bytes``
     (their JSON size) only the newest that fit are, and a reader whose
-    position was dropped gets a checkpoint of the Msg so far and then the
-    events after it. The newest event is always kept. A slow or gone reader
-    never holds the producer up. Make one log per reply and drop it once it
-    is closed and its readers are done.
+    position was dropped gets a checkpoint of each reply written since, then
+    the events after them. The newest event is always kept. A slow or gone
+    reader never holds the producer up. Drop the log once the session is
+    closed and its readers are done.
     """
 
     def __init__(self, msg: Msg | None = None, *, max_events: int | None = None,
@@ -46,7 +56,9 @@ class EventLog:
             raise ValueError("max_events must be 1 or more")
         if max_bytes is not None and max_bytes < 1:
             raise ValueError("max_bytes must be 1 or more")
-        self.msg = msg
+        self._replies = Replies(msg)
+        self.epoch = secrets.token_hex(4)
+        self._prefix = self.epoch + "-"
         self.max_events = max_events
         self.max_bytes = max_bytes
         self._closed = False
@@ -65,6 +77,16 @@ class EventLog:
     @property
     def closed(self) -> bool:
         return self._closed
+
+    @property
+    def msg(self) -> Msg | None:
+        """The Msg of the reply that began last (None before any)."""
+        return self._replies.last
+
+    @property
+    def replies(self) -> dict[str, Msg]:
+        """Every reply's Msg so far, by reply id, in the order they began."""
+        return self._replies.msgs
 
     @property
     def events(self) -> list[AgentEvent]:
@@ -96,13 +118,11 @@ class EventLog:
         if not batch:
             return []
         refuse_checkpoints(batch)
-        if self.msg is None:
-            self.msg = _begin(batch[0])
         start = self.end
-        self.msg.extend_events(batch)
+        self._replies.apply(batch, start)
         self._keep(batch)
         self._wake()
-        return [str(pos) for pos in range(start, start + len(batch))]
+        return self._ids(start, len(batch))
 
     async def close(self) -> None:
         self._closed = True
@@ -145,19 +165,27 @@ class EventLog:
 
     # -- readers ------------------------------------------------------------------------
 
+    def _ids(self, start: int, count: int) -> list[str]:
+        prefix = self._prefix
+        return [prefix + str(pos) for pos in range(start, start + count)]
+
     def _position(self, entry_id: str) -> int | None:
         """The position of an id this log gave out, else None. Only ASCII
         digits (``int`` takes "١٢" too), no longer than a position can be
         (``int`` of 4,300+ digits raises)."""
-        if not (entry_id.isascii() and entry_id.isdigit() and len(entry_id) <= 19):
+        epoch, _, digits = entry_id.rpartition("-")
+        if epoch != self.epoch or not (digits.isascii() and digits.isdigit() and len(digits) <= 19):
             return None
-        pos = int(entry_id)
-        return pos if pos < self.end and str(pos) == entry_id else None
+        pos = int(digits)
+        return pos if pos < self.end and str(pos) == digits else None
 
-    def _checkpoint(self) -> Entry:
-        """The Msg so far, as the entry before position :attr:`end`."""
-        assert self.msg is not None and self.end  # a log with events has a Msg
-        return str(self.end - 1), checkpoint(self.msg)
+    def _checkpoints(self, since: int) -> list[Entry]:
+        """A checkpoint of each reply written at or after position ``since``,
+        as it is now, each with the id of its reply's last entry."""
+        touched = self._replies.touched
+        written = sorted((pos, reply_id) for reply_id, pos in touched.items() if pos >= since)
+        msgs = self._replies.msgs
+        return [(self._prefix + str(pos), checkpoint(msgs[reply_id])) for pos, reply_id in written]
 
     async def follow(self, after: str | None = None, *, resume: Resume = "replay", heartbeat: float | None = None,
                      max_batch: int = 512) -> AsyncGenerator[list[Entry], None]:
@@ -166,22 +194,29 @@ class EventLog:
         if max_batch < 1:
             raise ValueError("max_batch must be 1 or more")
         pos = 0
-        if after and resume == "checkpoint" and self.end:
-            # Right whatever the reader had: the Msg so far replaces it. The
-            # checkpoint and its position are taken together (no await between).
-            pos = self.end
-            yield [self._checkpoint()]
-        elif after and (at := self._position(after)) is not None:
-            pos = at + 1
+        if after:
+            at = self._position(after)
+            if at is None:
+                # Its id is empty: an SSE client's last event id is reset with it.
+                yield [("", restart(f"{after[:80]!r} is no entry id of this log"))]
+            elif resume == "checkpoint":
+                # Right whatever the reader had: each reply written since is replaced.
+                # The checkpoints and their position are taken together (no await between).
+                pos = self.end
+                if ckpts := self._checkpoints(at + 1):
+                    yield ckpts
+            else:
+                pos = at + 1
         while True:
             if pos < self.first:  # dropped while this reader was away or behind
-                pos = self.end
-                yield [self._checkpoint()]
+                since, pos = pos, self.end
+                if ckpts := self._checkpoints(since):
+                    yield ckpts
                 continue
             if pos < self.end:
                 at = pos - self._base
                 batch: list[StoredEvent] = self._kept[at:at + max_batch]  # type: ignore[assignment]
-                yield list(zip(map(str, range(pos, pos + len(batch))), batch, strict=True))
+                yield list(zip(self._ids(pos, len(batch)), batch, strict=True))
                 pos += len(batch)
                 continue
             if self._closed:
@@ -201,10 +236,3 @@ class EventLog:
                   heartbeat: float | None = 15.0) -> AsyncGenerator[bytes, None]:
         async for chunk in sse_body(self.follow(last_event_id or None, resume=resume, heartbeat=heartbeat)):
             yield chunk
-
-
-def _begin(event: AgentEvent) -> Msg:
-    """The Msg a reply's first event begins: from its REPLY_START."""
-    if type(event) is not ReplyStartEvent:
-        raise LocalProtocolError(f"a log made without a Msg must begin with REPLY_START, not {event.type}")
-    return Msg(name=event.name, role=event.role, content=[], id=event.reply_id, created_at=event.created_at)

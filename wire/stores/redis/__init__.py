@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING
 from wire.framing import UnknownPolicy
 from wire.framing._base import Payloads
 from wire.messages import Msg
+from wire.stores._replies import Replies
 from wire.stores.redis._common import AGENTSCOPE_SESSION_EVENTS, APPEND, READ, agentscope_session_key, checkpoint_key
 from wire.stores.redis._producer import Producer
 from wire.stores.redis._reader import Reader
@@ -89,8 +90,11 @@ class RedisEventLog(Producer, Reader):
     * ``max_len``: trim the stream to about this many entries on each append
       (``XADD MAXLEN ~``; Redis keeps at least that many).
     * ``ttl``: seconds after the last append at which Redis deletes the log.
-    * ``msg``: the reply's Msg, for a producer that keeps checkpoints (see
-      the module docstring); :attr:`msg` is then the Msg so far.
+    * ``msg``: the first reply's Msg, if it is not to begin at its
+      REPLY_START; the producer builds every reply's Msg (:attr:`replies`,
+      :attr:`msg` the latest) for the checkpoints.
+    * ``keep_checkpoints``: keep checkpoints (see the module docstring); without
+      them a reader left behind by the trim gets a StoreError.
     * ``publish``: also publish each event on the Pub/Sub channel ``key``
       with ``_entry_id``, as agentscope's ``publish_session_event`` does.
     * ``checkpoint_every``: the most events between two checkpoints (kept
@@ -104,8 +108,8 @@ class RedisEventLog(Producer, Reader):
     """
 
     def __init__(self, client: Redis, key: str, *, max_len: int | None = None, ttl: float | None = None,
-                 msg: Msg | None = None, publish: bool = False, checkpoint_every: int = 256,
-                 unknown: UnknownPolicy = "skip", retry_for: float = 30.0) -> None:
+                 msg: Msg | None = None, keep_checkpoints: bool = True, publish: bool = False,
+                 checkpoint_every: int = 256, unknown: UnknownPolicy = "skip", retry_for: float = 30.0) -> None:
         if max_len is not None and max_len < 2:
             raise ValueError(f"max_len must be at least 2, not {max_len}")
         if checkpoint_every < 1:
@@ -118,7 +122,7 @@ class RedisEventLog(Producer, Reader):
         self.checkpoint_key = checkpoint_key(key)
         self.max_len = max_len
         self.ttl = ttl
-        self.msg = msg
+        self.keep_checkpoints = keep_checkpoints
         self.publish = publish
         self.checkpoint_every = min(checkpoint_every, max_len // 2) if max_len else checkpoint_every
         self.unknown = unknown
@@ -132,8 +136,10 @@ class RedisEventLog(Producer, Reader):
         self._script = client.register_script(APPEND)
         self._reader = client.register_script(READ)
         self._payloads = Payloads("json", raw=False, unknown=unknown)
+        self._replies = Replies(msg)
+        self._applied = 0
+        self._dirty = set()
         self._since_checkpoint = 0
-        self._started = False
         self._failed = None
         # redis-py's cluster client refuses scripts in a pipeline.
         self._cluster = type(client).__name__ == "RedisCluster"

@@ -13,7 +13,6 @@ from redis.crc import key_slot
 
 from wire.errors import StoreError
 from wire.framing import UnknownPolicy
-from wire.messages import Msg
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -77,49 +76,69 @@ def as_bytes(value: Any) -> bytes:
 
 
 class Checkpoint:
-    """The checkpoint hash, read and checked: the entry it covers, the Msg
-    then (its JSON), the reply's first entry and, once the producer closed
-    the log, its last. A field that is not what the producer writes raises
+    """The checkpoint hash, read and checked. A checkpoint is a cut through
+    the session: ``cut`` is the entry it was taken at, and each reply's
+    Msg (``msg:<reply id>``, its JSON) is as of the cut at which it was last
+    taken (``at:<reply id>``); every reply open at a cut is taken at it.
+    ``first`` is the session's first entry and ``end`` its last once the
+    producer closed it. A field that is not what the producer writes raises
     StoreError naming it: a reader never serves a damaged checkpoint."""
 
-    __slots__ = ("end", "first", "id", "msg")
+    __slots__ = ("at", "cut", "end", "first", "msgs")
 
     def __init__(self, fields: dict[Any, Any], key: str) -> None:
         got = {as_bytes(k): as_bytes(v) for k, v in fields.items()}
-        self.msg = got.get(b"msg")
-        self.id = _entry_id(got, b"id", key)
+        self.cut = _entry_id(got, b"cut", key)
         self.first = _entry_id(got, b"first", key)
         self.end = _entry_id(got, b"end", key)
-        if (self.id is None) != (self.msg is None):
-            raise StoreError(f"the checkpoint hash holds {'an id' if self.msg is None else 'a msg'} "
-                             "without the other", key=key)
+        self.msgs: dict[bytes, bytes] = {}
+        self.at: dict[bytes, bytes] = {}
+        for name, value in got.items():
+            if name.startswith(b"msg:"):
+                self.msgs[name[4:]] = value
+            elif name.startswith(b"at:"):
+                self.at[name[3:]] = _entry_id(got, name, key)  # type: ignore[assignment]
+        if self.msgs.keys() != self.at.keys() or (self.cut is None) != (not self.msgs):
+            raise StoreError("the checkpoint hash holds a reply's msg without its entry id, or the reverse",
+                             key=key)
 
     @property
     def usable(self) -> bool:
-        return self.id is not None
+        return self.cut is not None
+
+    def since(self, cursor: bytes) -> list[tuple[bytes, bytes]]:
+        """(entry id, Msg JSON) of each reply a reader at ``cursor`` must be
+        given to go on from the cut: those taken after the cursor, and those
+        open at the cut (taken at it), in entry order."""
+        assert self.cut is not None
+        at, cut = order(cursor), self.cut
+        taken = [(order(entry), entry, reply) for reply, entry in self.at.items() if entry == cut or order(entry) > at]
+        return [(entry, self.msgs[reply]) for _, entry, reply in sorted(taken)]
 
 
 def _entry_id(fields: dict[bytes, bytes], name: bytes, key: str) -> bytes | None:
     value = fields.get(name)
     if value is not None and not ENTRY_ID.fullmatch(value):
-        raise StoreError(f"the checkpoint hash's {name.decode()!r} holds {value[:40]!r}, not an entry id",
-                         key=key)
+        raise StoreError(f"the checkpoint hash's {name.decode(errors='replace')[:60]!r} holds {value[:40]!r}, "
+                         "not an entry id", key=key)
     return value
 
 
 # KEYS: the stream, the checkpoint. ARGV: max_len (0: none), ttl in ms (0:
-# none), publish (1/0), reset the checkpoint first (1/0), the Msg snapshot
-# ("" : no checkpoint in this call), finish (1/0: mark the reply's end), the
-# last id the producer wrote ("" if none), then the payloads.
+# none), publish (1/0), finish (1/0: mark the session's end), the last id the
+# producer wrote ("" if none), the number of replies taken in this call, then
+# (reply id, Msg JSON) for each, then the payloads. Writing reopens a closed
+# session (another producer took it on); the first entry ever is kept.
 APPEND = """
 local key, ck = KEYS[1], KEYS[2]
 local max_len, ttl = tonumber(ARGV[1]), tonumber(ARGV[2])
-local publish, reset, msg, finish = ARGV[3] == '1', ARGV[4] == '1', ARGV[5], ARGV[6] == '1'
-local last = ARGV[7]
+local publish, finish = ARGV[3] == '1', ARGV[4] == '1'
+local last = ARGV[5]
 if last == '' then last = '0-0' end
-if reset then redis.call('DEL', ck) end
+local taken = tonumber(ARGV[6])
+local first_payload = 7 + 2 * taken
 local ids = {}
-for i = 8, #ARGV do
+for i = first_payload, #ARGV do
   local payload = ARGV[i]
   local id
   if max_len > 0 then
@@ -133,8 +152,15 @@ for i = 8, #ARGV do
     redis.call('PUBLISH', key, string.sub(payload, 1, -2) .. ',"_entry_id":"' .. id .. '"}')
   end
 end
-if reset and #ids > 0 then redis.call('HSET', ck, 'first', ids[1]) end
-if msg ~= '' then redis.call('HSET', ck, 'id', last, 'msg', msg) end
+if #ids > 0 then
+  redis.call('HSETNX', ck, 'first', ids[1])
+  redis.call('HDEL', ck, 'end')
+end
+for j = 0, taken - 1 do
+  local reply = ARGV[7 + 2 * j]
+  redis.call('HSET', ck, 'msg:' .. reply, ARGV[8 + 2 * j], 'at:' .. reply, last)
+end
+if taken > 0 then redis.call('HSET', ck, 'cut', last) end
 if finish then redis.call('HSET', ck, 'end', last) end
 if ttl > 0 then
   redis.call('PEXPIRE', key, ttl)
@@ -188,7 +214,6 @@ class LogBase:
     checkpoint_key: str
     max_len: int | None
     ttl: float | None
-    msg: Msg | None
     publish: bool
     checkpoint_every: int
     unknown: UnknownPolicy

@@ -8,18 +8,12 @@ from typing import Any
 
 from wire import json as wire_json
 from wire.errors import LocalProtocolError, StoreError
-from wire.events import (
-    AgentEvent,
-    ReplyEndEvent,
-    RequireExternalExecutionEvent,
-    RequireUserConfirmEvent,
-)
+from wire.events import AgentEvent
+from wire.messages import Msg
 from wire.stores import refuse_checkpoints
+from wire.stores._replies import Replies
 from wire.stores.redis._common import FAILURES, LogBase
 
-# The events after which a reply waits or is over (agentscope.app.channel._stream):
-# the Msg then is what a late reader needs, so a checkpoint goes with them.
-_TERMINAL = (ReplyEndEvent, RequireUserConfirmEvent, RequireExternalExecutionEvent)
 # One script call holds at most this many events: a script blocks Redis while
 # it runs, so a long batch is cut into several calls.
 SCRIPT_BATCH = 512
@@ -27,10 +21,15 @@ SCRIPT_BATCH = 512
 
 class Producer(LogBase):
     """Writes: each batch in one atomic script per chunk of ``SCRIPT_BATCH``
-    events, with the checkpoint that is due."""
+    events, with the checkpoint that is due: at least every
+    ``checkpoint_every`` events, and whenever a reply begins, is taken on,
+    ends or parks (the Msg then is what a late reader needs)."""
 
+    keep_checkpoints: bool
+    _replies: Replies
+    _applied: int
+    _dirty: set[str]
     _since_checkpoint: int
-    _started: bool
     _failed: StoreError | None
     _cluster: bool
     _script: Any  # the APPEND script, registered on the client
@@ -52,14 +51,24 @@ class Producer(LogBase):
         if not events:
             return []
         refuse_checkpoints(events)
-        # With a Msg, a checkpoint at least every checkpoint_every events, even inside one batch.
-        size = min(SCRIPT_BATCH, self.checkpoint_every) if self.msg is not None else SCRIPT_BATCH
+        # A checkpoint at least every checkpoint_every events, even inside one batch.
+        size = min(SCRIPT_BATCH, self.checkpoint_every) if self.keep_checkpoints else SCRIPT_BATCH
         calls = [self._call(events[start:start + size], finish=False) for start in range(0, len(events), size)]
         return await self._run(calls)
 
+    @property
+    def msg(self) -> Msg | None:
+        """The Msg of the reply this producer began last (None before any)."""
+        return self._replies.last
+
+    @property
+    def replies(self) -> dict[str, Msg]:
+        """The Msg of every reply this producer wrote, by reply id."""
+        return self._replies.msgs
+
     async def close(self) -> None:
-        """The reply is over: write its final checkpoint (with ``msg``) and
-        mark its end, where readers following the log stop."""
+        """The session is over: write its final checkpoint and mark its end,
+        where readers following the log stop (until a producer writes again)."""
         if self._closed:
             return
         await self._run([self._call([], finish=True)])
@@ -72,20 +81,22 @@ class Producer(LogBase):
         await self.close()
 
     def _call(self, chunk: list[AgentEvent], *, finish: bool) -> list[Any]:
-        """The script's arguments for one chunk, applying it to ``msg``."""
-        snapshot = b""
-        reset = not self._started and self.msg is not None
-        if self.msg is not None:
-            self.msg.extend_events(chunk)
+        """The script's arguments for one chunk, applying it to the replies."""
+        taken: list[Any] = []
+        if self.keep_checkpoints:
+            touched, turned = self._replies.apply(chunk, self._applied)
+            self._applied += len(chunk)
+            self._dirty |= touched
             self._since_checkpoint += len(chunk)
-            due = self._since_checkpoint >= self.checkpoint_every or finish or reset
-            if due or any(isinstance(event, _TERMINAL) for event in chunk):
-                snapshot = wire_json.encode(self.msg)
+            if turned or finish or self._since_checkpoint >= self.checkpoint_every:
+                msgs = self._replies.msgs
+                for reply_id in self._dirty | self._replies.open:
+                    taken += (reply_id, wire_json.encode(msgs[reply_id]))
+                self._dirty.clear()
                 self._since_checkpoint = 0
-        self._started = True
         ttl = round(self.ttl * 1000) if self.ttl else 0
-        return [self.max_len or 0, ttl, int(self.publish), int(reset), snapshot, int(finish),
-                self.last_id or "", *map(wire_json.encode, chunk)]
+        return [self.max_len or 0, ttl, int(self.publish), int(finish), self.last_id or "", len(taken) // 2,
+                *taken, *map(wire_json.encode, chunk)]
 
     async def _run(self, calls: list[list[Any]]) -> list[str]:
         if self._failed is not None:
@@ -104,7 +115,7 @@ class Producer(LogBase):
                     results = await pipe.execute()
         except FAILURES as exc:
             error = self.error(exc, "append")
-            if self.msg is not None:
+            if self.keep_checkpoints:
                 self._failed = error
             raise error from exc
         ids = [entry_id.decode() if type(entry_id) is bytes else entry_id

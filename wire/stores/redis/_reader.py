@@ -29,7 +29,7 @@ from wire.framing import RawFrame, SSEEncoder
 from wire.framing._base import Payloads
 from wire.messages import Msg
 from wire.peek import peek_json_lines
-from wire.resume import CHECKPOINT, checkpoint_payload
+from wire.resume import CHECKPOINT, checkpoint_payload, restart
 from wire.stores import Entry, Resume
 from wire.stores.redis._common import (
     ENTRY_ID,
@@ -69,6 +69,10 @@ class Batch:
         self.frames: bytes | None = None
         """The batch as SSE frames, once a reader wrote them."""
 
+    def then(self, other: Batch) -> Batch:
+        """This batch of the store's own entries, then ``other``'s."""
+        return Batch(self.ids + other.ids, self.payloads + other.payloads, own=True)
+
     def plain(self) -> bytes | None:
         """The payloads joined with LF if each is one non-blank line without
         CR (what an SSE data line and an NDJSON line hold as they are), and
@@ -95,14 +99,14 @@ class Reader(LogBase):
     _reader: Any  # the READ script, registered on the client
     _payloads: Payloads
 
-    async def last_checkpoint(self) -> tuple[str, Msg] | None:
-        """The checkpoint the producer last wrote: the id of the last entry
-        it covers and the Msg then; None if there is none."""
+    async def checkpoints(self) -> dict[str, tuple[str, Msg]]:
+        """The checkpoint the producers last wrote, by reply id: the id of
+        the entry it was taken at and the reply's Msg then (empty if the log
+        keeps none)."""
         found = Checkpoint(await self._retrying("read the checkpoint", self.client.hgetall, self.checkpoint_key),
                            self.key)
-        if found.id is None or found.msg is None:
-            return None
-        return found.id.decode(), wire_json.decode_msg(found.msg)
+        return {reply.decode(): (found.at[reply].decode(), wire_json.decode_msg(msg))
+                for reply, msg in found.msgs.items()}
 
     async def read(self, after: str | None = None, count: int | None = None) -> list[Entry]:
         """The entries strictly after id ``after`` (all with None), at most
@@ -189,7 +193,7 @@ class Reader(LogBase):
 
     def _decode(self, batch: Batch) -> list[Entry]:
         if batch.own:
-            return [(batch.ids[0].decode(), wire_json.decode_event(batch.payloads[0]))]
+            return [(i.decode(), wire_json.decode_event(p)) for i, p in zip(batch.ids, batch.payloads, strict=True)]
         joined = batch.plain()
         if joined is not None:
             # One msgspec call for the batch; a blank line, or two values on one, would change the count.
@@ -204,7 +208,7 @@ class Reader(LogBase):
         if batch.frames is not None:  # another reader of a shared batch wrote them already
             return batch.frames
         if batch.own:
-            return _ENCODER.encode_entries(batch.ids, [RawFrame(batch.payloads[0])])
+            return _ENCODER.encode_entries(batch.ids, list(map(RawFrame, batch.payloads)))
         joined = batch.plain()
         plain = False
         if joined is not None:
@@ -220,33 +224,43 @@ class Reader(LogBase):
     # -- where a reader starts ------------------------------------------------------
 
     async def _open(self, after: str | None, resume: Resume) -> tuple[bytes, Batch, bytes | None]:
-        """Where a reader starts: its cursor, the checkpoint entry to send
-        before the entries after it (none when none is due), and the log's
-        end mark if the producer closed it already."""
+        """Where a reader starts: its cursor, the entries to send before the
+        ones after it (checkpoints, a restart, or none), and the log's end
+        mark if a producer closed it already."""
         found, info = await self._retrying("open", self._look)
         if found.end is not None:
             self._closed = True
-        cursor = after.encode() if after is not None and ENTRY_ID.fullmatch(after.encode()) else None
+        if not after:
+            return (*self._past_trim(ZERO, found, info), found.end)
+        cursor = after.encode() if ENTRY_ID.fullmatch(after.encode()) else None
         last_generated = info.get("last-generated-id") if info else None
-        if cursor is not None and (last_generated is None or order(cursor) > order(as_bytes(last_generated))):
-            cursor = None  # an id this log never gave out: from the beginning
-        if after and found.usable and resume == "checkpoint":
-            return (*self._from_checkpoint(found), found.end)
-        return (*self._past_trim(cursor or ZERO, found, info), found.end)
+        if cursor is None or last_generated is None or order(cursor) > order(as_bytes(last_generated)) or (
+                found.first is not None and order(cursor) < order(found.first)):
+            # An id this log never gave out (one of a log that was lost and made
+            # again, whose first entry comes later): start over, and say so.
+            at, batch = self._past_trim(ZERO, found, info)
+            said = Batch([b""], [wire_json.encode(restart(f"{after[:80]!r} is no entry id of this log"))], own=True)
+            return at, said.then(batch), found.end
+        if found.usable and resume == "checkpoint":
+            return (*self._from_checkpoint(found, cursor), found.end)
+        return (*self._past_trim(cursor, found, info), found.end)
 
     def _past_trim(self, cursor: bytes, found: Checkpoint, info: dict[str, Any] | None) -> tuple[bytes, Batch]:
-        """From ``cursor``, or from the checkpoint if entries of its reply
-        after ``cursor`` may be gone: trimming removes a stream's oldest
-        entries, so that is when the oldest entry left comes after both the
-        cursor and the reply's first entry (or, for ``XDEL``, when Redis's
+        """From ``cursor``, or from the checkpoint if entries after ``cursor``
+        may be gone: trimming removes a stream's oldest entries, so that is
+        when the oldest entry left comes after both the cursor and the
+        session's first entry (or, for ``XDEL``, when Redis's
         ``max-deleted-entry-id`` does). A checkpoint sent when nothing was
-        lost costs a frame, never exactness; entries lost with no checkpoint
-        to stand for them are a StoreError."""
+        lost costs a frame, never exactness. Entries lost with no checkpoint
+        to stand for them are a StoreError, but for a new reader of a log
+        that keeps none (agentscope's own), who reads what is kept."""
+        if not found.usable and cursor == ZERO:
+            return cursor, _EMPTY
         at = order(cursor)
         first = order(found.first) if found.first is not None else (0, 0)
         head = info.get("first-entry") if info else None
-        if not head:  # no stream, or an empty one: whatever the reply had is gone
-            gone = found.id is not None and at < order(found.id)
+        if not head:  # no stream, or an empty one: whatever the session had is gone
+            gone = found.cut is not None and at < order(found.cut)
         else:
             oldest = order(as_bytes(head[0]))
             gone = oldest > at and oldest > first
@@ -258,9 +272,8 @@ class Reader(LogBase):
             return cursor, _EMPTY
         if not found.usable:
             raise StoreError(f"entries after {cursor.decode()} were trimmed before this reader read them, and "
-                             "the log keeps no checkpoint to stand for them (make its producer with msg=)",
-                             key=self.key)
-        return self._from_checkpoint(found)
+                             "the log keeps no checkpoint to stand for them", key=self.key)
+        return self._from_checkpoint(found, cursor)
 
     async def _look(self) -> tuple[Checkpoint, dict[str, Any] | None]:
         """The checkpoint and the stream's XINFO (None if there is no stream), together."""
@@ -276,13 +289,20 @@ class Reader(LogBase):
             raise info
         return Checkpoint(fields, self.key), info
 
-    def _from_checkpoint(self, found: Checkpoint) -> tuple[bytes, Batch]:
-        assert found.id is not None and found.msg is not None  # checked by the callers
-        try:  # served as it is, so checked first: a damaged hash is never sent on
-            wire_json.decode_msg(found.msg)
-        except DecodeError as exc:
-            raise StoreError(f"the checkpoint hash's msg is no Msg: {exc}", key=self.key) from exc
-        return found.id, Batch([found.id], [checkpoint_payload(found.msg)], own=True)
+    def _from_checkpoint(self, found: Checkpoint, cursor: bytes) -> tuple[bytes, Batch]:
+        """Go on from the cut: the checkpoint of each reply a reader at
+        ``cursor`` needs (``Checkpoint.since``), each with its entry id."""
+        assert found.cut is not None  # checked by the callers
+        ids: list[bytes] = []
+        payloads: list[bytes] = []
+        for entry_id, msg in found.since(cursor):
+            try:  # served as it is, so checked first: a damaged hash is never sent on
+                wire_json.decode_msg(msg)
+            except DecodeError as exc:
+                raise StoreError(f"a reply's checkpoint in the hash is no Msg: {exc}", key=self.key) from exc
+            ids.append(entry_id)
+            payloads.append(checkpoint_payload(msg))
+        return found.cut, Batch(ids, payloads, own=True)
 
     # -- reading ----------------------------------------------------------------------
 
@@ -351,10 +371,10 @@ class Reader(LogBase):
                 self._closed = True
             if gone and cursor != ZERO:
                 found, info = await self._retrying("follow", self._look)
-                restart, checkpoint_batch = self._past_trim(cursor, found, info)
-                if checkpoint_batch.ids:  # entries this reader had not read were trimmed: go on from the checkpoint
-                    cursor = restart
-                    yield checkpoint_batch
+                at, checkpoints = self._past_trim(cursor, found, info)
+                if checkpoints.ids:  # entries this reader had not read were trimmed: go on from the checkpoint
+                    cursor = at
+                    yield checkpoints
                     continue
             self.skipped += batch.skipped
             if last is None:
