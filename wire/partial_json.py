@@ -27,9 +27,11 @@ of the text could contradict:
   number alone at the top level, that is :meth:`close`).
 
 Each fragment costs time proportional to its length: containers are updated
-in place, and the string being streamed is kept as pieces joined when
-``value`` is read (Python strings are immutable, so that read copies the one
-open string; nothing else is copied or parsed again).
+in place, a number's characters are kept as pieces joined at its end, and the
+string being streamed is kept as pieces joined onto it when ``value`` is read,
+growing the string in place as long as the caller has not kept that string
+itself (then the read copies it once, so what the caller kept never changes).
+Reading ``value`` after every fragment of a long string is linear too.
 
 To show a text kept elsewhere as it grows (a ``ToolCallBlock``'s ``input``),
 feed the view only what it has not seen: ``view.feed(text[view.length:])``.
@@ -136,7 +138,7 @@ class PartialJSON:
         self._string_is_key = False
         self._escape = ""
         self._high: int | None = None  # a high surrogate escape waiting for its pair
-        self._number = ""
+        self._number: list[str] = []  # the number's text so far, in pieces (joined at its end)
         self._number_state = _N_START
         self._literal = ""  # the literal being read, of which _matched characters have come
         self._matched = 0
@@ -152,9 +154,18 @@ class PartialJSON:
         from a JSON ``null``). The containers are the parser's own and keep
         growing in place: read ``value`` again after each ``feed``."""
         if self._pieces and not self._string_is_key:
-            self._string += "".join(self._pieces)
+            # Grow the open string in place: once the value lets go of it,
+            # the local name holds its only reference (unless the caller kept
+            # the string itself) and CPython resizes it instead of copying,
+            # so reading after every fragment costs the fragment, not the
+            # string (wire.reducer grows a block's text the same way).
+            self._place("")
+            text = self._string
+            self._string = ""
+            text += "".join(self._pieces)
             self._pieces.clear()
-            self._place(self._string)
+            self._string = text
+            self._place(text)
         return self._root
 
     @property
@@ -286,7 +297,7 @@ class PartialJSON:
             self._mode = _KEY_OR_END if char == "{" else _VALUE_OR_END
             return i + 1
         if char == "-" or "0" <= char <= "9":
-            self._number = ""
+            self._number = []
             self._number_state = _N_START
             self._mode = _NUMBER
             return i
@@ -391,20 +402,20 @@ class PartialJSON:
                 break
             moved = _NUMBER_MOVES.get((state, cls))
             if moved is None:
-                raise self._fail(f"invalid number: {text[i]!r} cannot follow {self._number + text[start:i]!r}",
-                                 self._offset + i)
+                before = "".join(self._number) + text[start:i]
+                raise self._fail(f"invalid number: {text[i]!r} cannot follow {before!r}", self._offset + i)
             state = moved
             i += 1
-        self._number += text[start:i]
+        self._number.append(text[start:i])
         self._number_state = state
         if i < n:  # a character that is not part of a number ends it
             self._end_number(self._offset + i)
         return i
 
     def _end_number(self, at: int) -> None:
+        number = "".join(self._number)
         if self._number_state not in _NUMBER_ENDS:
-            raise self._fail(f"incomplete number {self._number!r}", at)
-        number = self._number
+            raise self._fail(f"incomplete number {number!r}", at)
         try:
             value: int | float = float(number) if any(c in number for c in ".eE") else int(number)
         except ValueError as exc:  # more digits than int() converts (sys.set_int_max_str_digits)

@@ -223,8 +223,7 @@ def test_a_replaced_input_is_read_again_from_the_start() -> None:
 
 
 def test_reading_after_every_delta_is_linear() -> None:
-    """Each read parses only the new deltas. (A long string that is still
-    open is copied by each read, as any growing Python str would be.)"""
+    """Each read parses only the new deltas."""
 
     def cost(n: int) -> Callable[[], None]:
         deltas = ['{"values": ['] + ["1, "] * n + ["2]}"]
@@ -240,3 +239,69 @@ def test_reading_after_every_delta_is_linear() -> None:
         return run
 
     assert growth_ratio(cost, 5_000) < 8
+
+
+def test_a_long_number_fed_in_small_fragments_is_linear() -> None:
+    """The number's text was grown by ``+=`` on an attribute: a copy of all
+    of it per fragment."""
+
+    def cost(n: int) -> Callable[[], None]:
+        def run() -> None:
+            view = PartialJSON()
+            view.feed("[0.")
+            for _ in range(n):
+                view.feed("1234567890")
+            view.feed("]")
+            assert view.complete
+
+        return run
+
+    assert growth_ratio(cost, 20_000) < 8
+
+
+def test_reading_value_after_every_fragment_of_a_long_string_is_linear() -> None:
+    """The open string grows in place once the view lets go of it: a read
+    costs the fragments since the last read, not the whole string."""
+
+    def cost(n: int) -> Callable[[], None]:
+        def run() -> None:
+            view = PartialJSON()
+            view.feed('{"path": "a.txt", "content": "')
+            for _ in range(n):
+                view.feed("0123456789")
+                view.value  # noqa: B018
+            assert len(view.value["content"]) == 10 * n
+
+        return run
+
+    assert growth_ratio(cost, 10_000) < 8
+
+
+def test_reading_a_long_tool_call_input_after_every_delta_is_linear() -> None:
+    def cost(n: int) -> Callable[[], None]:
+        def run() -> None:
+            msg = wire.AssistantMsg("a", [], id="r")
+            msg.append_event(wire.ToolCallStartEvent(reply_id="r", tool_call_id="c", tool_call_name="f"))
+            call = msg.content[0]
+            msg.append_event(wire.ToolCallDeltaEvent(reply_id="r", tool_call_id="c", delta='{"content": "'))
+            for _ in range(n):
+                msg.append_event(wire.ToolCallDeltaEvent(reply_id="r", tool_call_id="c", delta=_HUNDRED))
+                call.partial_input  # type: ignore[union-attr]  # noqa: B018
+
+        return run
+
+    assert growth_ratio(cost, 2_000) < 8
+
+
+_HUNDRED = "0123456789" * 10
+
+
+def test_a_string_the_caller_kept_never_changes() -> None:
+    view = PartialJSON()
+    view.feed('["ab')
+    kept = view.value[0]
+    view.feed("cd")
+    assert view.value == ["abcd"] and kept == "ab"
+    whole = view.value
+    view.feed('e"]')
+    assert whole == ["abcde"] and view.close() == ["abcde"]
