@@ -1,20 +1,26 @@
-// A streaming tool call's arguments, 4,000 one-character TOOL_CALL_DELTAs,
-// with the value shown after every delta, three ways:
+// A streaming tool call's arguments, N one-character TOOL_CALL_DELTAs, the
+// value shown after every delta. The headline pair is like for like: after
+// each delta both ways hold the same value (checked for every prefix before
+// timing) and read its streaming string whole, as a renderer does:
 //   - the runtime's PartialJSON: each character parsed once;
 //   - re-parsing the whole buffer per delta, the way clients that close the
-//     open strings and brackets and call JSON.parse do it (O(N x length));
-//   - JSON.parse of the whole buffer per delta without any repair, the least
-//     any re-parsing client pays (a floor for the second way, not a usable view).
-// And JSON.parse of the final text once, for scale. Medians of ROUNDS rounds,
-// the ways run round-robin so that machine noise hits each alike.
-// Usage: node benchmarks/ts/partial.mjs [--rounds N] [--markdown FILE]
+//     open strings and brackets and call JSON.parse do it (O(N x length)).
+// For information, and not comparable with the pair: PartialJSON without
+// reading the string (V8 keeps the growing string as a rope until read), and
+// JSON.parse of the raw buffer per delta without any repair (it throws on
+// almost every prefix and yields no value: a floor of re-parsing, not a view);
+// JSON.parse of the final text once, for scale. Medians of ROUNDS rounds, the
+// ways run round-robin so that machine noise hits each alike.
+// Usage: node benchmarks/ts/partial.mjs [--rounds N] [--markdown FILE] [--json FILE]
 import { writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 
 import { PartialJSON } from "../../schemas/dist/index.js";
 
-const { values: args } = parseArgs({ options: { rounds: { type: "string", default: "15" }, markdown: { type: "string" } } });
+const { values: args } = parseArgs({
+  options: { rounds: { type: "string", default: "15" }, markdown: { type: "string" }, json: { type: "string" } },
+});
 const ROUNDS = Number(args.rounds);
 
 /** Arguments of exactly `length` characters: a path, a list, and a long string that streams last. */
@@ -48,6 +54,12 @@ function repairAndParse(buffer) {
     else if (c === "[") closers.push("]");
     else if (c === "}" || c === "]") closers.pop();
   }
+  // A number at the very end may still grow (1 -> 12): leave it out until a delimiter ends it.
+  if (!inString) {
+    let j = cut;
+    while (j > 0 && "0123456789+-.eE".includes(buffer[j - 1])) j--;
+    if (j < cut && "0123456789-".includes(buffer[j])) cut = j;
+  }
   let text = buffer.slice(0, cut);
   if (inString) {
     if (escaped) text = text.slice(0, -1);
@@ -70,35 +82,42 @@ function repairAndParse(buffer) {
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 let sink = 0;
 
+const PAIR_VIEW = "PartialJSON: value after every delta, its string read";
+const PAIR_REPARSE = "re-parse: close the buffer, JSON.parse, per delta, its string read";
+
+/** The last character of the streaming string: reading it makes V8 flatten it, as a renderer must. */
+const readContent = (value) => {
+  const content = value?.content;
+  return typeof content === "string" && content.length ? content.charCodeAt(content.length - 1) : 0;
+};
+
 function measure(length) {
   const TEXT = argumentsText(length);
   const DELTAS = [...TEXT];
 
   const WAYS = {
-    "PartialJSON, value read after every delta": () => {
+    [PAIR_VIEW]: () => {
+      const view = new PartialJSON();
+      for (const delta of DELTAS) {
+        view.feed(delta);
+        sink += readContent(view.value);
+      }
+    },
+    [PAIR_REPARSE]: () => {
+      let buffer = "";
+      for (const delta of DELTAS) {
+        buffer += delta;
+        sink += readContent(repairAndParse(buffer));
+      }
+    },
+    "info, not comparable: PartialJSON, value after every delta, string never read": () => {
       const view = new PartialJSON();
       for (const delta of DELTAS) {
         view.feed(delta);
         sink += view.value === undefined ? 0 : 1;
       }
     },
-    "PartialJSON, and the streaming string read whole after every delta": () => {
-      const view = new PartialJSON();
-      for (const delta of DELTAS) {
-        view.feed(delta);
-        const content = view.value?.content;
-        // charCodeAt makes V8 flatten the concatenated string: what a renderer pays to show it, in any client.
-        sink += typeof content === "string" && content.length ? content.charCodeAt(content.length - 1) : 0;
-      }
-    },
-    "re-parse: close the buffer, JSON.parse, per delta": () => {
-      let buffer = "";
-      for (const delta of DELTAS) {
-        buffer += delta;
-        sink += repairAndParse(buffer) === undefined ? 0 : 1;
-      }
-    },
-    "floor of re-parsing: JSON.parse of the buffer per delta, no repair": () => {
+    "info, not a view: JSON.parse of the raw buffer per delta (throws, no value)": () => {
       let buffer = "";
       for (const delta of DELTAS) {
         buffer += delta;
@@ -108,45 +127,54 @@ function measure(length) {
     "JSON.parse of the final text, once (scale)": () => { sink += JSON.stringify(JSON.parse(TEXT)).length; },
   };
 
-  // Both ways end with the same value.
+  // Like for like: after every delta, both ways of the pair hold the same value.
   {
     const view = new PartialJSON();
     let buffer = "";
-    for (const delta of DELTAS) {
+    for (const [i, delta] of DELTAS.entries()) {
       view.feed(delta);
       buffer += delta;
+      const a = JSON.stringify(view.value);
+      const b = JSON.stringify(repairAndParse(buffer));
+      if (a !== b) throw new Error(`after delta ${i} the views differ: ${a?.slice(0, 80)} against ${b?.slice(0, 80)}`);
     }
-    if (JSON.stringify(view.close()) !== JSON.stringify(repairAndParse(buffer))) throw new Error("views differ");
+    if (JSON.stringify(view.close()) !== JSON.stringify(JSON.parse(TEXT))) throw new Error("final values differ");
   }
 
   const times = Object.fromEntries(Object.keys(WAYS).map((name) => [name, []]));
   for (let round = 0; round < ROUNDS + 2; round++) {
-    for (const [name, way] of Object.entries(WAYS)) {
+    const order = Object.entries(WAYS);
+    for (const [name, way] of round % 2 ? order.reverse() : order) {
       const start = process.hrtime.bigint();
       way();
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       if (round >= 2) times[name].push(ms); // two warm-up rounds
     }
   }
-  const partial = median(times["PartialJSON, value read after every delta"]);
-  const rows = Object.entries(times).map(([name, xs]) => {
-    const m = median(xs);
-    return `| ${name} | ${m.toFixed(3)} ms | ${(m / partial).toFixed(1)}x |`;
-  });
-  const report = [
+  const medians = Object.fromEntries(Object.entries(times).map(([name, xs]) => [name, median(xs)]));
+  const view = medians[PAIR_VIEW];
+  const rows = Object.entries(medians).map(([name, m]) => `| ${name} | ${m.toFixed(3)} ms | ${(m / view).toFixed(2)}x |`);
+  const markdown = [
     `${DELTAS.length.toLocaleString("en")} one-character deltas of a ${TEXT.length}-character tool call input; ` +
       `median of ${ROUNDS} rounds, round-robin;`,
-    `node ${process.version}, ${cpus()[0]?.model ?? "unknown CPU"} (${cpus().length} cores, shared).`,
+    `node ${process.version}, ${cpus()[0]?.model ?? "unknown CPU"} (${cpus().length} cores).`,
     "",
-    "| way | median | vs PartialJSON |",
+    "| way | median | time vs PartialJSON (string read) |",
     "|---|---:|---:|",
     ...rows,
     "",
   ].join("\n");
-  return report;
+  return { deltas: DELTAS.length, medians_ms: medians, ratio: medians[PAIR_REPARSE] / view, markdown };
 }
 
-const report = [4000, 8000].map(measure).join("\n");
+const results = [4000, 8000].map(measure);
+const report = results.map((r) => r.markdown).join("\n");
 console.log(report);
 if (args.markdown) writeFileSync(args.markdown, report);
+if (args.json) {
+  writeFileSync(args.json, JSON.stringify({
+    node: process.version, cpu: cpus()[0]?.model, rounds: ROUNDS, pair: [PAIR_VIEW, PAIR_REPARSE],
+    results: results.map(({ markdown, ...rest }) => rest),
+  }, null, 1));
+}
 if (sink === 0.5) console.log(sink);
