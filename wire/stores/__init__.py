@@ -25,6 +25,7 @@ from typing import Literal, Protocol, TypeAlias, runtime_checkable
 from wire.errors import LocalProtocolError
 from wire.events import AgentEvent, CustomEvent, UnknownEvent
 from wire.framing import SSEEncoder
+from wire.messages import Msg
 from wire.resume import CHECKPOINT
 
 __all__ = ("Entry", "EventStore", "Resume", "StoredEvent", "refuse_checkpoints", "sse_body")
@@ -76,6 +77,13 @@ class EventStore(Protocol):
 
     async def close(self) -> None:
         """No more events: readers stop once they have read them all."""
+        ...
+
+    async def snapshot(self) -> dict[str, Msg]:
+        """Every reply's Msg by reply id, in the order the replies began, as
+        of the latest checkpoint (the in-memory log's: as of now). A reply
+        parked for an answer is checkpointed at its park, so this is where
+        an endpoint finds what the session waits for."""
         ...
 
     def follow(self, after: str | None = None, *, resume: Resume = "replay", heartbeat: float | None = None,

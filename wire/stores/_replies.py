@@ -47,6 +47,14 @@ class Replies:
         """The Msg of the reply that began last."""
         return next(reversed(self.msgs.values()), None)
 
+    def adopt(self, msg: Msg, events: list[AgentEvent]) -> None:
+        """Take on a reply another producer began: its Msg as last
+        checkpointed, and its events written after that checkpoint."""
+        self.msgs[msg.id] = msg
+        if events:
+            self._run(msg.id, events)
+        self.open.discard(msg.id)
+
     def apply(self, events: list[AgentEvent], start: int) -> tuple[set[str], bool]:
         """Apply ``events`` (the first at index ``start``) to their replies'
         Msgs; the replies they touched, and whether a reply opened, ended

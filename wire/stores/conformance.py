@@ -335,3 +335,17 @@ class StoreContract:
                 assert not got or len(got) < len(events) + 1
                 await log.close()
             assert _replies([e for _, e in got]) == [wire_json.encode(msg) for msg in expected]
+
+    async def test_a_reply_parked_by_one_writer_is_taken_on_by_another(self, stores: Stores) -> None:
+        expected, events = session(3)
+        park = next(i for i, e in enumerate(events) if type(e) is RequireUserConfirmEvent) + 1
+        async with stores(None, keep=16) as (log, reader):
+            for event in events[:park]:  # this replica's agent runs up to the park
+                await log.append(event)
+            other = reader()  # the answer, and what follows, is written on another replica
+            for event in events[park:]:
+                await other.append(event)
+            await other.close()
+            fresh = [e for _, e in await _read_all(reader())]
+            assert _replies(fresh) == [wire_json.encode(msg) for msg in expected]
+

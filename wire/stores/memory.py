@@ -85,8 +85,12 @@ class EventLog:
 
     @property
     def replies(self) -> dict[str, Msg]:
-        """Every reply's Msg so far, by reply id, in the order they began."""
+        """Every reply's Msg so far, by reply id, in the order they began
+        (the log's own: do not change them)."""
         return self._replies.msgs
+
+    async def snapshot(self) -> dict[str, Msg]:
+        return dict(self._replies.msgs)
 
     @property
     def events(self) -> list[AgentEvent]:

@@ -4,15 +4,16 @@ and the log's lifetime."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, Iterable
+from contextlib import suppress
 from typing import Any
 
 from wire import json as wire_json
-from wire.errors import LocalProtocolError, StoreError
+from wire.errors import DecodeError, LocalProtocolError, StoreError
 from wire.events import AgentEvent
 from wire.messages import Msg
 from wire.stores import refuse_checkpoints
 from wire.stores._replies import Replies
-from wire.stores.redis._common import FAILURES, LogBase
+from wire.stores.redis._common import FAILURES, LogBase, as_bytes
 
 # One script call holds at most this many events: a script blocks Redis while
 # it runs, so a long batch is cut into several calls.
@@ -51,6 +52,8 @@ class Producer(LogBase):
         if not events:
             return []
         refuse_checkpoints(events)
+        if self.keep_checkpoints:
+            await self._take_on(events)
         # A checkpoint at least every checkpoint_every events, even inside one batch.
         size = min(SCRIPT_BATCH, self.checkpoint_every) if self.keep_checkpoints else SCRIPT_BATCH
         calls = [self._call(events[start:start + size], finish=False) for start in range(0, len(events), size)]
@@ -79,6 +82,37 @@ class Producer(LogBase):
         async for event in events:
             await self.append(event)
         await self.close()
+
+    async def _take_on(self, events: list[AgentEvent]) -> None:
+        """Load the replies of ``events`` that another producer began (a
+        parked reply answered on another replica, say) from the checkpoint
+        hash and the entries after it, so that this producer's checkpoints
+        of them hold all they had."""
+        known = self._replies.msgs
+        new = {reply_id for event in events if (reply_id := getattr(event, "reply_id", None)) is not None
+               and reply_id not in known}
+        for reply_id in new:
+            try:
+                msg, at = await self.client.hmget(self.checkpoint_key, [f"msg:{reply_id}", f"at:{reply_id}"])
+                if msg is None or at is None:
+                    continue
+                later: Any = await self.client.xrange(self.key, min=b"(" + as_bytes(at), max="+")
+            except FAILURES as exc:
+                raise self.error(exc, "read the checkpoint") from exc
+            try:
+                taken = wire_json.decode_msg(as_bytes(msg))
+            except DecodeError as exc:
+                raise StoreError(f"the checkpoint of reply {reply_id!r} is no Msg: {exc}", key=self.key) from exc
+            after: list[AgentEvent] = []
+            for _, fields in later:
+                payload = fields.get(b"payload", fields.get("payload"))
+                if payload is None:
+                    continue
+                with suppress(DecodeError):  # another writer's entries the readers skip too
+                    event = wire_json.decode_event(as_bytes(payload))
+                    if getattr(event, "reply_id", None) == reply_id:
+                        after.append(event)
+            self._replies.adopt(taken, after)
 
     def _call(self, chunk: list[AgentEvent], *, finish: bool) -> list[Any]:
         """The script's arguments for one chunk, applying it to the replies."""

@@ -100,13 +100,20 @@ class Reader(LogBase):
     _payloads: Payloads
 
     async def checkpoints(self) -> dict[str, tuple[str, Msg]]:
-        """The checkpoint the producers last wrote, by reply id: the id of
-        the entry it was taken at and the reply's Msg then (empty if the log
-        keeps none)."""
+        """The checkpoint the producers last wrote, by reply id, in the
+        order the replies were taken: the id of the entry it was taken at and
+        the reply's Msg then (empty if the log keeps none)."""
         found = Checkpoint(await self._retrying("read the checkpoint", self.client.hgetall, self.checkpoint_key),
                            self.key)
-        return {reply.decode(): (found.at[reply].decode(), wire_json.decode_msg(msg))
-                for reply, msg in found.msgs.items()}
+        taken = sorted(found.msgs, key=lambda reply: order(found.at[reply]))
+        try:
+            return {reply.decode(): (found.at[reply].decode(), wire_json.decode_msg(found.msgs[reply]))
+                    for reply in taken}
+        except DecodeError as exc:
+            raise StoreError(f"a reply's checkpoint in the hash is no Msg: {exc}", key=self.key) from exc
+
+    async def snapshot(self) -> dict[str, Msg]:
+        return {reply: msg for reply, (_, msg) in (await self.checkpoints()).items()}
 
     async def read(self, after: str | None = None, count: int | None = None) -> list[Entry]:
         """The entries strictly after id ``after`` (all with None), at most
