@@ -34,7 +34,7 @@ import wire.resume
 from tests.bridges import vercel_client
 from tests.bridges.agui_client import CLIENT_DIR, NODE, custom_mismatches, mismatches, needs_client
 from tests.helpers import CASES, Case
-from wire.bridges.agui import AGUIBridge, to_agui_sse
+from wire.bridges.agui import AGUIBridge, encode_sse_batch, to_agui_sse
 from wire.bridges.vercel import VercelBridge, to_sse
 from wire.resume import CHECKPOINT, checkpoint
 
@@ -78,10 +78,59 @@ def _run_agui_batch(bodies: dict[str, bytes], tmp: Path) -> dict[str, Any]:
     return result
 
 
+def rejoined(events: list[Any], j: int) -> bytes | None:
+    """A client that got the AG-UI events of ``events[:j]`` and reconnects
+    (``Last-Event-ID``): the first response cut there, then the second, the
+    rejoin prelude and the rest. None when no run is open at ``j``."""
+    bridge = AGUIBridge()
+    first = bridge.feed_many(events[:j])
+    prelude = bridge.rejoin()
+    if not prelude:
+        return None
+    return encode_sse_batch(first + prelude + bridge.feed_many(events[j:]) + bridge.close())
+
+
+REJOINS = {f"{case.name}/rejoin/{j}": (case, body) for case in CASES
+           for j in range(1, len(wire.json.decode_events(case.events_jsonl)))
+           if (body := rejoined(wire.json.decode_events(case.events_jsonl), j)) is not None}
+
+
 @pytest.fixture(scope="module")
 def agui_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("agui-checkpoints")
-    return _run_agui_batch({name: to_agui_sse(stream) for name, (_, stream, _) in STREAMS.items()}, tmp)
+    bodies = {name: to_agui_sse(stream) for name, (_, stream, _) in STREAMS.items()}
+    bodies.update({name: body for name, (_, body) in REJOINS.items()})
+    return _run_agui_batch(bodies, tmp)
+
+
+@needs_client
+@pytest.mark.parametrize("name", list(REJOINS))
+def test_agui_client_that_reconnects_mid_run_builds_the_msg(name: str, agui_reports: dict[str, Any]) -> None:
+    case, _ = REJOINS[name]
+    report = agui_reports[name]
+    assert len(report["runs"]) >= 2 and report["runs"][0].get("error") is None
+    assert mismatches(wire.json.decode_msg(case.expected_msg), report) == []
+    assert custom_mismatches(wire.json.decode_events(case.events_jsonl), report) == []
+
+
+def test_join_is_feeding_a_checkpoint_to_a_new_bridge_and_leaves_open_blocks_open() -> None:
+    for case in CASES:
+        events = wire.json.decode_events(case.events_jsonl)
+        msg = wire.json.decode_msg(case.initial_msg)
+        for event in events:
+            msg.append_event(event)
+            prelude = AGUIBridge().join(msg)
+            assert prelude == AGUIBridge().feed(checkpoint(msg))
+            assert prelude[0]["type"] == "RUN_STARTED"
+            if msg.finished_reason is not None:
+                continue
+            started = {e.get("messageId", e.get("toolCallId")) for e in prelude if e["type"].endswith("_START")}
+            ended = {e.get("messageId", e.get("toolCallId")) for e in prelude if e["type"].endswith("_END")}
+            parked = any(e["type"] == "RUN_FINISHED" for e in prelude)
+            for block in msg.content:
+                if isinstance(block, wire.TextBlock | wire.ThinkingBlock | wire.ToolCallBlock) and not parked:
+                    assert block.id in started
+                    assert (block.id in ended) == (block.finished_at is not None), (case.name, block.id)
 
 
 @pytest.fixture(scope="module")

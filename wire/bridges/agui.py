@@ -267,6 +267,7 @@ class AGUIBridge:
         self.pending: list[AGUIEvent] = []
         """Events held for the next run (produced while no run was open)."""
         self._run_open = False
+        self._started: AGUIEvent = {}  # the open run's RUN_STARTED
         self._name: str | None = None
         self._role = "assistant"
         # Open constructs, in the order they opened (dicts keep it).
@@ -407,6 +408,7 @@ class AGUIBridge:
         self._interrupts = []
         self._resume = {}
         self._run_open = True
+        self._started = started
         out.append(started)
         out += self.pending
         self.pending = []
@@ -819,6 +821,31 @@ class AGUIBridge:
         does the same."""
         out: list[AGUIEvent] = []
         self._checkpoint(msg, out)
+        return out
+
+    def rejoin(self) -> list[AGUIEvent]:
+        """The join prelude of a client that reconnects mid-run (``Last-Event-ID``)
+        and has everything this bridge has produced so far: feed the bridge the
+        events up to the client's last one (dropping what it returns), then send
+        this and go on with the events after it. AG-UI checks each request's
+        events on their own, so the new response opens the run again
+        (RUN_STARTED, same ``runId``) and re-STARTs every message, reasoning
+        message and tool call still open (the client reuses the message of a
+        known id and appends to it), and the open step. A continuation's
+        RUN_STARTED carries the ``resume`` entries again: the client clears its
+        pending interrupts only when a run ends. Empty when no run is open (the
+        reply ended or parked: the next request asks for the next run)."""
+        if not self._run_open:
+            return []
+        # The run's own RUN_STARTED again, with the resume entries it answered a park with.
+        out: list[AGUIEvent] = [dict(self._started)]
+        if self._step is not None:
+            out.append({"type": "STEP_STARTED", "stepName": self._step})
+        out += [self._text_message_start(id) for id in self._open_texts]
+        for id in self._open_thinking:
+            out.append({"type": "REASONING_START", "messageId": id})
+            out.append({"type": "REASONING_MESSAGE_START", "messageId": id, "role": "reasoning"})
+        out += [self._call_start_event(id) for id in self._open_calls]
         return out
 
     def _checkpoint(self, msg: Msg, out: list[AGUIEvent]) -> None:
