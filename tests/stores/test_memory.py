@@ -1,9 +1,10 @@
 """The in-memory store (wire.stores.memory.EventLog) on asyncio and trio:
-readers live and late, pumping and heartbeats, entry ids, the Msg begun at
-REPLY_START, SSE with resume by checkpoint or replay, a Last-Event-ID of any
-length, and the bounds on what it keeps (readers whose position was dropped
-get a checkpoint, then the tail). What every store keeps is checked by
-``wire.stores.conformance`` (tests/stores/test_conformance.py)."""
+readers live and late, pumping and heartbeats, entry ids (``<epoch>-<position>``),
+the Msg begun at REPLY_START, SSE with resume by checkpoint or replay, a
+Last-Event-ID of any length or of another log (a restart), and the bounds on
+what it keeps (readers whose position was dropped get a checkpoint, then the
+tail). What every store keeps is checked by ``wire.stores.conformance``
+(tests/stores/test_conformance.py)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ import wire
 from tests.helpers import CATALOG, REPLY, expect, initial_msg, text_reply
 from wire.errors import LocalProtocolError
 from wire.framing import SSEDecoder
-from wire.resume import CHECKPOINT, read_checkpoint
+from wire.resume import CHECKPOINT, RESTART, Conversation, begin_reply, read_checkpoint
 from wire.stores import Entry
 from wire.stores.memory import EventLog
 
@@ -48,12 +49,22 @@ def sse_body(log: EventLog, last_event_id: str | None = None, **options: Any) ->
     return events, decoder.last_event_id
 
 
-def rebuilt(events: list[Any]) -> wire.Msg:
-    """The Msg a client builds: a checkpoint replaces it, events extend it."""
-    msg = initial_msg()
-    for event in events:
-        msg = read_checkpoint(event) or msg.append_event(event)
-    return msg
+def rebuilt(events: list[Any], start: wire.Msg | None = None) -> wire.Msg:
+    """The Msg a client builds: a checkpoint replaces it, a restart drops it,
+    events extend it (wire.resume.Conversation)."""
+    conversation = Conversation(start if start is not None else initial_msg())
+    conversation.extend(events)
+    return conversation.replies[REPLY]
+
+
+def eid(log: EventLog, position: int) -> str:
+    """The entry id ``log`` gives the event at ``position``."""
+    return f"{log.epoch}-{position}"
+
+
+def names(events: list[Any]) -> list[str | None]:
+    """The name of each CUSTOM event, None for the others."""
+    return [event.name if type(event) is wire.CustomEvent else None for event in events]
 
 
 def events_of(batches: list[list[Entry]]) -> list[Any]:
@@ -82,13 +93,13 @@ async def test_log_readers_live_and_late() -> None:
         tg.start_soon(read, "early")
         await anyio.sleep(0)
         for i, event in enumerate(events):
-            assert await log.append(event) == str(i)
+            assert await log.append(event) == eid(log, i)
             if i % 40 == 0:
                 await anyio.sleep(0)
             if i == 100:
                 tg.start_soon(read, "late")
         await log.close()
-    expected = [(str(i), event) for i, event in enumerate(events)]
+    expected = [(eid(log, i), event) for i, event in enumerate(events)]
     assert seen == {"early": expected, "late": expected}
     assert log.msg == new_log().msg.extend_events(events)  # type: ignore[union-attr]
     with pytest.raises(LocalProtocolError, match="closed"):
@@ -129,33 +140,37 @@ async def test_log_pump_and_heartbeat() -> None:
 @pytest.mark.anyio
 async def test_log_ids_follow_after_an_id_and_extend() -> None:
     log = new_log()
-    assert await log.extend(CATALOG[:5]) == ["0", "1", "2", "3", "4"]
+    assert await log.extend(CATALOG[:5]) == [eid(log, i) for i in range(5)]
     assert await log.extend([]) == []
     await log.close()
-    got = [entry async for batch in log.follow("1") for entry in batch]
-    assert got == [(str(i), event) for i, event in enumerate(CATALOG[:5])][2:]
+    got = [entry async for batch in log.follow(eid(log, 1)) for entry in batch]
+    assert got == [(eid(log, i), event) for i, event in enumerate(CATALOG[:5])][2:]
+    # Each log's epoch is its own: an id of another log (one lost and made again) is not this log's.
+    assert EventLog().epoch != log.epoch
     with pytest.raises(LocalProtocolError, match="closed"):
         await log.extend(CATALOG)
     assert log.end == 5
 
 
 @pytest.mark.anyio
+@pytest.mark.usefixtures("deterministic_factories")  # a Msg begun without its start is stamped with the clock
 async def test_a_log_without_a_msg_begins_it_at_reply_start() -> None:
     events = text_reply(10)
     log = EventLog()
     await log.extend(events)
     start = expect(wire.ReplyStartEvent, events[0])
     assert log.msg is not None and (log.msg.id, log.msg.name, log.msg.role) == (start.reply_id, start.name, start.role)
-    assert log.msg == wire.Msg(name=start.name, role=start.role, content=[], id=start.reply_id,
-                               created_at=start.created_at).extend_events(events)
+    assert log.msg == begin_reply(start).extend_events(events) and log.replies == {start.reply_id: log.msg}
     await log.close()
-    got, last = await _sse_events(log, "3")  # a checkpoint of that Msg
-    assert read_checkpoint(got[0]) == log.msg and last == str(len(events) - 1)
+    got, last = await _sse_events(log, eid(log, 3))  # a checkpoint of that Msg
+    assert read_checkpoint(got[0]) == log.msg and last == eid(log, len(events) - 1)
 
+    # A reply joined without its start is begun as a reader begins it.
     headless = EventLog()
-    with pytest.raises(LocalProtocolError, match="REPLY_START"):
-        await headless.extend(events[1:])
-    assert headless.msg is None and headless.end == 0  # nothing was kept
+    await headless.extend(events[1:])
+    reader = Conversation()
+    reader.extend(events[1:])
+    assert headless.msg == reader.replies[start.reply_id] and headless.msg is not None
 
 
 async def _sse_events(log: EventLog, last_event_id: str | None = None, **kw: Any) -> tuple[list[Any], str]:
@@ -172,24 +187,31 @@ async def test_log_sse_fresh_checkpoint_and_replay() -> None:
     await log.close()
 
     got, last = await _sse_events(log)
-    assert got == events[:100] and last == "99"
+    assert got == events[:100] and last == eid(log, 99)
 
-    got, last = await _sse_events(log, "42")
-    assert [type(e) for e in got] == [wire.CustomEvent]
-    assert got[0].name == CHECKPOINT and last == "99"
+    got, last = await _sse_events(log, eid(log, 42))
+    assert names(got) == [CHECKPOINT] and last == eid(log, 99)
     assert read_checkpoint(got[0]) == new_log().msg.extend_events(events[:100])  # type: ignore[union-attr]
+    assert await _sse_events(log, eid(log, 99)) == ([], "")  # nothing written since: nothing to send
 
-    got, last = await _sse_events(log, "42", resume="replay")
-    assert got == events[43:100] and last == "99"
-    for bad in ("x", "1000", "١٢", "042", "+42"):
-        got, _ = await _sse_events(log, bad, resume="replay")
-        assert got == events[:100]
+    got, last = await _sse_events(log, eid(log, 42), resume="replay")
+    assert got == events[43:100] and last == eid(log, 99)
+    # An id this log never gave out: a restart (its SSE id is empty, so the
+    # client's cursor resets), then the log from its start.
+    epoch = log.epoch
+    other = "0" * 8 if epoch != "0" * 8 else "1" * 8
+    for bad in ("x", "42", eid(log, 1000), f"{other}-42", f"{epoch}-١٢", f"{epoch}-042", f"{epoch}-+42",
+                f"{epoch}-", f"-{epoch}-42"):
+        for resume in ("replay", "checkpoint"):
+            got, last = await _sse_events(log, bad, resume=resume)
+            assert names(got[:1]) == [RESTART] and got[1:] == events[:100] and last == eid(log, 99), bad
     with pytest.raises(ValueError, match="resume"):
-        await _sse_events(log, "1", resume="rewind")
+        await _sse_events(log, eid(log, 1), resume="rewind")
 
     empty = new_log()
     await empty.close()
-    assert await _sse_events(empty, "3") == ([], "")
+    got, last = await _sse_events(empty, "3")
+    assert names(got) == [RESTART] and last == ""
 
 
 @pytest.mark.anyio
@@ -197,7 +219,7 @@ async def test_log_sse_heartbeat_comment() -> None:
     log = new_log()
     await log.append(CATALOG[0])
     body = log.sse(heartbeat=0.01)
-    assert (await body.__anext__()).startswith(b"id: 0\ndata: ")
+    assert (await body.__anext__()).startswith(b"id: %s\ndata: " % eid(log, 0).encode())
     assert await body.__anext__() == b":\n\n"
     await log.close()
     with pytest.raises(StopAsyncIteration):
@@ -207,11 +229,12 @@ async def test_log_sse_heartbeat_comment() -> None:
 # -- EventLog: Last-Event-ID of any length ------------------------------------------------------
 
 
-@pytest.mark.parametrize("last_event_id", ["9" * 5000, "0" * 4400 + "5", "1" * 20])
-def test_replay_with_an_overlong_last_event_id_starts_from_the_first_event(last_event_id: str) -> None:
+@pytest.mark.parametrize("digits", ["9" * 5000, "0" * 4400 + "5", "1" * 20])
+@pytest.mark.parametrize("prefixed", [False, True])
+def test_replay_with_an_overlong_last_event_id_restarts_from_the_first_event(digits: str, prefixed: bool) -> None:
     log = filled(EventLog(initial_msg()), text_reply(10))
-    events, last = sse_body(log, last_event_id, resume="replay")
-    assert events == text_reply(10) and last == str(len(events) - 1)
+    events, last = sse_body(log, f"{log.epoch}-{digits}" if prefixed else digits, resume="replay")
+    assert names(events[:1]) == [RESTART] and events[1:] == text_reply(10) and last == eid(log, len(events) - 2)
 
 
 # -- EventLog: a bound on what it keeps -----------------------------------------------------------
@@ -224,7 +247,7 @@ def test_a_bounded_log_keeps_the_newest_events_and_counts_every_position() -> No
     async def main() -> None:
         for event in events[:100]:
             await log.append(event)
-        assert await log.extend(events[100:]) == [str(i) for i in range(100, len(events))]
+        assert await log.extend(events[100:]) == [eid(log, i) for i in range(100, len(events))]
         await log.close()
 
     anyio.run(main)
@@ -233,19 +256,20 @@ def test_a_bounded_log_keeps_the_newest_events_and_counts_every_position() -> No
     assert log.msg == initial_msg().extend_events(events)  # the Msg has everything
 
 
-@pytest.mark.parametrize(("last_event_id", "resume"), [(None, "checkpoint"), ("3", "replay"), ("3", "checkpoint"),
-                                                        ("x", "replay")])
+@pytest.mark.parametrize(("position", "resume", "first"), [
+    (None, "checkpoint", []), (3, "replay", []), (3, "checkpoint", []), ("x", "replay", [RESTART])])
 def test_a_reader_whose_position_was_dropped_gets_a_checkpoint_then_the_tail(
-        last_event_id: str | None, resume: Any) -> None:
+        position: int | str | None, resume: Any, first: list[str]) -> None:
     events = text_reply(300)
     log = filled(EventLog(initial_msg(), max_events=50), events[:200], close=False)
-    got, last = sse_body(_closed_copy(log, events[:200]), last_event_id, resume=resume)
-    assert [e.name for e in got] == [CHECKPOINT] and last == "199"
+    copy = _closed_copy(log, events[:200])
+    got, last = sse_body(copy, eid(copy, position) if isinstance(position, int) else position, resume=resume)
+    assert names(got) == [*first, CHECKPOINT] and last == eid(copy, 199)
     assert rebuilt(got) == initial_msg().extend_events(events[:200])
     # A replay from a kept position still gets exactly the events after it.
     anyio.run(log.close)
-    got, last = sse_body(log, "180", resume="replay")
-    assert got == events[181:200] and last == "199"
+    got, last = sse_body(log, eid(log, 180), resume="replay")
+    assert got == events[181:200] and last == eid(log, 199)
 
 
 def _closed_copy(log: EventLog, events: list[wire.AgentEvent]) -> EventLog:
@@ -271,10 +295,11 @@ def test_a_live_reader_that_falls_behind_gets_a_checkpoint_and_then_follows() ->
         return batches
 
     batches = anyio.run(main)
-    assert batches[0] == [("0", events[0])]
+    epoch = batches[0][0][0].partition("-")[0]
+    assert batches[0] == [(f"{epoch}-0", events[0])]
     # The checkpoint carries the id of the last entry it covers.
-    assert [(i, expect(wire.CustomEvent, e).name) for i, e in batches[1]] == [("99", CHECKPOINT)]
-    assert [i for b in batches[2:] for i, _ in b] == [str(i) for i in range(100, len(events))]
+    assert [(i, expect(wire.CustomEvent, e).name) for i, e in batches[1]] == [(f"{epoch}-99", CHECKPOINT)]
+    assert [i for b in batches[2:] for i, _ in b] == [f"{epoch}-{i}" for i in range(100, len(events))]
     assert events_of(batches[2:]) == events[100:]
     assert rebuilt(events_of(batches[1:])) == initial_msg().extend_events(events)
 
@@ -293,15 +318,10 @@ def test_max_bytes_counts_the_events_json_and_keeps_at_least_the_newest() -> Non
 def test_any_bound_any_reader_rebuilds_the_same_msg(bound: int, appended: int, reader_at: int, resume: Any) -> None:
     events = text_reply(116)[:appended]
     log = filled(EventLog(initial_msg(), max_events=bound), events)
-    # A reader that had applied the events before reader_at (replay), or any
-    # client (checkpoint), ends with the Msg of every event.
+    # A reader that had applied the events before reader_at ends with the Msg of every event.
     had = events[:min(reader_at, len(events))]
-    got, _ = sse_body(log, str(len(had) - 1) if had else None, resume=resume)
-    start = initial_msg().extend_events(had) if resume == "replay" and had else initial_msg()
-    msg = start
-    for event in got:
-        msg = read_checkpoint(event) or msg.append_event(event)
-    assert msg == initial_msg().extend_events(events)
+    got, _ = sse_body(log, eid(log, len(had) - 1) if had else None, resume=resume)
+    assert rebuilt(got, initial_msg().extend_events(had)) == initial_msg().extend_events(events)
 
 
 def test_a_bounded_log_holds_its_bound_not_its_history() -> None:
@@ -339,5 +359,5 @@ def test_a_log_of_decoded_events_is_always_served() -> None:
     log = filled(EventLog(initial_msg()), events)
     got, _ = sse_body(log)
     assert got == events
-    got, _ = sse_body(log, "2")
-    assert rebuilt(got) == log.msg
+    got, _ = sse_body(log, eid(log, 2))
+    assert names(got) == [CHECKPOINT] and rebuilt(got) == log.msg
