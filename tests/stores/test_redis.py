@@ -31,12 +31,12 @@ from tests.redis_server import (
 )
 from wire.errors import DecodeError, StoreError
 from wire.framing import SSEDecoder
-from wire.resume import read_checkpoint
+from wire.resume import RESTART, read_checkpoint
 
 aioredis = pytest.importorskip("redis.asyncio")
 from redis.crc import key_slot  # noqa: E402  (after the importorskip that guards it)
 
-from wire.redis import RedisEventLog, agentscope_session_key, checkpoint_key  # noqa: E402
+from wire.stores.redis import RedisEventLog, agentscope_session_key, checkpoint_key  # noqa: E402
 
 __all__ = ("redis_server",)  # the fixture, imported to be used here
 pytestmark = pytest.mark.anyio
@@ -74,14 +74,17 @@ async def test_extend_then_read_gives_the_events_and_their_ids(redis_server: Red
         assert log.last_id == ids[-1]
 
 
-async def test_ids_increase_and_one_batch_is_one_script_call(redis_server: RedisServer) -> None:
+@pytest.mark.parametrize(("keep_checkpoints", "calls"), [(False, 3), (True, 5)])
+async def test_ids_increase_and_one_batch_is_one_script_call_per_chunk(redis_server: RedisServer,
+                                                                       keep_checkpoints: bool, calls: int) -> None:
     _, events = long_reply(1200)
     async with connect(redis_server) as client:
-        log = RedisEventLog(client, new_key())
+        log = RedisEventLog(client, new_key(), keep_checkpoints=keep_checkpoints)
         before = (await client.info("commandstats")).get("cmdstat_evalsha", {}).get("calls", 0)
         ids = await log.extend(events)
         after = (await client.info("commandstats")).get("cmdstat_evalsha", {}).get("calls", 0)
-        assert after - before == 3  # 1200 events in scripts of 512: one pipeline, one round trip
+        # 1200 events in scripts of 512, or of checkpoint_every (256) with checkpoints: one pipeline
+        assert after - before == calls
         order = [tuple(map(int, entry_id.split("-"))) for entry_id in ids]
         assert order == sorted(order) and len(set(order)) == len(order)
         assert await client.xlen(log.key) == 1200
@@ -215,7 +218,7 @@ async def test_checkpoint_resume_sends_the_latest_checkpoint_with_the_id_it_cove
     async with connect(redis_server) as client:
         log = RedisEventLog(client, new_key(), msg=msg, checkpoint_every=10)
         ids = [await log.append(event) for event in events[:25]]
-        covered, snapshot = await log.last_checkpoint() or ("", None)
+        covered, snapshot = (await log.checkpoints())["r1"]
         assert covered == ids[20] and snapshot is not None  # after the 1st event (the first call), 11th, 21st
         decoder = SSEDecoder()
         async with aclosing(log.sse(ids[3], heartbeat=None)) as body:
@@ -224,15 +227,20 @@ async def test_checkpoint_resume_sends_the_latest_checkpoint_with_the_id_it_cove
         assert decoder.last_event_id in (covered, ids[-1])
 
 
-async def test_an_unknown_or_malformed_last_event_id_starts_from_the_beginning(redis_server: RedisServer) -> None:
+async def test_an_unknown_or_malformed_last_event_id_restarts_from_the_beginning(redis_server: RedisServer) -> None:
     _, events = long_reply(20)
     async with connect(redis_server) as client:
         log = RedisEventLog(client, new_key())
-        await log.extend(events)
+        ids = await log.extend(events)
         await log.close()
-        for last_event_id in ("nonsense", "99999999999999-0", "12", "", "١٢-0"):
-            got, _ = await sse_events(log, last_event_id, resume="replay")
-            assert got == events, last_event_id
+        got, last = await sse_events(log, "", resume="replay")  # no id: a new reader
+        assert got == events and last == ids[-1]
+        # An id of another log (one lost and made again), or none at all: a restart, then the log.
+        for last_event_id in ("nonsense", "99999999999999-0", "12", "١٢-0", "0-1"):
+            for resume in ("replay", "checkpoint"):
+                got, last = await sse_events(log, last_event_id, resume=resume)
+                assert [e.name for e in got[:1]] == [RESTART] and got[1:] == events, last_event_id
+                assert last == ids[-1]
 
 
 # -- past MAXLEN -------------------------------------------------------------------------------
@@ -286,6 +294,36 @@ async def test_a_reader_that_falls_behind_the_trim_goes_on_from_the_checkpoint(r
         assert any(read_checkpoint(event) is not None for event in got)
         built = apply(wire.AssistantMsg("Friday", [], id="r1"), got)
         assert wire.json.encode(built) == wire.json.encode(log.msg)
+
+
+async def test_a_log_without_a_checkpoint_serves_what_it_keeps_but_never_skips_a_readers_entries(
+        redis_server: RedisServer) -> None:
+    """A log kept without checkpoints (as agentscope's own session stream
+    is): a new reader reads every entry the stream
+    keeps, trimmed or not; a reader whose unread entries were trimmed away
+    gets StoreError, never a silent gap."""
+    _, events = long_reply(3000)
+    async with connect(redis_server) as client:
+        key = new_key()
+        log = RedisEventLog(client, key, max_len=100, keep_checkpoints=False)
+        ids = await log.extend(events[:20])
+        async with aclosing(RedisEventLog(client, key).follow()) as batches:
+            fresh = await anext(batches)
+        assert [entry_id for entry_id, _ in fresh] == ids and [event for _, event in fresh] == events[:20]
+        reader = RedisEventLog(client, key)
+        async with aclosing(reader.follow(max_batch=5)) as batches:
+            assert [entry_id for entry_id, _ in await anext(batches)] == ids[:5]  # then this reader stalls
+            await log.extend(events[20:])  # meanwhile the stream is trimmed far past it
+            await log.close()
+            with pytest.raises(StoreError, match="trimmed"):
+                async for _ in batches:
+                    pass
+        kept = await log.read()
+        assert len(kept) < len(events)
+        got, last = await sse_events(RedisEventLog(client, key))
+        assert got == [event for _, event in kept] and last == kept[-1][0]
+        with pytest.raises(StoreError, match="trimmed"):
+            await sse_events(RedisEventLog(client, key), ids[5], resume="replay")
 
 
 def test_the_checkpoint_key_shares_the_streams_hash_slot() -> None:
@@ -414,7 +452,7 @@ async def test_acknowledged_appends_survive_a_crash_with_aof_and_readers_reconne
                         await anyio.sleep(0.01)
                 await anyio.to_thread.run_sync(lambda: server.restart(kill=True))  # SIGKILL: no clean shutdown
                 assert [entry_id for entry_id, _ in await RedisEventLog(client, key).read()] == acknowledged
-                covered, _snapshot = await log.last_checkpoint() or ("", None)
+                covered, _snapshot = (await log.checkpoints())["r1"]
                 assert covered == acknowledged[-1]
                 acknowledged += await log.extend(events[300:])  # the producer goes on after the restart
                 await log.close()
