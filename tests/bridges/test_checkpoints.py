@@ -214,3 +214,30 @@ def test_another_replys_checkpoint_is_dropped() -> None:
     assert bridge.feed(checkpoint(wire.AssistantMsg("x", "hi", id="r2"))) == []
     vercel = VercelBridge("r1")
     assert vercel.feed(checkpoint(wire.AssistantMsg("x", "hi", id="r2"))) == []
+
+
+# -- the CLI ------------------------------------------------------------------------------------------
+
+
+@needs_client
+def test_cli_convert_of_a_capture_that_starts_with_a_checkpoint(tmp_path: Path) -> None:
+    """``wire convert --to ag-ui|vercel`` of a trimmed capture (a checkpoint,
+    then the events after it) writes what rebuilds the vector's Msg."""
+    import wire.cli
+
+    case = next(c for c in CASES if c.name == "full_reply_all_events")
+    stream, _ = cut_streams(case)[f"{case.name}/start/37"]
+    source = tmp_path / "capture.ndjson"
+    source.write_bytes(wire.json.encode_events(stream))
+    expected = wire.json.decode_msg(case.expected_msg)
+    agui_out, vercel_out = tmp_path / "out.agui", tmp_path / "out.vercel"
+    assert wire.cli.main(["convert", str(source), str(agui_out), "--to", "ag-ui"]) == 0
+    assert wire.cli.main(["convert", str(source), str(vercel_out), "--to", "vercel"]) == 0
+    assert agui_out.read_bytes() == to_agui_sse(stream)
+    assert vercel_out.read_bytes() == to_sse(stream)
+    report = _run_agui_batch({"cli": agui_out.read_bytes()}, tmp_path)["cli"]
+    assert mismatches(expected, report) == []
+    if vercel_client.NODE is not None and (vercel_client.CLIENT / "node_modules" / "ai").exists():
+        [result] = json.loads(vercel_client.run_client("read", [{"name": "cli", "sse": str(vercel_out)}], tmp_path))
+        vercel_client.compare(result["read"]["message"], json.loads(case.expected_msg), "cli",
+                              vercel_client.late_inputs(wire.json.decode_events(case.events_jsonl)))
