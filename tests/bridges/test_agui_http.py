@@ -19,7 +19,8 @@ from starlette.routing import Route
 import wire
 from tests.bridges.agui_client import custom_mismatches, mismatches, needs_client, run_client_at
 from tests.helpers import CASES, serve_asgi
-from wire.bridges.agui_http import agui_endpoint, answered_ids
+from wire.bridges.agui import RunInput, answered_ids, parse_run_input
+from wire.bridges.agui_http import agui_endpoint
 from wire.stores.memory import EventLog
 
 PARKS = (wire.RequireUserConfirmEvent, wire.RequireExternalExecutionEvent)
@@ -37,14 +38,14 @@ class Replies:
 
     async def produce(self, name: str, events: list[wire.AgentEvent], log: EventLog) -> None:
         for event in events:
-            log.append(event)
+            await log.append(event)
             await anyio.sleep(0.3 if "@slow" in name and isinstance(event, wire.ReplyStartEvent) else 0.001)
             if isinstance(event, PARKS):
                 await self.answered[name].wait()
                 self.answered[name] = anyio.Event()
-        log.close()
+        await log.close()
 
-    async def find_log(self, request: Request, run_input: Any) -> EventLog | None:
+    async def find_log(self, request: Request, run_input: RunInput) -> EventLog | None:
         name = request.path_params["name"]
         if name not in self.logs:
             case = next((c for c in CASES if c.name == name.partition("@")[0]), None)
@@ -54,8 +55,8 @@ class Replies:
             log = self.logs[name] = EventLog(wire.AssistantMsg("Friday", [], id=events[0].reply_id))  # type: ignore[union-attr]
             self.answered[name] = anyio.Event()
             if name.endswith("@closed"):  # the whole reply is there before anyone asks
-                log.extend(events)
-                log.close()
+                await log.extend(events)
+                await log.close()
             else:
                 self.task_group.start_soon(self.produce, name, events, log)
         if answered_ids(run_input):
@@ -72,6 +73,22 @@ class Replies:
 
         return Starlette(routes=[Route("/agui/{name}", agui_endpoint(self.find_log, heartbeat=0.2),
                                        methods=["POST"])], lifespan=lifespan)
+
+
+def sse_frames(text: str) -> list[tuple[str | None, dict[str, Any]]]:
+    """Each SSE frame of an AG-UI body: its ``id`` (None without one) and its data, as JSON."""
+    frames = []
+    for block in text.split("\n\n"):
+        lines = block.split("\n")
+        data = [line[len("data: "):] for line in lines if line.startswith("data: ")]
+        ids = [line[len("id: "):] for line in lines if line.startswith("id: ")]
+        if data:
+            frames.append((ids[-1] if ids else None, json.loads("\n".join(data))))
+    return frames
+
+
+def agui_frames(text: str) -> list[dict[str, Any]]:
+    return [frame for _, frame in sse_frames(text)]
 
 
 @pytest.fixture(scope="module")
@@ -114,12 +131,12 @@ def test_tool_messages_answer_an_external_execution_park(server: str) -> None:
     the park holds the results and ends with RUN_ERROR (incomplete) when the log closes."""
     name = "external_execution_result_appended@closed"
     first = httpx.post(f"{server}/agui/{name}", json={"threadId": "t", "runId": "x", "messages": []}, timeout=30)
-    frames = [json.loads(f[len("data: "):]) for f in first.text.split("\n\n") if f.startswith("data: ")]
+    frames = agui_frames(first.text)
     pending = frames[-1]["outcome"]["pendingToolCallIds"]
     answers = [{"id": f"{id}.answer", "role": "tool", "toolCallId": id, "content": "done"} for id in pending]
     second = httpx.post(f"{server}/agui/{name}", json={"threadId": "t", "runId": "y", "messages": answers},
                         timeout=30)
-    frames = [json.loads(f[len("data: "):]) for f in second.text.split("\n\n") if f.startswith("data: ")]
+    frames = agui_frames(second.text)
     assert [f["type"] for f in frames] == ["RUN_STARTED", "TOOL_CALL_RESULT", "TOOL_CALL_RESULT", "CUSTOM",
                                            "RUN_ERROR"]
     assert {f["toolCallId"] for f in frames if f["type"] == "TOOL_CALL_RESULT"} == set(pending)
@@ -130,15 +147,22 @@ def test_each_request_gets_one_run(server: str) -> None:
     name = "full_reply_all_events@closed"
     first = httpx.post(f"{server}/agui/{name}", json={"threadId": "t", "runId": "x", "messages": []}, timeout=30)
     assert first.headers["content-type"].startswith("text/event-stream")
-    frames = [json.loads(f[len("data: "):]) for f in first.text.split("\n\n") if f.startswith("data: ")]
+    frames = agui_frames(first.text)
     assert frames[0]["type"] == "RUN_STARTED" and frames[-1]["type"] == "RUN_FINISHED"
     assert [f["type"] for f in frames].count("RUN_STARTED") == 1
     [interrupt] = frames[-1]["outcome"]["interrupts"]
     second = httpx.post(f"{server}/agui/{name}", timeout=30, json={
         "threadId": "t", "runId": "y", "messages": [],
         "resume": [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": True}}]})
-    frames = [json.loads(f[len("data: "):]) for f in second.text.split("\n\n") if f.startswith("data: ")]
+    frames = agui_frames(second.text)
     assert frames[0]["runId"].endswith(".1") and frames[-1]["outcome"] == {"type": "success"}
+    # Each frame carries the id of the log entry it came from (for Last-Event-ID): in order,
+    # and the second run goes on from the entries after the first run's park.
+    ids = [[i for i, _ in sse_frames(response.text)] for response in (first, second)]
+    epochs = {i.rpartition("-")[0] for run in ids for i in run if i is not None}
+    positions = [[int(i.rpartition("-")[2]) for i in run if i is not None] for run in ids]
+    assert len(epochs) == 1 and [len(run) for run in positions] == [len(run) for run in ids]
+    assert all(run == sorted(run) for run in positions) and positions[1][0] > positions[0][-1]
 
 
 def test_bad_bodies_and_unknown_logs(server: str) -> None:
@@ -148,8 +172,8 @@ def test_bad_bodies_and_unknown_logs(server: str) -> None:
 
 
 def test_answered_ids() -> None:
-    assert answered_ids({"resume": [{"interruptId": "a"}], "messages": [
-        {"role": "tool", "toolCallId": "b"}, {"role": "user", "content": "hi"}]}) == {"a", "b"}
-    assert answered_ids(None) == set() == answered_ids({"resume": None})
+    assert answered_ids(parse_run_input(json.dumps({"resume": [{"interruptId": "a"}], "messages": [
+        {"role": "tool", "toolCallId": "b"}, {"role": "user", "content": "hi"}]}).encode())) == {"a", "b"}
+    assert answered_ids(RunInput()) == set() == answered_ids(parse_run_input(b'{"resume": null}'))
 
 

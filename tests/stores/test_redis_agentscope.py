@@ -1,4 +1,4 @@
-"""wire.redis and agentscope 2.0.11's app on one real redis-server, both ways:
+"""wire.stores.redis and agentscope 2.0.11's app on one real redis-server, both ways:
 agentscope's RedisMessageBus reads (and hears live, over Pub/Sub) what
 wire writes, and wire reads and serves what agentscope's
 publish_session_event writes, on the shared vectors."""
@@ -20,7 +20,7 @@ from tests.helpers import CASES, Case, expect
 from tests.redis_server import RedisServer, case_events, connect, rebuilt, redis_server, reduced, sse_events
 
 pytest.importorskip("redis.asyncio")
-from wire.redis import RedisEventLog, agentscope_session_key, checkpoint_key
+from wire.stores.redis import RedisEventLog, agentscope_session_key, checkpoint_key
 
 as_bus_module = pytest.importorskip("agentscope.app.message_bus._redis_message_bus")
 as_bus_ops = pytest.importorskip("agentscope.app._bus_ops")

@@ -28,7 +28,7 @@ from wire.resume import read_checkpoint
 from wire.transports.streams import iter_events
 
 aioredis = pytest.importorskip("redis.asyncio")
-from wire.redis import RedisEventLog  # noqa: E402
+from wire.stores.redis import RedisEventLog  # noqa: E402
 
 __all__ = ("redis_server",)  # the fixture, imported to be used here
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings(
