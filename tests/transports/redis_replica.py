@@ -16,8 +16,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.routing import Route
 
-from wire.transports.http import sse_endpoint
 from wire.stores.redis import RedisEventLog
+from wire.transports.http import sse_endpoint
 
 
 @contextlib.asynccontextmanager
