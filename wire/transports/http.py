@@ -33,28 +33,39 @@ What every endpoint here and in ``wire.bridges.agui_http`` and
   proxies keep a slow reply open.
 * Headers: no caching, and no proxy buffering (nginx's ``X-Accel-Buffering``).
 * A request body is read up to a limit (413 past it).
+* Who may read or answer a session is the application's decision:
+  ``authorize(request, session_id)`` is asked before the log is touched
+  (False is 403; it raises :class:`Refused` for another status, 401 for a
+  caller it does not know).
 
 Each endpoint chooses only its encoder.
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from typing import Any, TypeAlias
 
+import anyio
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 
-from wire.errors import DecodeError, StoreError
+from wire.errors import DecodeError, LocalProtocolError, StoreError
 from wire.framing import FRAMINGS, NDJSONEncoder
 from wire.stores import Entry, EventStore, Resume
+from wire.transports.chat import ANSWERS, ChatRequest, decode_chat_request, refusal
 
 __all__ = (
     "MAX_BODY_BYTES",
     "NO_BUFFERING",
+    "Authorize",
     "BodyTooLarge",
     "FindLog",
+    "OnAnswer",
+    "Refused",
+    "answer_endpoint",
     "cursor",
     "entries_body",
     "find",
@@ -127,8 +138,8 @@ async def entries_body(batches: AsyncIterable[list[Entry]], render: Callable[[li
 
 
 def serve(find_log: Callable[..., Any], respond: Callable[..., Response | Awaitable[Response]], *,
-          parse: Callable[[bytes], Any] | None = None,
-          body_limit: int = MAX_BODY_BYTES) -> Callable[[Request], Awaitable[Response]]:
+          parse: Callable[[bytes], Any] | None = None, body_limit: int = MAX_BODY_BYTES,
+          authorize: Callable[..., Any] | None = None) -> Callable[[Request], Awaitable[Response]]:
     """A Starlette endpoint: the log ``find_log(request)`` names, answered by
     ``respond(log, request)``. With ``parse``, the request body is read (up
     to ``body_limit`` bytes) and parsed first, and both calls get it too:
@@ -136,7 +147,9 @@ def serve(find_log: Callable[..., Any], respond: Callable[..., Response | Awaita
 
     404 when there is no such log; 400 when ``parse`` raises DecodeError
     (its message names the JSON path or byte); 413 for a body past the
-    limit; 503 when the store fails before the response starts."""
+    limit; 503 when the store fails before the response starts. With
+    ``authorize``, ``authorize(request)`` (or ``authorize(request, parsed)``)
+    is asked before ``find_log``: False is 403, :class:`Refused` its status."""
 
     async def endpoint(request: Request) -> Response:
         try:
@@ -147,6 +160,8 @@ def serve(find_log: Callable[..., Any], respond: Callable[..., Response | Awaita
                     args = (request, parse(body))
                 except DecodeError as exc:
                     return PlainTextResponse(f"the request body is not valid: {exc}", status_code=400)
+            if authorize is not None and await find(authorize, *args) is not True:
+                return PlainTextResponse("not allowed", status_code=403)
             log = await find(find_log, *args)
             if log is None:
                 return PlainTextResponse("no such log", status_code=404)
@@ -156,29 +171,35 @@ def serve(find_log: Callable[..., Any], respond: Callable[..., Response | Awaita
             return PlainTextResponse(f"the store failed: {exc}", status_code=503)
         except BodyTooLarge as exc:
             return PlainTextResponse(str(exc), status_code=413)
+        except Refused as exc:
+            return exc.response()
 
     return endpoint
 
 
-def sse_endpoint(find_log: FindLog, *, resume: Resume = "checkpoint",
-                 heartbeat: float | None = 15.0) -> Callable[[Request], Awaitable[Response]]:
+def sse_endpoint(find_log: FindLog, *, resume: Resume = "checkpoint", heartbeat: float | None = 15.0,
+                 authorize: Authorize | None = None,
+                 session_param: str = "session_id") -> Callable[[Request], Awaitable[Response]]:
     """The log ``find_log(request)`` names, as SSE: each frame's ``id`` its
-    entry id, resumed from ``Last-Event-ID`` or ``?after=``."""
+    entry id, resumed from ``Last-Event-ID`` or ``?after=``. With
+    ``authorize``, ``authorize(request, <the path parameter session_param>)``
+    is asked first (see :data:`Authorize`)."""
 
     async def respond(log: EventStore, request: Request) -> Response:
         return streaming(log.sse(cursor(request), resume=resume, heartbeat=heartbeat), FRAMINGS["sse"].media_type)
 
-    return serve(find_log, respond)
+    return serve(find_log, respond, authorize=_by_path(authorize, session_param))
 
 
-def ndjson_endpoint(find_log: FindLog, *, resume: Resume = "checkpoint",
-                    heartbeat: float | None = 15.0) -> Callable[[Request], Awaitable[Response]]:
+def ndjson_endpoint(find_log: FindLog, *, resume: Resume = "checkpoint", heartbeat: float | None = 15.0,
+                    authorize: Authorize | None = None,
+                    session_param: str = "session_id") -> Callable[[Request], Awaitable[Response]]:
     """The log ``find_log(request)`` names, as NDJSON, one event per line; a
     blank line after ``heartbeat`` idle seconds. NDJSON carries no ids, so
     a client resumes from a checkpoint: any ``?after=`` (or
     ``Last-Event-ID``) gets the Msg so far and the events after it, unless
     ``resume="replay"`` (then ``after`` must be an entry id the client
-    learnt elsewhere)."""
+    learnt elsewhere). ``authorize`` as for :func:`sse_endpoint`."""
 
     async def respond(log: EventStore, request: Request) -> Response:
         encoder = NDJSONEncoder()
@@ -186,4 +207,147 @@ def ndjson_endpoint(find_log: FindLog, *, resume: Resume = "checkpoint",
         body = entries_body(batches, lambda batch: encoder.encode_batch([event for _, event in batch]), b"\n")
         return streaming(body, FRAMINGS["ndjson"].media_type)
 
-    return serve(find_log, respond)
+    return serve(find_log, respond, authorize=_by_path(authorize, session_param))
+
+
+# -- who may read or answer a session, and the answer endpoint --------------------------------
+
+
+class Refused(Exception):
+    """What the application's ``authorize`` or ``on_answer`` raises to refuse
+    a request with a status of its choice (401 for a caller it does not
+    know, 409 for a run it will not start): answered with that status and
+    ``reason`` as text."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        if not 400 <= status <= 599:
+            raise ValueError(f"a refusal's status is 4xx or 5xx, not {status}")
+        self.status = status
+        self.reason = reason
+        super().__init__(f"{status}: {reason}")
+
+    def response(self) -> Response:
+        return PlainTextResponse(self.reason, status_code=self.status)
+
+
+Authorize: TypeAlias = Callable[[Request, str], "bool | Awaitable[bool]"]
+"""The application's check, ``authorize(request, session_id)`` (sync or
+async): True lets the request through; anything else is 403; it raises
+:class:`Refused` for another status (401 when it does not know the caller:
+agentscope's app reads an ``X-User-ID`` header). It is asked before the log
+is looked up, so a refused caller learns nothing of the session."""
+
+OnAnswer: TypeAlias = Callable[[ChatRequest, EventStore, Request], "Awaitable[None] | None"]
+"""The application's callback, ``on_answer(chat, log, request)``: ``chat``
+is the typed body, the answer already in ``log``; it starts the agent (a
+task, a queue) and returns. It may raise :class:`Refused`."""
+
+
+def _by_path(authorize: Authorize | None, param: str) -> Callable[[Request], Any] | None:
+    """``authorize`` asked about the session a path parameter names."""
+    if authorize is None:
+        return None
+
+    def check(request: Request) -> Any:
+        return authorize(request, str(request.path_params.get(param, "")))
+
+    return check
+
+
+class _SessionLocks:
+    """One anyio lock per session, held while an answer is checked and
+    written, dropped when no request holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[anyio.Lock, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def hold(self, session_id: str) -> AsyncIterator[None]:
+        lock, users = self._locks.get(session_id, (None, 0))
+        if lock is None:
+            lock = anyio.Lock()
+        self._locks[session_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[session_id]
+            if users == 1:
+                del self._locks[session_id]
+            else:
+                self._locks[session_id] = (lock, users - 1)
+
+
+def answer_endpoint(find_log: Callable[..., Any], on_answer: OnAnswer, *, authorize: Authorize | None = None,
+                    lock: Callable[[str], contextlib.AbstractAsyncContextManager[Any]] | None = None,
+                    body_limit: int = MAX_BODY_BYTES) -> Callable[[Request], Awaitable[Response]]:
+    """A ``POST`` endpoint for what a client sends back to a session:
+    agentscope's chat body ``{"agent_id", "session_id", "input"}``
+    (``wire.transports.chat``), the answer to a parked reply, an interrupt,
+    or a new turn.
+
+    In order, before anything is written:
+
+    * 413 for a body over ``body_limit`` bytes; 400 for one that is not a
+      chat body (the message names the JSON path), or whose ``session_id``
+      is not the route's ``{session_id}`` path parameter, if it has one;
+    * ``authorize(request, session_id)``, if given: 403, or its
+      :class:`Refused` status (401);
+    * ``find_log(request, chat)`` (sync or async) names the session's log:
+      404 when it is None; 503 when the store fails;
+    * 409 when the session cannot take the input now
+      (``wire.transports.chat.refusal``, read from ``await log.snapshot()``):
+      an answer to nothing pending, to calls the reply did not ask about or
+      answered before (so a second answer is refused), an interrupt of a
+      reply that is over, a new turn while a reply runs or is parked; or
+      when the log is closed.
+
+    Then an answer (a confirmation, an external result, an interrupt) is
+    appended to the log, so that every reader on every replica sees it, and
+    ``on_answer(chat, log, request)`` is called (and awaited: start the agent
+    and return). The response is agentscope's ``{"status": "started",
+    "session_id"}``, with ``entry_id``, the answer's entry id (null for a
+    new turn), from which a client reads what follows it.
+
+    Checking and appending run under one lock per session: an in-process
+    lock, and ``lock(session_id)`` when given, an async context manager
+    held across replicas (``redis.asyncio.Redis.lock``), without which two
+    replicas answering one reply at the same instant could both take it.
+    """
+    locks = _SessionLocks()
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            chat = decode_chat_request(await read_body(request, body_limit))
+        except BodyTooLarge as exc:
+            return PlainTextResponse(str(exc), status_code=413)
+        except DecodeError as exc:
+            return PlainTextResponse(f"the request body is not valid: {exc}", status_code=400)
+        named = request.path_params.get("session_id")
+        if named is not None and named != chat.session_id:
+            return PlainTextResponse(f"the body's session_id is not {named!r}, the URL's", status_code=400)
+        try:
+            if authorize is not None and await find(authorize, request, chat.session_id) is not True:
+                return PlainTextResponse("not allowed", status_code=403)
+            log: EventStore | None = await find(find_log, request, chat)
+            if log is None:
+                return PlainTextResponse("no such session", status_code=404)
+            async with locks.hold(chat.session_id), (lock(chat.session_id) if lock else contextlib.nullcontext()):
+                if log.closed:
+                    return PlainTextResponse("the session is closed", status_code=409)
+                problem = refusal(chat.input, await log.snapshot())
+                if problem is not None:
+                    return PlainTextResponse(problem, status_code=409)
+                entry_id = await log.append(chat.input) if isinstance(chat.input, ANSWERS) else None
+                handled = on_answer(chat, log, request)
+                if inspect.isawaitable(handled):
+                    await handled
+        except StoreError as exc:
+            return PlainTextResponse(f"the store failed: {exc}", status_code=503)
+        except LocalProtocolError as exc:  # a log closed by a writer elsewhere in this process
+            return PlainTextResponse(f"the session is closed: {exc}", status_code=409)
+        except Refused as exc:
+            return exc.response()
+        return JSONResponse({"status": "started", "session_id": chat.session_id, "entry_id": entry_id})
+
+    return endpoint
