@@ -74,7 +74,8 @@ def _parks(event: AGUIEvent) -> set[str]:
 
 
 async def agui_run(log: EventStore, *, answered: frozenset[str] = frozenset(), heartbeat: float | None = 15.0,
-                   thread_id: str | None = None, last_event_id: str | None = None) -> AsyncIterator[bytes]:
+                   thread_id: str | None = None, last_event_id: str | None = None,
+                   coalesce: bool | float = False) -> AsyncIterator[bytes]:
     """One AG-UI run of ``log`` as SSE bytes: the first run, the one after
     the last park whose ids ``answered`` holds, or, with ``last_event_id``,
     the run under way rejoined (see the module docstring). A ``:`` comment
@@ -114,7 +115,7 @@ async def agui_run(log: EventStore, *, answered: frozenset[str] = frozenset(), h
 
     resume: Resume = "checkpoint" if last_event_id else "replay"
     last = b"0"
-    async for batch in log.follow(last_event_id or None, resume=resume, heartbeat=tick):
+    async for batch in log.follow(last_event_id or None, resume=resume, heartbeat=tick, coalesce=coalesce):
         if not batch:
             idle += tick or 0.0
             if seeking and held:  # the log went quiet inside a run: it is the live one
@@ -145,19 +146,20 @@ async def agui_run(log: EventStore, *, answered: frozenset[str] = frozenset(), h
 
 
 def agui_response(log: EventStore, run_input: RunInput | None = None, *, heartbeat: float | None = 15.0,
-                  thread_id: str | None = None, last_event_id: str | None = None) -> StreamingResponse:
+                  thread_id: str | None = None, last_event_id: str | None = None,
+                  coalesce: bool | float = False) -> StreamingResponse:
     """A streaming response with the run of ``log`` that ``run_input`` asks
     for (or, with ``last_event_id``, the run under way, rejoined)."""
     given = run_input if run_input is not None else RunInput()
     body = agui_run(log, answered=answered_ids(given), heartbeat=heartbeat, last_event_id=last_event_id,
-                    thread_id=thread_id if thread_id is not None else given.thread_id)
+                    thread_id=thread_id if thread_id is not None else given.thread_id, coalesce=coalesce)
     return streaming(body, CONTENT_TYPE)
 
 
 FindLog = Callable[[Request, RunInput], "EventStore | Awaitable[EventStore | None] | None"]
 
 
-def agui_endpoint(find_log: FindLog, *, heartbeat: float | None = 15.0,
+def agui_endpoint(find_log: FindLog, *, heartbeat: float | None = 15.0, coalesce: bool | float = False,
                   body_limit: int = MAX_BODY_BYTES) -> Callable[[Request], Awaitable[Response]]:
     """A Starlette endpoint for ``HttpAgent``'s POST: it parses the body as a
     ``RunAgentInput`` (400 naming the JSON path if it is not one, 413 past
@@ -166,7 +168,7 @@ def agui_endpoint(find_log: FindLog, *, heartbeat: float | None = 15.0,
     that is None. ``Last-Event-ID`` rejoins the run under way."""
 
     def respond(log: EventStore, request: Request, run_input: Any) -> Response:
-        return agui_response(log, run_input, heartbeat=heartbeat,
+        return agui_response(log, run_input, heartbeat=heartbeat, coalesce=coalesce,
                              last_event_id=request.headers.get("last-event-id") or None)
 
     return serve(find_log, respond, parse=parse_run_input, body_limit=body_limit)

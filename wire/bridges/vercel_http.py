@@ -87,7 +87,8 @@ def _headers() -> dict[str, str]:
 
 
 def ui_message_stream_response(log: EventStore, *, after: str | None = None, end_at_park: bool = True,
-                               heartbeat: float | None = 15.0, message_id: str | None = None,
+                               heartbeat: float | None = 15.0, coalesce: bool | float = False,
+                               message_id: str | None = None,
                                dynamic_tools: bool = False, external_tools: Iterable[str] = ()) -> StreamingResponse:
     """A response streaming ``log`` as a UI message stream (each new event
     as it comes), from its first event, or after the entry ``after`` (the
@@ -99,12 +100,12 @@ def ui_message_stream_response(log: EventStore, *, after: str | None = None, end
     reply id, from its REPLY_START, by default); the other options are
     VercelBridge's."""
     bridge = VercelBridge(message_id, dynamic_tools=dynamic_tools, external_tools=external_tools)
-    batches = aiter(log.follow(None, heartbeat=heartbeat, max_batch=_MAX_BATCH))
+    batches = aiter(log.follow(None, heartbeat=heartbeat, max_batch=_MAX_BATCH, coalesce=coalesce))
     return streaming(_body(batches, bridge, after, end_at_park), HEADERS["content-type"], _headers())
 
 
 def resume_endpoint(find_log: FindLog, *, finished: bool = False, heartbeat: float | None = 15.0,
-                    dynamic_tools: bool = False,
+                    coalesce: bool | float = False, dynamic_tools: bool = False,
                     external_tools: Iterable[str] = ()) -> Callable[[Request], Awaitable[Response]]:
     """The endpoint of ``GET {api}/{chatId}/stream``: the log ``find_log``
     names (it may be async) as :func:`ui_message_stream_response` from its
@@ -118,7 +119,7 @@ def resume_endpoint(find_log: FindLog, *, finished: bool = False, heartbeat: flo
             return Response(status_code=204)
         # The first batch is read before answering: a remote store learns
         # there whether the log is closed already.
-        batches = aiter(log.follow(None, heartbeat=heartbeat, max_batch=_MAX_BATCH))
+        batches = aiter(log.follow(None, heartbeat=heartbeat, max_batch=_MAX_BATCH, coalesce=coalesce))
         first = await anext(batches, None)
         if log.closed and not finished:
             await batches.aclose()  # type: ignore[attr-defined]

@@ -87,16 +87,21 @@ class EventStore(Protocol):
         ...
 
     def follow(self, after: str | None = None, *, resume: Resume = "replay", heartbeat: float | None = None,
-               max_batch: int = 512) -> AsyncIterator[list[Entry]]:
+               max_batch: int = 512, coalesce: bool | float = False) -> AsyncIterator[list[Entry]]:
         """The entries after id ``after`` (from the first with None), then
         live ones as they come, in batches of at most ``max_batch``, until
         the log is closed; an empty batch after each ``heartbeat`` idle
-        seconds. An id the log never gave out starts from the first entry.
-        ``resume`` applies when ``after`` is given (see :data:`Resume`)."""
+        seconds. An id the log never gave out gets a ``wire.restart`` event
+        (entry id ``""``), then the log from its first entry. ``resume``
+        applies when ``after`` is given (see :data:`Resume`). ``coalesce``:
+        True merges the deltas of one block that are already waiting into
+        one event (the id of the last it covers); a number of seconds also
+        holds a live reader's events that long to merge them. The Msg a
+        reader builds is the same byte for byte either way."""
         ...
 
     def sse(self, last_event_id: str | None = None, *, resume: Resume = "checkpoint",
-            heartbeat: float | None = 15.0) -> AsyncIterator[bytes]:
+            heartbeat: float | None = 15.0, coalesce: bool | float = False) -> AsyncIterator[bytes]:
         """:meth:`follow` as an SSE body: each frame's ``id`` is its entry's
         id, and a ``:`` comment goes out after ``heartbeat`` idle seconds."""
         ...
@@ -107,12 +112,16 @@ async def sse_body(batches: AsyncIterable[list[Entry]]) -> AsyncGenerator[bytes,
     ``id`` its entry id; an empty batch becomes a ``:`` comment."""
     encoder = SSEEncoder(next_id=None)
     keep_alive = SSEEncoder.comment()
-    async for batch in batches:
-        if not batch:
-            yield keep_alive
-            continue
-        ids, events = zip(*batch, strict=True)
-        yield encoder.encode_entries(ids, events)
+    try:
+        async for batch in batches:
+            if not batch:
+                yield keep_alive
+                continue
+            ids, events = zip(*batch, strict=True)
+            yield encoder.encode_entries(ids, events)
+    finally:
+        if isinstance(batches, AsyncGenerator):
+            await batches.aclose()
 
 
 def refuse_checkpoints(events: list[AgentEvent]) -> None:

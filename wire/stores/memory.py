@@ -9,6 +9,7 @@ from __future__ import annotations
 import secrets
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterable, Iterable
+from contextlib import aclosing
 
 import anyio
 
@@ -18,6 +19,7 @@ from wire.events import AgentEvent
 from wire.messages import Msg
 from wire.resume import checkpoint, restart
 from wire.stores import Entry, Resume, StoredEvent, refuse_checkpoints, sse_body
+from wire.stores._coalesce import Coalesce, Coalescer, hold_of
 from wire.stores._replies import Replies
 
 __all__ = ("EventLog",)
@@ -192,12 +194,21 @@ class EventLog:
         return [(self._prefix + str(pos), checkpoint(msgs[reply_id])) for pos, reply_id in written]
 
     async def follow(self, after: str | None = None, *, resume: Resume = "replay", heartbeat: float | None = None,
-                     max_batch: int = 512) -> AsyncGenerator[list[Entry], None]:
+                     max_batch: int = 512, coalesce: Coalesce = False) -> AsyncGenerator[list[Entry], None]:
+        hold = hold_of(coalesce)
+        merger = Coalescer() if coalesce is not False else None
+        async with aclosing(self._follow(after, resume, heartbeat, max_batch, hold)) as batches:
+            async for batch in batches:
+                yield merger.batch(batch) if merger is not None and batch else batch
+
+    async def _follow(self, after: str | None, resume: Resume, heartbeat: float | None, max_batch: int,
+                      hold: float) -> AsyncGenerator[list[Entry], None]:
         if resume not in _RESUMES:
             raise ValueError(f"resume must be 'checkpoint' or 'replay', not {resume!r}")
         if max_batch < 1:
             raise ValueError("max_batch must be 1 or more")
         pos = 0
+        held = False
         if after:
             at = self._position(after)
             if at is None:
@@ -218,6 +229,11 @@ class EventLog:
                     yield ckpts
                 continue
             if pos < self.end:
+                if hold and not held and self.end - pos < max_batch and not self._closed:
+                    held = True
+                    await anyio.sleep(hold)  # a live reader: what comes within the hold goes in this batch
+                    continue
+                held = False
                 at = pos - self._base
                 batch: list[StoredEvent] = self._kept[at:at + max_batch]  # type: ignore[assignment]
                 yield list(zip(self._ids(pos, len(batch)), batch, strict=True))
@@ -237,6 +253,8 @@ class EventLog:
                 yield []
 
     async def sse(self, last_event_id: str | None = None, *, resume: Resume = "checkpoint",
-                  heartbeat: float | None = 15.0) -> AsyncGenerator[bytes, None]:
-        async for chunk in sse_body(self.follow(last_event_id or None, resume=resume, heartbeat=heartbeat)):
-            yield chunk
+                  heartbeat: float | None = 15.0, coalesce: Coalesce = False) -> AsyncGenerator[bytes, None]:
+        batches = self.follow(last_event_id or None, resume=resume, heartbeat=heartbeat, coalesce=coalesce)
+        async with aclosing(sse_body(batches)) as body:
+            async for chunk in body:
+                yield chunk

@@ -15,7 +15,7 @@ skips entries silently.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from contextlib import suppress
+from contextlib import aclosing, suppress
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -31,6 +31,7 @@ from wire.messages import Msg
 from wire.peek import peek_json_lines
 from wire.resume import CHECKPOINT, checkpoint_payload, restart
 from wire.stores import Entry, Resume
+from wire.stores._coalesce import Coalesce, Coalescer, hold_of
 from wire.stores.redis._common import (
     ENTRY_ID,
     FAILURES,
@@ -128,31 +129,47 @@ class Reader(LogBase):
         return self._decode(batch)
 
     async def follow(self, after: str | None = None, *, resume: Resume = "replay", heartbeat: float | None = None,
-                     max_batch: int = 512) -> AsyncGenerator[list[Entry], None]:
+                     max_batch: int = 512, coalesce: Coalesce = False) -> AsyncGenerator[list[Entry], None]:
         """The entries after id ``after`` (all with None), then live ones as
         they come, in batches of at most ``max_batch`` (id, event) pairs,
-        until the producer closes the log; with ``heartbeat``, an empty batch
+        until the session is closed; with ``heartbeat``, an empty batch
         after that many idle seconds. Where entries after the cursor were
-        trimmed and the log has a checkpoint, it comes first (a CUSTOM
-        ``wire.checkpoint`` event, with the id of the entry it covers)."""
+        trimmed, the checkpoints of the replies written since come first
+        (CUSTOM ``wire.checkpoint`` events, each with the id of the entry it
+        was taken at). ``coalesce`` merges the deltas waiting for a reader
+        (``wire.stores._coalesce``)."""
         _check(resume, max_batch)
+        merger = Coalescer() if coalesce is not False else None
         cursor, first, end = await self._open(after, resume)
-        async for batch in self._follow(cursor, first, end, heartbeat, max_batch):
-            yield self._decode(batch) if batch.ids else []
+        async with aclosing(self._follow(cursor, first, end, heartbeat, max_batch, hold_of(coalesce))) as batches:
+            async for batch in batches:
+                entries = self._decode(batch) if batch.ids else []
+                yield merger.batch(entries) if merger is not None and entries else entries
 
     async def sse(self, last_event_id: str | None = None, *, resume: Resume = "checkpoint",
-                  heartbeat: float | None = 15.0) -> AsyncGenerator[bytes, None]:
+                  heartbeat: float | None = 15.0, coalesce: Coalesce = False) -> AsyncGenerator[bytes, None]:
         """The log as an SSE body, each frame's ``id`` its entry id, each
         payload's bytes as Redis holds them as its ``data`` (never decoded
         and re-encoded per reader; the readers of one client share a read
         that is under way); a ``:`` comment after ``heartbeat`` idle seconds.
         Resumes as :meth:`follow` does, from the latest checkpoint by
-        default."""
+        default. With ``coalesce``, the entries are decoded to be merged
+        (``wire.stores._coalesce``) and written again."""
         _check(resume, 512)
+        merger = Coalescer() if coalesce is not False else None
         cursor, first, end = await self._open(last_event_id or None, resume)
         heartbeat_frame = SSEEncoder.comment()
-        async for batch in self._follow(cursor, first, end, heartbeat, 512):
-            yield self._sse_frames(batch) if batch.ids else heartbeat_frame
+        async with aclosing(self._follow(cursor, first, end, heartbeat, 512, hold_of(coalesce))) as batches:
+            async for batch in batches:
+                if not batch.ids:
+                    yield heartbeat_frame
+                elif merger is None:
+                    yield self._sse_frames(batch)
+                else:
+                    entries = merger.batch(self._decode(batch))
+                    if entries:
+                        ids, events = zip(*entries, strict=True)
+                        yield _ENCODER.encode_entries(ids, events)
 
     # -- entries to items -----------------------------------------------------------
 
@@ -363,9 +380,10 @@ class Reader(LogBase):
         await self.client.xread({self.key: cursor}, count=1, block=block_ms)
 
     async def _follow(self, cursor: bytes, first: Batch, end: bytes | None, heartbeat: float | None,
-                      max_batch: int) -> AsyncGenerator[Batch, None]:
+                      max_batch: int, hold: float = 0.0) -> AsyncGenerator[Batch, None]:
         """Batches of entries from ``cursor`` on (``first`` before them),
-        until the end mark; an empty batch after each idle ``heartbeat``."""
+        until the end mark; an empty batch after each idle ``heartbeat``.
+        With ``hold``, a batch that is not full waits that long for more."""
         if first.ids:
             yield first
         if end is not None and order(cursor) >= order(end):
@@ -394,6 +412,13 @@ class Reader(LogBase):
                 continue
             idle_since = anyio.current_time()
             cursor = last
+            if hold and len(batch.ids) < max_batch and end is None:
+                await anyio.sleep(hold)  # a live reader: what comes within the hold goes in this batch
+                more, end, later, _ = await self._retrying("follow", self._poll, cursor, max_batch - len(batch.ids))
+                self.skipped += more.skipped
+                if later is not None:
+                    cursor = later
+                    batch = Batch(batch.ids + more.ids, batch.payloads + more.payloads)
             if batch.ids:
                 yield batch
             if end is not None and order(cursor) >= order(end):

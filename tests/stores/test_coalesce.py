@@ -1,0 +1,219 @@
+"""Coalescing (``wire.stores._coalesce``): the deltas waiting for a reader
+merged, and the Msg it builds the same byte for byte, with the same
+anomalies and the same strict-mode outcome, for every vector, every way the
+stream is cut into batches, and every resume point of a coalesced stream;
+in both stores, over SSE, and in the TypeScript reducer."""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import random
+import subprocess
+from collections.abc import AsyncIterator
+from contextlib import aclosing, asynccontextmanager
+from typing import Any
+
+import anyio
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import wire
+from tests.helpers import CASES, ROOT, Case, needs_npm, require_npm
+from tests.redis_server import RedisServer, connect, redis_server
+from tests.strategies import reply_streams
+from wire.errors import StreamOrderError
+from wire.framing import NDJSONEncoder, SSEDecoder
+from wire.resume import Conversation
+from wire.stores import Entry, EventStore
+from wire.stores._coalesce import Coalescer
+from wire.stores.memory import EventLog
+
+__all__ = ("redis_server",)  # the fixture, imported to be used here
+
+
+def _entries(events: list[Any]) -> list[Entry]:
+    return [(str(i), event) for i, event in enumerate(events)]
+
+
+def _coalesced(events: list[Any], cuts: list[int]) -> list[Entry]:
+    """``events`` through one reader's Coalescer, in batches cut at ``cuts``."""
+    merger = Coalescer()
+    out: list[Entry] = []
+    bounds = [0, *sorted(set(cuts)), len(events)]
+    entries = _entries(events)
+    for start, stop in itertools.pairwise(bounds):
+        if stop > start:
+            out += merger.batch(entries[start:stop])
+    return out
+
+
+def _outcome(msg: wire.Msg, events: list[Any], *, strict: bool = False) -> tuple[bytes, list[Any]] | str:
+    try:
+        msg.extend_events(events, strict=strict)
+    except StreamOrderError as exc:
+        return f"strict: {exc.kind}"
+    return wire.json.encode(msg), [(a.kind, a.id) for a in msg.anomalies]
+
+
+def _fresh(case: Case) -> wire.Msg:
+    return wire.json.decode_msg(case.initial_msg)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_every_vector_builds_the_same_msg_however_it_is_batched(case: Case) -> None:
+    events = wire.json.decode_events(case.events_jsonl)
+    whole = _outcome(_fresh(case), events)
+    rng = random.Random(case.name)
+    for cuts in ([], list(range(len(events))), [rng.randrange(len(events) + 1) for _ in range(5)]):
+        merged = _coalesced(events, cuts)
+        assert [i for i, _ in merged] == sorted({i for i, _ in merged}, key=int)  # ids in order, each once
+        assert _outcome(_fresh(case), [e for _, e in merged]) == whole
+        for strict in (False, True):
+            assert _outcome(_fresh(case), [e for _, e in merged], strict=strict) == _outcome(
+                _fresh(case), events, strict=strict)
+
+
+def test_a_long_run_of_deltas_becomes_one_event_with_the_last_id() -> None:
+    events = wire.json.decode_events(next(c for c in CASES if c.name == "plain_text").events_jsonl)
+    merged = _coalesced(events, [])
+    deltas = [e for _, e in merged if type(e) is wire.TextBlockDeltaEvent]
+    assert len(deltas) == 1 and sum(type(e) is wire.TextBlockDeltaEvent for e in events) > 1
+    last_delta = max(i for i, e in enumerate(events) if type(e) is wire.TextBlockDeltaEvent)
+    assert next(i for i, e in merged if type(e) is wire.TextBlockDeltaEvent) == str(last_delta)
+
+
+@settings(max_examples=300, deadline=None)
+@given(reply_streams(), st.lists(st.integers(0, 200), max_size=6), st.randoms(use_true_random=False))
+def test_generated_streams_and_damaged_ones_keep_their_outcome(events: list[Any], cuts: list[int],
+                                                                rnd: random.Random) -> None:
+    # Damage: drop, repeat or move a few events, so that deltas meet unknown and finished blocks.
+    damaged = list(events)
+    for _ in range(rnd.randrange(3)):
+        if len(damaged) > 2:
+            i = rnd.randrange(len(damaged))
+            op = rnd.randrange(3)
+            if op == 0:
+                del damaged[i]
+            elif op == 1:
+                damaged.insert(rnd.randrange(len(damaged)), damaged[i])
+            else:
+                damaged.insert(rnd.randrange(len(damaged)), damaged.pop(i))
+    for stream in (events, damaged):
+        merged = [e for _, e in _coalesced(stream, cuts)]
+        for strict in (False, True):
+            fresh = [wire.AssistantMsg("Friday", [], id=events[0].reply_id, created_at="t0") for _ in range(2)]
+            assert _outcome(fresh[0], merged, strict=strict) == _outcome(fresh[1], stream, strict=strict)
+
+
+# -- in the stores ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"  # redis-py's client runs on asyncio only (the memory log's trio runs are the conformance suite's)
+
+
+@asynccontextmanager
+async def _stores(kind: str, server: RedisServer | None) -> AsyncIterator[tuple[EventStore, Any]]:
+    if kind == "memory":
+        log = EventLog()
+        yield log, lambda: log
+        return
+    from wire.stores.redis import RedisEventLog
+
+    assert server is not None
+    async with connect(server) as client:
+        key = f"coalesce:{random.random()}"
+        redis_log = RedisEventLog(client, key)
+        yield redis_log, lambda: RedisEventLog(client, key)
+        await redis_log.delete()
+
+
+async def _read(store: EventStore, after: str | None = None, **options: Any) -> list[Entry]:
+    out: list[Entry] = []
+    with anyio.fail_after(30):
+        async with aclosing(store.follow(after, **options)) as batches:  # type: ignore[type-var]
+            async for batch in batches:
+                out += batch
+    return out
+
+
+def _session_bytes(events: list[Any], had: Conversation | None = None) -> list[bytes]:
+    conversation = had or Conversation()
+    conversation.extend(events)
+    return [wire.json.encode(m) for m in conversation.replies.values()]
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+@pytest.mark.anyio
+async def test_a_reader_behind_gets_far_fewer_events_and_resumes_exactly_at_every_id(
+        kind: str, request: pytest.FixtureRequest) -> None:
+    server = request.getfixturevalue("redis_server") if kind == "redis" else None
+    events = [e for case in CASES[:4] for e in wire.json.decode_events(case.events_jsonl)]
+    async with _stores(kind, server) as (log, reader):
+        await log.extend(events)
+        await log.close()
+        plain = await _read(reader())
+        merged = await _read(reader(), coalesce=True)
+        want = _session_bytes([e for _, e in plain])
+        assert len(merged) < len(plain) and _session_bytes([e for _, e in merged]) == want
+        plain_ids = [i for i, _ in plain]
+        assert all(i in plain_ids for i, _ in merged)
+        for k, (entry_id, _) in enumerate(merged):  # resume at every id of the coalesced stream
+            had = Conversation()
+            had.extend([e for _, e in merged[:k + 1]])
+            rest = await _read(reader(), entry_id, coalesce=True)
+            assert _session_bytes([e for _, e in rest], had) == want, k
+        # Over SSE, the same.
+        decoder: SSEDecoder[Any] = SSEDecoder()
+        body: list[Any] = []
+        async with aclosing(reader().sse(None, heartbeat=None, coalesce=True)) as chunks:
+            async for chunk in chunks:
+                body += decoder.feed(chunk)
+        assert _session_bytes(body) == want and len(body) == len(merged)
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+@pytest.mark.anyio
+async def test_a_live_reader_with_a_hold_gets_merged_batches_and_the_same_msg(
+        kind: str, request: pytest.FixtureRequest) -> None:
+    server = request.getfixturevalue("redis_server") if kind == "redis" else None
+    case = next(c for c in CASES if c.name == "full_reply_all_events")
+    events = wire.json.decode_events(case.events_jsonl)
+    async with _stores(kind, server) as (log, reader):
+        got: list[Entry] = []
+
+        async def follow() -> None:
+            got.extend(await _read(reader(), coalesce=0.05))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(follow)
+            await anyio.sleep(0.05)
+            for event in events:
+                await log.append(event)
+                await anyio.sleep(0.001)
+            await log.close()
+        assert len(got) < len(events)
+        assert _session_bytes([e for _, e in got]) == _session_bytes(events)
+
+
+@needs_npm("schemas")
+def test_the_typescript_reducer_builds_the_same_msg_from_a_coalesced_stream() -> None:
+    node = require_npm("schemas")
+    lines = []
+    for case in CASES:
+        events = wire.json.decode_events(case.events_jsonl)
+        for stream in (events, [e for _, e in _coalesced(events, [])]):
+            lines.append(json.dumps({"initial": json.loads(case.initial_msg), "format": "ndjson", "chunk": 4096,
+                                     "split": 0, "stream": base64.b64encode(NDJSONEncoder().encode_batch(stream))
+                                     .decode()}))
+    done = subprocess.run([node, str(ROOT / "tests" / "ts" / "reduce-cases.mjs")], input="\n".join(lines) + "\n",
+                          capture_output=True, text=True, timeout=120, check=True)
+    results = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(results) == 2 * len(CASES)
+    for case, whole, merged in zip(CASES, results[::2], results[1::2], strict=True):
+        assert merged["lenient"] == whole["lenient"], case.name
+        assert merged["strict"] == whole["strict"], case.name
