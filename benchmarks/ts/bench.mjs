@@ -8,12 +8,15 @@
 //    MessagePack decoder (esbuild, as a frontend's bundler would tree-shake it).
 //
 // Run from the repository root after `npm ci` and `npm run build` in schemas/:
-//   node benchmarks/ts/bench.mjs [rounds]
+//   node benchmarks/ts/bench.mjs [rounds] [--json FILE]
 // The workload is written once, by wire's Python workload module, to a
-// temporary file (WIRE_PYTHON names the interpreter; default `python`).
+// temporary file (WIRE_PYTHON names the interpreter; default `python`), or
+// read from WIRE_WORKLOAD (benchmarks/report.py writes it fresh for each run,
+// so that a file left by another commit is never read). --json writes every
+// figure to FILE for report.py.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,8 +26,11 @@ import { build } from "../../schemas/node_modules/esbuild/lib/main.js";
 import { extendEvents, NDJSONDecoder } from "../../schemas/dist/index.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const ROUNDS = Number(process.argv[2] ?? 21);
-const WORKLOAD = join(tmpdir(), "wire-workload-seed0.ndjson");
+const argv = process.argv.slice(2);
+const JSON_OUT = argv.includes("--json") ? argv[argv.indexOf("--json") + 1] : undefined;
+const ROUNDS = Number(argv.find((a, i) => /^\d+$/.test(a) && argv[i - 1] !== "--json") ?? 21);
+const WORKLOAD = process.env.WIRE_WORKLOAD ?? join(tmpdir(), "wire-workload-seed0.ndjson");
+const RESULT = { node: process.version, rounds: ROUNDS, bytes_to_msg_ms: {}, growth_ms: {}, bundle: {} };
 const CHUNK = 64 * 1024; // what a network stream hands over at a time
 
 if (!existsSync(WORKLOAD)) {
@@ -91,7 +97,10 @@ console.log("|---|---:|---:|");
 for (const name of Object.keys(CASES)) {
   const m = median(times[name]);
   console.log(`| ${name} | ${m.toFixed(1)} | ${(m / base).toFixed(2)}x |`);
+  RESULT.bytes_to_msg_ms[name] = m;
 }
+RESULT.bytes = bytes.length;
+RESULT.events = floor();
 
 // -- growth: O(1) amortized per event means 10x the events cost about 10x ----------------
 
@@ -119,6 +128,8 @@ for (const [kind, what] of [["text", "one-character text deltas"], ["data", "1-b
   const large = median(Array.from({ length: 7 }, () => growth(kind, 1_000_000)));
   console.log(`| 100k ${what} | ${small.toFixed(1)} | |`);
   console.log(`| 1M ${what} | ${large.toFixed(1)} | ${(large / small).toFixed(2)}x |`);
+  RESULT.growth_ms[`100k ${what}`] = small;
+  RESULT.growth_ms[`1M ${what}`] = large;
 }
 
 // -- bundle size -----------------------------------------------------------------------
@@ -142,4 +153,6 @@ for (const [label, entry] of [["whole runtime", all], ["without MsgpackFrameDeco
   ["appendEvent/extendEvents only", reducerOnly]]) {
   const { min, gz } = await size(entry);
   console.log(`| ${label} | ${min} | ${gz} |`);
+  RESULT.bundle[label] = { minified: min, gzipped: gz };
 }
+if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify(RESULT, null, 1));
