@@ -41,6 +41,7 @@ which gets the request and its parsed :class:`~wire.bridges.agui.RunInput`::
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import aclosing
 from typing import Any
 
 from starlette.requests import Request
@@ -113,8 +114,18 @@ async def agui_run(log: EventStore, *, answered: frozenset[str] = frozenset(), h
                 return send(held)
         return False
 
-    resume: Resume = "checkpoint" if last_event_id else "replay"
+    resume: Resume = "replay"
     last = b"0"
+    if last_event_id:
+        if await _catch_up(log, bridge, last_event_id):
+            # The bridge holds what the client has: re-open what is open, then the events after it.
+            last = last_event_id.encode()
+            if send([(last, agui) for agui in bridge.rejoin()]):
+                yield bytes(buf)
+                return
+        else:  # the log no longer holds the client's position: from the latest checkpoint
+            resume = "checkpoint"
+            bridge = AGUIBridge(thread_id=thread_id)
     async for batch in log.follow(last_event_id or None, resume=resume, heartbeat=tick, coalesce=coalesce):
         if not batch:
             idle += tick or 0.0
@@ -143,6 +154,21 @@ async def agui_run(log: EventStore, *, answered: frozenset[str] = frozenset(), h
     # The log is closed without ending the run: close it (RUN_ERROR, see AGUIBridge.close).
     if send(held + [(last, agui) for agui in bridge.close()]) or buf:
         yield bytes(buf)
+
+
+async def _catch_up(log: EventStore, bridge: AGUIBridge, entry_id: str) -> bool:
+    """Feed ``bridge`` the log up to entry ``entry_id`` (what a rejoining
+    client has), dropping what it returns; False if the log does not reach
+    that entry before it runs out of events waiting."""
+    async with aclosing(log.follow(None, heartbeat=_SETTLE)) as batches:  # type: ignore[type-var]
+        async for batch in batches:
+            if not batch:
+                return False
+            for at, event in batch:
+                bridge.feed(event)
+                if at == entry_id:
+                    return True
+    return False
 
 
 def agui_response(log: EventStore, run_input: RunInput | None = None, *, heartbeat: float | None = 15.0,
