@@ -25,7 +25,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 import msgspec
 
-from wire._portable import problem
+from wire._portable import offender
 from wire.blocks import ThinkingBlock
 from wire.errors import DecodeError, EncodeError
 from wire.events import AgentEvent, UnknownEvent
@@ -224,9 +224,8 @@ class Codec:
                     raise err from exc
                 for key, value in keys.items():
                     if key not in _THINKING_FIELDS:
-                        if (why := problem(value, f"$.content[{i}].{key[:64]}")) is not None:
-                            reason, _, path = why.rpartition(" - in ")  # as the structs check theirs
-                            raise DecodeError(reason, path=path.strip("`"))
+                        if (found := offender(value, f"$.content[{i}].{key[:64]}")) is not None:
+                            raise DecodeError(found[0], path=found[1])
                         # Into __dict__, not setattr: a key such as "__class__"
                         # must stay data, as agentscope keeps it.
                         vars(block)[key] = value

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ("INT_MAX", "INT_MIN", "check", "check_int", "problem", "saturated")
+__all__ = ("INT_MAX", "INT_MIN", "check", "check_int", "offender", "problem", "saturated")
 
 INT_MIN = -(2**63)  # the range of MessagePack's integers
 INT_MAX = 2**64 - 1
@@ -35,7 +35,14 @@ INT_MAX = 2**64 - 1
 
 def problem(value: Any, path: str) -> str | None:
     """Why ``value`` (the field ``path`` of a struct, e.g. ``metadata``) is
-    no portable value, as "what - in `path.inside`", or None when it is one.
+    no portable value, as "what - in `path.inside`", or None when it is one."""
+    found = offender(value, path)
+    return None if found is None else _at(found[1], found[0])
+
+
+def offender(value: Any, path: str) -> tuple[str, str] | None:
+    """:func:`problem`'s answer as (what, path), for a caller that raises an
+    error of its own with the path apart (``$.metadata.n``).
 
     Linear in the size of the value, with no stack depth: a first walk keeps
     no paths (the common case, a portable value, ends there); only when it
@@ -67,9 +74,9 @@ def problem(value: Any, path: str) -> str | None:
     return None
 
 
-def _locate(value: Any, path: str) -> str | None:
-    """:func:`problem`'s answer for a value known to hold an offender: the
-    first one in document order, with its path."""
+def _locate(value: Any, path: str) -> tuple[str, str] | None:
+    """:func:`offender`'s answer for a value known to hold one: the first
+    in document order, with its path."""
     # keys[i] is the key, in the container whose items iters[i] yields, of
     # the item being looked at; the path is built from them only once.
     iters: list[Any] = []
@@ -88,13 +95,12 @@ def _locate(value: Any, path: str) -> str | None:
             keys.append(None)
         elif cls is int:
             if not INT_MIN <= item <= INT_MAX:
-                return _at(_path(path, keys), _OUT_OF_RANGE)
+                return _OUT_OF_RANGE, _path(path, keys)
         elif cls is float:
             if not math.isfinite(item):
-                return _at(_path(path, keys), f"the float {item!r}, which JSON cannot carry")
+                return f"the float {item!r}, which JSON cannot carry", _path(path, keys)
         elif not (cls is str or cls is bool or item is None):
-            return _at(_path(path, keys),
-                       f"a value of type {cls.__name__}, which JSON and MessagePack do not both carry")
+            return f"a value of type {cls.__name__}, which JSON and MessagePack do not both carry", _path(path, keys)
         while iters:
             pair = next(iters[-1], None)
             if pair is None:
@@ -105,7 +111,7 @@ def _locate(value: Any, path: str) -> str | None:
             key, item = pair
             if maps[-1] and type(key) is not str:
                 keys.pop()
-                return _at(_path(path, keys), f"a map key of type {type(key).__name__}; keys must be strings")
+                return f"a map key of type {type(key).__name__}; keys must be strings", _path(path, keys)
             keys[-1] = key
             break
         else:
@@ -122,8 +128,8 @@ def _path(path: str, keys: list[Any]) -> str:
 def check(value: Any, path: str) -> None:
     """Raise ValueError (which msgspec reports with the struct's path) when
     ``value`` is no portable value."""
-    if (why := problem(value, path)) is not None:
-        raise ValueError(why)
+    if (found := offender(value, path)) is not None:
+        raise ValueError(_at(found[1], found[0]))
 
 
 def check_int(value: int, path: str) -> None:

@@ -148,8 +148,9 @@ def test_what_1x_fills_in_is_filled_in() -> None:
     finally:
         wire.set_id_factory(None)
         wire.set_timestamp_factory(None)
+    # A null invocation_id is kept as it was (1.x's from_dict reads it as the None it defaults to).
     assert to_agentscope1(msg) == {"id": "new", "name": "n", "role": "user", "content": "hi", "metadata": {},
-                                   "timestamp": "2026-02-03 04:05:06.789"}
+                                   "timestamp": "2026-02-03 04:05:06.789", "invocation_id": None}
 
 
 def test_memory_pairs_keep_their_marks() -> None:

@@ -72,6 +72,14 @@ def test_ndjson_histories_are_read_too(tmp_path: Path) -> None:
      "wire convert: error: convert agentx to wire's formats first, then to agentscope1"),
     (("--from", "agentx"), b"[]", "wire convert: error: --from agentx needs --to ndjson, sse or msgpack"),
     ((), b"[]", "wire convert: error: --to is required"),
+    (("--from", "agentscope1"), b"[" * 100_000, "wire convert: error: nesting too deep"),
+    (("--from", "agentscope1"), b'[{"name": "s", "role": "system", "content": [{"type": "tool_result", "id": [1], '
+                                b'"name": "f", "output": "o"}]}]',
+     "wire convert: error: expected a string, got an array (at $[0].content[0].id)"),
+    (("--from", "agentscope1"),
+     b'{"name": "u", "role": "user", "content": "x", "metadata": {"n": 18446744073709551616}}',
+     "wire convert: error: an integer outside -2**63 .. 2**64-1, which MessagePack cannot carry (at $.metadata.n)"),
+    (("--to", "agentscope1"), b"[" * 100_000, "wire convert: error: nesting too deep"),
 ])
 def test_bad_input_is_one_line_with_the_path(args: tuple[str, ...], stdin: bytes, message: str) -> None:
     result = run_cli("convert", "-", "-", *args, stdin=stdin)

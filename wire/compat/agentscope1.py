@@ -93,7 +93,8 @@ from typing import Any
 
 import msgspec
 
-from wire._codec import decode_error
+from wire._codec import DECODE_ERRORS, decode_error
+from wire._portable import offender
 from wire.blocks import (
     Base64Source,
     ContentBlock,
@@ -155,13 +156,13 @@ def from_agentscope1(message: Mapping[str, Any], *, path: str = "$",
     if METADATA_KEY in metadata:
         raise DecodeError(f"the metadata key {METADATA_KEY!r} is wire's own record of a converted message",
                           path=f"{path}.metadata.{METADATA_KEY}")
+    _portable(metadata, f"{path}.metadata")
     timestamp = _optional(d, "timestamp", str, path)
     msg_id = _optional(d, "id", str, path) or new_id()
     created_at = _iso(timestamp) if timestamp else now()
 
     blocks_1x: list[Any] = [{"type": "text", "text": content}] if isinstance(content, str) else content
-    answered = set(finished_calls) | {
-        b.get("id") for b in blocks_1x if isinstance(b, dict) and b.get("type") == "tool_result"}
+    answered = set(finished_calls) | _result_ids(blocks_1x)
     blocks: list[ContentBlock] = [
         _block_from_1x(b, f"{path}.content[{i}]", f"{msg_id}-{i}", created_at, answered)
         for i, b in enumerate(blocks_1x)]
@@ -174,7 +175,7 @@ def from_agentscope1(message: Mapping[str, Any], *, path: str = "$",
     rebuilt = to_agentscope1(msg)
     record: dict[str, Any] = {}
     fields = {key: value for key, value in d.items()
-              if key not in ("content", "metadata") and not (value is None and key in ("timestamp", "invocation_id"))
+              if key not in ("content", "metadata") and not (value is None and key == "timestamp")
               and (key not in rebuilt or rebuilt[key] != value)}
     if timestamp is None:
         fields.pop("timestamp", None)
@@ -200,6 +201,8 @@ def from_agentscope1_history(items: Iterable[Any], *, path: str = "$") -> list[M
     pairs ``InMemoryMemory.state_dict()["content"]`` holds (the marks are
     kept in the record). A tool call answered anywhere in the history is
     ``finished``."""
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
+        raise DecodeError(f"a 1.x history is a JSON array, not {_kind(items)}", path=path)
     entries: list[tuple[Any, Any, str]] = []
     for i, item in enumerate(items):
         at = f"{path}[{i}]"
@@ -209,16 +212,29 @@ def from_agentscope1_history(items: Iterable[Any], *, path: str = "$") -> list[M
             entries.append((item[0], item[1], f"{at}[0]"))
         else:
             entries.append((item, None, at))
-    answered = {b.get("id") for d, _, _ in entries if isinstance(d, Mapping)
-                and isinstance(d.get("content"), list)
-                for b in d["content"] if isinstance(b, dict) and b.get("type") == "tool_result"}
+    answered = {id for d, _, _ in entries if isinstance(d, Mapping) and isinstance(d.get("content"), list)
+                for id in _result_ids(d["content"])}
     msgs = []
     for d, marks, at in entries:
-        msg = from_agentscope1(d, path=at, finished_calls=answered)  # type: ignore[arg-type]
+        msg = from_agentscope1(d, path=at, finished_calls=answered)
         if marks:  # no marks come back as none
             msg.metadata.setdefault(METADATA_KEY, {})["marks"] = marks
         msgs.append(msg)
     return msgs
+
+
+def _result_ids(blocks: list[Any]) -> set[str]:
+    """The ids of the tool results among 1.x blocks (a result whose id is no
+    string is refused when its block is read)."""
+    return {b["id"] for b in blocks
+            if isinstance(b, dict) and b.get("type") == "tool_result" and isinstance(b.get("id"), str)}
+
+
+def _portable(value: Any, path: str) -> None:
+    """Refuse a value 2.0's codecs do not both carry (wire._portable), as
+    the Msg constructor would, but as a DecodeError naming the path."""
+    if (found := offender(value, path)) is not None:
+        raise DecodeError(found[0], path=found[1])
 
 
 def _block_from_1x(block: Any, path: str, block_id: str, created_at: str, answered: set[Any]) -> ContentBlock:
@@ -368,9 +384,7 @@ def to_agentscope1(msg: Msg) -> dict[str, Any]:
     """The 1.x message dict of a 2.0 Msg, as 1.x's ``Msg.to_dict()`` writes
     it (plus any key the record kept); ``Msg.from_dict`` of agentscope 1.x
     accepts it. What is dropped is listed in the module docstring."""
-    record = msg.metadata.get(METADATA_KEY) or {}
-    if not isinstance(record, dict):
-        raise EncodeError(f"metadata[{METADATA_KEY!r}] must be an object (wire's record of a 1.x message)")
+    record = _record(msg)
     patches: dict[str, Any] = record.get("blocks") or {}
     blocks: list[dict[str, Any]] = []
     for i, block in enumerate(msg.content):
@@ -411,11 +425,32 @@ def to_agentscope1_history(msgs: Iterable[Msg], *, marks: bool = False) -> list[
     ``InMemoryMemory.state_dict()["content"]`` (marks from the record, else none)."""
     out: list[Any] = []
     for msg in msgs:
-        record = msg.metadata.get(METADATA_KEY)
-        parts = [to_agentscope1(msg)] if record is not None else _split(msg)
+        parts = [to_agentscope1(msg)] if msg.metadata.get(METADATA_KEY) is not None else _split(msg)
+        record = _record(msg)
         for d in parts:
-            out.append([d, list((record or {}).get("marks") or [])] if marks else d)
+            out.append([d, list(record.get("marks") or [])] if marks else d)
     return out
+
+
+# What each key of the record holds, when present and not null.
+_RECORD_KEYS: dict[str, type] = {"fields": dict, "blocks": dict, "marks": list}
+
+
+def _record(msg: Msg) -> dict[str, Any]:
+    """The record of a Msg converted from 1.x (``{}`` for none), its shape
+    checked: it is metadata, which anyone may have changed on the way."""
+    record = msg.metadata.get(METADATA_KEY) or {}
+    where = f"$.metadata.{METADATA_KEY}"
+    if not isinstance(record, dict):
+        raise EncodeError(f"wire's record of a 1.x message must be an object, not {_kind(record)} (at {where})")
+    for key, kind in _RECORD_KEYS.items():
+        value = record.get(key)
+        if value is not None and not isinstance(value, kind):
+            raise EncodeError(f"expected {_kind(kind())}, got {_kind(value)} (at {where}.{key})")
+    for key, patch in (record.get("blocks") or {}).items():
+        if not isinstance(patch, dict):
+            raise EncodeError(f"expected an object, got {_kind(patch)} (at {where}.blocks.{key})")
+    return record
 
 
 def _split(msg: Msg) -> list[dict[str, Any]]:
@@ -455,7 +490,7 @@ def _block_to_1x(block: ContentBlock, key: str, patches: Mapping[str, Any]) -> d
         out = {"type": "tool_use", "id": block.id, "name": block.name}
         try:
             arguments = msgspec.json.decode(block.input) if block.input.strip() else {}
-        except msgspec.DecodeError:
+        except DECODE_ERRORS:
             arguments = None
         if isinstance(arguments, dict):
             out["input"] = arguments
@@ -509,7 +544,7 @@ def _json_values(data: bytes) -> list[Any] | Any:
     data holds more than one."""
     try:
         return msgspec.json.decode(data)
-    except msgspec.DecodeError as exc:
+    except DECODE_ERRORS as exc:
         lines = [line for line in data.splitlines() if line.strip()]
         if len(lines) < 2:
             raise decode_error(exc) from exc
@@ -517,7 +552,7 @@ def _json_values(data: bytes) -> list[Any] | Any:
     for i, line in enumerate(lines):
         try:
             values.append(msgspec.json.decode(line))
-        except msgspec.DecodeError as exc:
+        except DECODE_ERRORS as exc:
             raise decode_error(exc, index=i) from exc
     return values
 
@@ -548,11 +583,16 @@ def convert_from_agentscope1(data: bytes) -> bytes:
 def convert_to_agentscope1(data: bytes) -> bytes:
     """2.0 Msg JSON (one Msg, an array of them, or NDJSON lines) as a JSON
     array of 1.x messages in 1.x's layout (:func:`to_agentscope1_history`)."""
+    raw: msgspec.Raw | list[msgspec.Raw]
     try:
-        raw = msgspec.json.decode(data, type=msgspec.Raw | list[msgspec.Raw])
-    except msgspec.DecodeError:
+        raw = msgspec.json.decode(data, type=msgspec.Raw)  # one JSON document
+        if data.lstrip()[:1] == b"[":
+            raw = msgspec.json.decode(raw, type=list[msgspec.Raw])
+    except DECODE_ERRORS as exc:
         lines = [line for line in data.splitlines() if line.strip()]
-        raw = [msgspec.Raw(line) for line in lines] if len(lines) > 1 else msgspec.Raw(data)
+        if len(lines) < 2:
+            raise decode_error(exc) from exc
+        raw = [msgspec.Raw(line) for line in lines]
     items = raw if isinstance(raw, list) else [raw]
     msgs = []
     for i, item in enumerate(items):

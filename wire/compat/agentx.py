@@ -271,7 +271,7 @@ def _args(text: str, path: str) -> dict[str, Any]:
         return {}
     try:
         args = msgspec.json.decode(text)
-    except msgspec.DecodeError as exc:
+    except DECODE_ERRORS as exc:
         raise EncodeError(f"the tool input is not JSON, which AgentX's args must be: {exc} (at {path})") from exc
     if not isinstance(args, dict):
         raise EncodeError(f"the tool input is not a JSON object, which AgentX's args must be (at {path})")
@@ -298,7 +298,7 @@ def _result_part(block: ToolResultBlock) -> dict[str, Any] | None:
         if record.get("result") == "json":
             try:
                 result = msgspec.json.decode(output)
-            except msgspec.DecodeError:
+            except DECODE_ERRORS:
                 result = output
     else:
         result = msgspec.to_builtins(output)
