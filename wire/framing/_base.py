@@ -61,6 +61,11 @@ T = TypeVar("T")
 # A decoder's states, compared by identity on every feed.
 OPEN, CLOSED, FAILED = "open", "closed", "failed"
 
+# How many bytes of its first frame an error shows when the stream is no
+# stream of its framing (an HTML error page, another framing): enough for
+# "<!DOCTYPE html>" and a little more.
+HEAD_BYTES = 40
+
 
 class _NotAnEvent:
     """The value of RawFrame's hidden field: an object msgspec cannot encode.
@@ -268,6 +273,10 @@ class StreamDecoder(Generic[T]):
         self._state = OPEN
         # Frames that carried an event so far: the ``index`` errors report.
         self._index = 0
+        # The first bytes of the frame that failed, when no frame carried an
+        # event before it: set by the framing where it raises (never on the
+        # way of a frame that decodes), read by _fail.
+        self._first = b""
 
     @property
     def max_frame_bytes(self) -> int:
@@ -282,6 +291,19 @@ class StreamDecoder(Generic[T]):
         """Each framing defines its own ``feed``, with its common case inline:
         at 64-byte chunks one more Python call per ``feed`` is measurable."""
         raise NotImplementedError
+
+    # What the framing is called in an error, and whether a stream's first
+    # bytes can start a stream of it; each framing says.
+    _NAME = "a stream of this framing"
+
+    @staticmethod
+    def _looks_right(head: bytes) -> bool:
+        return True
+
+    def _saw(self, frame: bytes | bytearray) -> None:
+        """Note the start of a frame about to fail, if it is the first."""
+        if self._index == 0 and not self._first:
+            self._first = bytes(frame[:HEAD_BYTES + 1])
 
     def _feed_windows(self, data: bytes, size: int = WINDOW) -> list[T]:
         """``feed`` a buffer longer than ``size`` one window at a time."""
@@ -333,6 +355,12 @@ class StreamDecoder(Generic[T]):
 
     def _fail(self, exc: BaseException, out: list[T]) -> None:
         self._stop(FAILED)
+        if isinstance(exc, RemoteProtocolError) and self._index == 0 and not out and self._first \
+                and not self._looks_right(self._first):
+            # No event yet, and bytes that cannot start this framing: say so,
+            # and what they are (an HTML error page says far more than "byte 0").
+            shown = repr(self._first[:HEAD_BYTES]) + ("..." if len(self._first) > HEAD_BYTES else "")
+            exc.reason = f"not {self._NAME}: its first frame starts with {shown}; {exc.reason}"
         if isinstance(exc, RemoteProtocolError):
             # A nested feed (after a BOM) may have set the events that came
             # before the error inside it; ours came before those.

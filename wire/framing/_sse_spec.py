@@ -54,7 +54,8 @@ class SpecParser:
 
     __slots__ = (
         "_data", "_data_lines", "_data_offset", "_fields", "_last_id", "_line", "_line_start", "_max",
-        "_named", "_named_frames", "cr", "dispatched", "fast_id", "frame_start", "id_buffer", "pos", "retry",
+        "_named", "_named_frames", "cr", "dispatched", "fast_id", "first_line", "frame_start", "id_buffer",
+        "pos", "retry",
     )
 
     def __init__(self, max_frame_bytes: int, last_event_id: str, *, named_frames: bool) -> None:
@@ -69,6 +70,9 @@ class SpecParser:
         # until someone asks: decoding it per frame costs more than it buys.
         # It is the id of the last dispatch and of the last event.
         self.fast_id: bytes | None = None
+        # The start of the first line read (for an error saying what the
+        # stream was, when it was no SSE).
+        self.first_line: bytes | None = None
         self.cr = False  # the last byte read was a CR: an LF next belongs to it
         self.frame_start: int | None = None  # stream offset of the open frame's first line
         self._line = bytearray()  # an incomplete line
@@ -106,6 +110,10 @@ class SpecParser:
         # window of line ends alone costs some 16 bytes of list per byte.
         for window in windows(data, SPLIT_BYTES):
             self._lines(window, frames)
+
+    def head(self) -> bytes:
+        """The start of the first line read, or of the line not yet ended."""
+        return self.first_line if self.first_line is not None else bytes(self._line[:64])
 
     def in_frame(self) -> int | None:
         """Where the open frame starts, if the stream has one (a field, or a
@@ -160,6 +168,8 @@ class SpecParser:
     def _line_done(self, line: bytes, start: int, end: int, frames: list[Frame]) -> None:
         """One complete line starting at stream offset ``start``; ``end`` is
         the offset after its line end."""
+        if self.first_line is None:
+            self.first_line = line[:64]
         if not line:
             self._dispatch(frames)
             return

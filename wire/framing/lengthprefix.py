@@ -21,6 +21,7 @@ from wire.errors import EncodeError, FrameError
 from wire.events import AgentEvent, UnknownEvent
 from wire.framing._base import (
     DEFAULT_MAX_FRAME_BYTES,
+    HEAD_BYTES,
     Item,
     Payloads,
     RawFrame,
@@ -95,7 +96,8 @@ class MsgpackFrameDecoder(StreamDecoder[T]):
             while n - pos >= 4:
                 (size,) = unpack(view, pos)
                 if size > limit:
-                    buf.too_long(f"frame of {size} bytes (its length prefix says)", buf.offset + pos, self._index)
+                    self._saw(view[pos:pos + HEAD_BYTES + 1])
+                    buf.too_long(f"frame (its prefix says {size} bytes)", buf.offset + pos, self._index)
                 end = pos + 4 + size
                 if end > n:
                     break
@@ -110,11 +112,13 @@ class MsgpackFrameDecoder(StreamDecoder[T]):
                         try:
                             out.append(RawFrame(payload, peek(payload)))  # type: ignore[arg-type]
                         except DECODE_ERRORS:
+                            self._saw(view[pos:pos + HEAD_BYTES + 1])
                             payloads.one(payload, out, offset=buf.offset + pos + 4, index=self._index)
                 else:
                     try:
                         out.append(decode(payload))
                     except DECODE_ERRORS:
+                        self._saw(view[pos:pos + HEAD_BYTES + 1])
                         payloads.one(bytes(payload), out, offset=buf.offset + pos + 4, index=self._index)
                 self._index += 1
                 pos = end
@@ -131,6 +135,17 @@ class MsgpackFrameDecoder(StreamDecoder[T]):
         self._need = 4 if len(buf) < 4 else 4 + _PREFIX.unpack_from(buf)[0]
         return out
 
+    _NAME = "a stream of length-prefixed MessagePack frames"
+
+    @staticmethod
+    def _looks_right(head: bytes) -> bool:
+        """A 4-byte length, then an event: a MessagePack map (fixmap, map 16
+        or map 32). Short of the fifth byte, a length of printable ASCII
+        (text) is no length of a frame within any sane limit."""
+        if len(head) > 4:
+            return 0x80 <= head[4] <= 0x8F or head[4] in (0xDE, 0xDF)
+        return not 0x20 <= head[0] < 0x7F
+
     def _close(self, out: list[T]) -> None:
         if not self._buf:
             return
@@ -139,6 +154,7 @@ class MsgpackFrameDecoder(StreamDecoder[T]):
             what = f"inside a length prefix ({have} of 4 bytes)"
         else:
             what = f"inside a frame ({have - 4} of {_PREFIX.unpack_from(self._buf)[0]} payload bytes)"
+        self._saw(self._buf)
         raise FrameError(f"the stream ended {what}", offset=self._buf.offset, index=self._index)
 
 

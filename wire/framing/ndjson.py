@@ -185,8 +185,17 @@ class NDJSONDecoder(StreamDecoder[T]):
             raise
         return out
 
+    _NAME = "an NDJSON stream"
+
+    @staticmethod
+    def _looks_right(head: bytes) -> bool:
+        """Every line is an event, a JSON object: the first byte that is
+        not blank is ``{``."""
+        return head.lstrip(b" \t\r\n")[:1] in (b"{", b"")
+
     def _too_long(self, part: bytes, out: list[T] | None = None) -> None:
         """Raise: buffering ``part`` makes the line too long."""
+        self._saw(self._pending or part)
         self._pending.too_long("line", self._pending.offset, self._index)
 
     def _lines(self, lines: list[bytes], base: int, out: list[T]) -> None:
@@ -197,12 +206,17 @@ class NDJSONDecoder(StreamDecoder[T]):
             start = pos
             pos += len(line) + 1
             if len(line) > self._max:
+                self._saw(line)
                 self._pending.too_long("line", start, self._index)
             if line[-1:] == b"\r":
                 line = line[:-1]
             if not line.strip(b" \t\r"):
                 continue
-            self._payloads.one(line, out, offset=start, index=self._index)
+            try:
+                self._payloads.one(line, out, offset=start, index=self._index)
+            except DecodeError:
+                self._saw(line)
+                raise
             self._index += 1
 
     def _close(self, out: list[T]) -> None:
@@ -221,6 +235,7 @@ class NDJSONDecoder(StreamDecoder[T]):
                 self._payloads.check_object(line)
             self._payloads.one(line, out, offset=offset, index=self._index)
         except DecodeError as exc:
+            self._saw(line)
             raise FrameError("the stream ended inside a line that is not a whole event",
                              offset=offset, index=self._index) from exc
         self._index += 1

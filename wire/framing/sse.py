@@ -81,6 +81,9 @@ __all__ = ("NamedPolicy", "SSEDecoder", "SSEEncoder")
 T = TypeVar("T")
 
 _BOM = b"\xef\xbb\xbf"
+# A line end, and the field names SSE defines (b"": a comment or a blank line).
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+_FIELDS = (b"", b"data", b"id", b"event", b"retry")
 # A CR that is not the first half of a CRLF: a line end of its own.
 _LONE_CR = re.compile(rb"\r(?!\n)")
 _data_prefix = itemgetter(slice(6))
@@ -322,6 +325,7 @@ class SSEDecoder(StreamDecoder[T]):
             first = (bytes(pending[:2]) + data[:2])[:2]
             frame = size - (2 if first == b"\r\n" else first[:1] in (b"\n", b"\r"))
             if frame > self._max:
+                self._saw((bytes(pending[:64]) + data[:64]).lstrip(b"\r\n"))
                 pending.too_long("frame", pending.offset + size - frame, self._index)
         pending.room = self._max - size
         pending += data
@@ -444,6 +448,7 @@ class SSEDecoder(StreamDecoder[T]):
         except FrameError as exc:
             # The frames dispatched before it come first in the stream, and
             # count in its index.
+            self._saw(self._spec.head())
             self._decode_frames(frames, out)
             exc.index = self._index
             raise
@@ -463,6 +468,20 @@ class SSEDecoder(StreamDecoder[T]):
                     spec.last_event_id = event_id
         spec.last_event_id = spec.dispatched
 
+    _NAME = "an SSE stream"
+
+    @staticmethod
+    def _looks_right(head: bytes) -> bool:
+        """The first line is blank, a comment, or a field SSE defines (a
+        line cut short by the end of ``head``: the start of one)."""
+        if head.startswith(_BOM):
+            head = head[len(_BOM):]
+        line = _LINE_END.split(head, 1)[0]
+        field, colon, _ = line.partition(b":")
+        if colon or len(line) < len(head):
+            return field in _FIELDS
+        return any(name.startswith(field) for name in _FIELDS)
+
     # -- EOF ---------------------------------------------------------------------------
 
     def _close(self, out: list[T]) -> None:
@@ -474,10 +493,15 @@ class SSEDecoder(StreamDecoder[T]):
             self._mode = _SPEC
             base = self._pending.offset
             self._parse(self._pending.take(b"", 0), out, base)
+        self._saw(self._spec.head())
         start = self._spec.in_frame()
         if start is not None:
             raise FrameError("the stream ended inside a frame (no blank line after it)",
                              offset=start, index=self._index)
+        if self._index == 0 and not self._looks_right(self._first):
+            # A browser would see no message in it; a client expecting events
+            # must hear why (an HTML page with blank lines in it reads so).
+            raise FrameError("no event in it", offset=0, index=0)
 
 
 def _data(payload: bytes) -> bytes:
