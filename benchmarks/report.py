@@ -1,28 +1,38 @@
-"""Run the benchmark suite (or read its JSON) and print the Markdown results table.
+"""Run the whole benchmark suite once and write every figure of benchmarks/README.md from that run.
 
-    .venv/bin/python benchmarks/report.py                 # run the suite once
-    .venv/bin/python benchmarks/report.py --runs 2        # twice; targets for both runs
-    .venv/bin/python benchmarks/report.py a.json b.json   # pytest-benchmark --benchmark-json files
-    .venv/bin/python benchmarks/report.py benchmarks/results/latest.json   # re-render
-    .venv/bin/python benchmarks/report.py -- -k decode    # arguments after -- go to pytest
-    .venv/bin/python benchmarks/report.py --runs 2 --readme   # and refresh benchmarks/README.md's tables
+    .venv/bin/python benchmarks/report.py --readme          # run, save, and rewrite the READMEs' tables
+    .venv/bin/python benchmarks/report.py                   # run and save, READMEs untouched
+    .venv/bin/python benchmarks/report.py benchmarks/results/latest.json --readme   # re-render a saved run
+    .venv/bin/python benchmarks/report.py --before OLD.json --readme   # and a "before" column from OLD
+    .venv/bin/python benchmarks/report.py --no-ts -- -k decode          # arguments after -- go to pytest
 
-Writes ``benchmarks/results/latest.json`` (every run's pytest-benchmark JSON
-and the computed targets) and ``benchmarks/results/latest.md`` (what is
-printed). Ratios only ever compare cases of the same run; the detailed
-tables are those of the last run.
+One run is: the pytest suite (``benchmarks/``, one ``--benchmark-json``),
+``benchmarks/ts/bench.mjs`` and ``benchmarks/ts/partial.mjs`` (node, on the
+workload of the same checkout), all at one commit. The run is saved as
+``benchmarks/results/latest.json`` (everything measured, with the commit,
+whether the tree was clean, and whether it changed during the run) and
+``benchmarks/results/latest.md`` (every table, the detail tables included).
+``--readme`` writes, between their markers, the results section of
+``benchmarks/README.md`` and the table of the main README's Performance
+section: every number there comes from this one run. ``--before`` adds a
+column from an earlier run (a ``latest.json`` made at an earlier commit) to
+the target tables, matched by label; a row it lacks is left blank.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 
 Run = dict[str, Any]  # one pytest-benchmark JSON document
+Doc = dict[str, Any]  # one report run: the pytest JSON, the node results, the commit
 
 
 # -- reading a run -------------------------------------------------------------------------
@@ -102,10 +113,6 @@ TARGETS = (
     Target("JSON decode: agentscope per line / wire.json.decode_events (sequential)", "info",
            DECODE.format("agentscope TypeAdapter(AgentEvent, discriminator).validate_json per line"),
            DECODE.format("wire.json decode_events (NDJSON)"), None),
-    Target("JSON encode: orjson dumps(list of dicts) / wire.json.encode_events", ">= 1x",
-           "orjson dumps(list of dicts)", "wire.json encode_events", _at_least(1), "test_target_encode"),
-    Target("JSON encode: orjson, bytes via default=b64encode / wire.json.encode_events", ">= 1x",
-           "orjson dumps, bytes via default", "wire.json encode_events", _at_least(1), "test_target_encode"),
     Target("JSON encode, text deltas only, mixed unicode: orjson / wire (sequential)", "info",
            "test_encode_text[orjson dumps(list of dicts)-mixed unicode]",
            "test_encode_text[wire.json encode_events-mixed unicode]", None),
@@ -166,49 +173,48 @@ def target_ratios(run: Run) -> list[dict[str, Any]]:
 _GOAL = re.compile(r"\((>=|<=) ([0-9.]+)\)")
 
 
-def extra_ratio_rows(runs: list[Run]) -> list[str]:
-    """The targets that benchmarks report themselves, as ``extra_info["ratios"]``
+def extra_ratios(run: Run) -> dict[str, float]:
+    """The ratios benchmarks report themselves, as ``extra_info["ratios"]``
     (label -> ratio, with the goal in the label: ``(>= 0.8)``, ``(info)``)."""
-    labels: dict[str, list[float | None]] = {}
-    for i, run in enumerate(runs):
-        for b in run["benchmarks"]:
-            param = b.get("param")  # a parametrized target repeats its labels: tell them apart
-            for label, ratio in (b.get("extra_info") or {}).get("ratios", {}).items():
-                key = f"{param}: {label}" if param else label
-                labels.setdefault(key, [None] * len(runs))[i] = ratio
-    if not labels:
-        return []
-    out = ["", "#### Streaming and transport targets (each benchmark's own round-robin cases)", "",
-           "| target | " + " | ".join(f"run {i + 1}" for i in range(len(runs))) + " | pass |",
-           "|---|" + "---:|" * len(runs) + "---|"]
-    for label, ratios in labels.items():
-        goal = _GOAL.search(label)
-        verdict = ""
-        if goal:
-            ok = [r >= float(goal[2]) if goal[1] == ">=" else r <= float(goal[2]) for r in ratios if r is not None]
-            verdict = "pass" if ok and all(ok) else "FAIL" if ok and not any(ok) else "mixed" if ok else ""
-        cells = " | ".join("" if r is None else f"{r:.2f}x" for r in ratios)
-        out.append(f"| {label} | {cells} | {verdict} |")
+    out: dict[str, float] = {}
+    for b in run["benchmarks"]:
+        param = b.get("param")  # a parametrized target repeats its labels: tell them apart
+        for label, ratio in (b.get("extra_info") or {}).get("ratios", {}).items():
+            out[f"{param}: {label}" if param and str(param) not in label else label] = ratio
     return out
 
 
-def readme_block(runs: list[Run]) -> str:
-    """What goes between benchmarks/README.md's markers: the machine and the
-    target tables, without the detail tables."""
-    md = render(runs)
-    head, _, rest = md.partition("#### Details")
-    caveats = rest[rest.index("Caveats:"):] if "Caveats:" in rest else ""
-    return head.replace("### Benchmark results\n\n", "").rstrip() + "\n\n" + caveats.strip() + "\n"
+def all_ratios(doc: Doc) -> list[tuple[str, str, float, bool | None]]:
+    """Every ratio of the run: (label, goal, ratio, passed); passed is None for information."""
+    run = doc["pytest"]
+    rows: list[tuple[str, str, float, bool | None]] = []
+    for t in target_ratios(run):
+        if t["ratio"] is not None:
+            rows.append((t["target"], t["goal"], t["ratio"], t["pass"]))
+    for label, ratio in extra_ratios(run).items():
+        goal = _GOAL.search(label)
+        passed = None if goal is None else (ratio >= float(goal[2]) if goal[1] == ">=" else ratio <= float(goal[2]))
+        rows.append((label, f"{goal[1]} {goal[2]}x" if goal else "info", ratio, passed))
+    for label, (wanted, ratio) in ts_ratios(doc).items():
+        m = _GOAL.search(wanted)
+        passed = None if m is None else (ratio >= float(m[2]) if m[1] == ">=" else ratio <= float(m[2]))
+        rows.append((label, f"{m[1]} {m[2]}x" if m else "info", ratio, passed))
+    return rows
 
 
-def update_readme(runs: list[Run], readme: Path = ROOT / "benchmarks" / "README.md") -> None:
-    text = readme.read_text(encoding="utf-8")
-    start, end = "<!-- benchmark-results:start -->", "<!-- benchmark-results:end -->"
-    if start not in text or end not in text:
-        raise SystemExit(f"{readme} has no {start} ... {end} markers")
-    before, _, rest = text.partition(start)
-    _, _, after = rest.partition(end)
-    readme.write_text(f"{before}{start}\n{readme_block(runs)}{end}{after}", encoding="utf-8")
+def ts_ratios(doc: Doc) -> dict[str, tuple[str, float]]:
+    out: dict[str, tuple[str, float]] = {}
+    ts = doc.get("ts") or {}
+    times = ts.get("bytes_to_msg_ms") or {}
+    floor = times.get("floor: TextDecoder + split + JSON.parse per line")
+    full = times.get("runtime: NDJSONDecoder (64 KiB feeds) + extendEvents")
+    if floor and full:
+        out["TS bytes to Msg (node): NDJSONDecoder (64 KiB feeds) + extendEvents / TextDecoder + split + "
+            "JSON.parse per line"] = ("(<= 1.5)", full / floor)
+    for result in (doc.get("ts_partial") or {}).get("results", []):
+        out[f"TS partial JSON, {result['deltas']:,} deltas, value read after each: re-parse (close + JSON.parse) "
+            f"/ PartialJSON (info)"] = ("(info)", result["ratio"])
+    return out
 
 
 # -- Markdown ------------------------------------------------------------------------------
@@ -219,7 +225,9 @@ def _time(seconds: float) -> str:
         return f"{seconds:.2f} s"
     if seconds >= 1e-3:
         return f"{seconds * 1e3:.2f} ms"
-    return f"{seconds * 1e6:.1f} µs"
+    if seconds >= 1e-6:
+        return f"{seconds * 1e6:.1f} µs"
+    return f"{seconds * 1e9:.1f} ns"
 
 
 def _rate(x: float | None) -> str:
@@ -232,24 +240,123 @@ def _rate(x: float | None) -> str:
     return f"{x:.0f}"
 
 
-def machine(run: Run) -> list[str]:
+def _verdict(passed: bool | None) -> str:
+    return "" if passed is None else "pass" if passed else "**FAIL**"
+
+
+def machine(doc: Doc) -> list[str]:
+    run = doc["pytest"]
     m = run.get("machine_info", {})
     cpu = m.get("cpu", {})
     v = m.get("versions", {})
-    commit = run.get("commit_info", {})
-    lines = [
+    tree = "clean tree" if not doc.get("dirty") else "**uncommitted changes in the tree**"
+    if doc.get("changed_during_run"):
+        tree += ", **the checkout changed during the run**"
+    return [
+        f"* Commit `{doc.get('commit', '?')[:12]}` ({tree}); started {doc.get('started', '?')[:19]} UTC, "
+        f"{doc.get('seconds', 0) / 60:.0f} minutes",
         f"* Machine: {cpu.get('brand_raw', m.get('processor', '?'))}, {cpu.get('count', '?')} cores "
-        f"({m.get('cpu_count_affinity', '?')} usable), {m.get('system', '')} {m.get('release', '')}".rstrip(),
+        f"({m.get('cpu_count_affinity', '?')} usable), {m.get('system', '')} {m.get('release', '')}; "
+        f"load average {doc.get('load_before', '?')} before the run, {doc.get('load_after', '?')} after",
         f"* Python {m.get('python_version', '?')} ({m.get('python_implementation', '')}); "
-        + ", ".join(f"{k} {val}" for k, val in v.items() if val),
-        f"* Date {run.get('datetime', '?')[:19]}, commit {str(commit.get('id', '?'))[:10]}"
-        + (" (dirty)" if commit.get("dirty") else ""),
+        + ", ".join(f"{k} {val}" for k, val in v.items() if val)
+        + f"; {doc.get('redis_server') or 'no redis-server'}; node {doc.get('node') or 'not run'}",
+        f"* Command: `{doc.get('command', '?')}`",
+        "* Workload: `benchmarks/workload.py`, seed 0: a 24,800-event agentscope reply (20,000 text, 2,000 "
+        "thinking, 500 tool-call and 2,000 tool-result deltas, 1 MiB of data in 265 chunks); NDJSON 7.2 MB.",
     ]
-    return lines
+
+
+def ratio_table(doc: Doc, before: Doc | None) -> list[str]:
+    old = {label: ratio for label, _, ratio, _ in all_ratios(before)} if before else {}
+    head = "| ratio | goal | " + (f"before (`{before.get('commit', '?')[:10]}`) | " if before else "") \
+        + "this run | |"
+    out = [head, "|---|---|" + ("---:|" if before else "") + "---:|---|"]
+    for label, goal, ratio, passed in all_ratios(doc):
+        prev = (f"{old[label]:.2f}x | " if label in old else " | ") if before else ""
+        out.append(f"| {label} | {goal} | {prev}{ratio:.2f}x | {_verdict(passed)} |")
+    return out
+
+
+def _bench(run: Run, name: str) -> dict[str, Any] | None:
+    return cases(run).get(name)
+
+
+def redis_tables(run: Run) -> list[str]:
+    out: list[str] = []
+    rows = []
+    for readers in (1, 10, 50):
+        b = _bench(run, f"test_endpoint[{readers}]")
+        if b is None:
+            continue
+        x = b["extra_info"]
+        if "readers_cpu_s" not in x:
+            continue
+        w, a = x["readers_cpu_s"]["wire"], x["readers_cpu_s"]["agentscope"]
+        rows.append(f"| {readers} | {x.get('rounds', '')} | {w:.3f} s | {a:.3f} s | {a / w:.1f}x "
+                    f"| {x['producer_cpu_s']['wire']:.3f} s | {x['producer_cpu_s']['agentscope']:.3f} s "
+                    f"| {x['body_bytes']['wire'] / 1e6:.1f} MB | {x['body_bytes']['agentscope'] / 1e6:.1f} MB |")
+    if rows:
+        out += ["| readers | rounds | wire: readers' CPU | agentscope: readers' CPU | agentscope / wire "
+                "| wire producer CPU | agentscope producer CPU | bytes to readers, wire | bytes, agentscope |",
+                "|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *rows, ""]
+    b = _bench(run, "test_append")
+    if b is not None and "events_per_s" in b["extra_info"]:
+        out += ["| append | events/s |", "|---|---:|"]
+        out += [f"| {name} | {_rate(rate)} |" for name, rate in b["extra_info"]["events_per_s"].items()]
+        out.append("")
+    b = _bench(run, "test_memory_per_event")
+    if b is not None and "bytes_per_event" in b["extra_info"]:
+        m = b["extra_info"]["bytes_per_event"]
+        out += ["| writer | payload (average) | Redis memory per event |", "|---|---:|---:|",
+                f"| wire | {m['wire_payload']:.0f} B | {m['wire']:.0f} B |",
+                f"| agentscope | {m['agentscope_payload']:.0f} B | {m['agentscope']:.0f} B |", ""]
+    return out
+
+
+def ts_tables(doc: Doc) -> list[str]:
+    out: list[str] = []
+    ts = doc.get("ts")
+    if ts:
+        times = ts["bytes_to_msg_ms"]
+        floor = times.get("floor: TextDecoder + split + JSON.parse per line") or 1
+        out += [f"NDJSON bytes to Msg, node, median of {ts['rounds']} interleaved rounds:", "",
+                "| case | median | / floor |", "|---|---:|---:|"]
+        out += [f"| {name} | {m:.1f} ms | {m / floor:.2f}x |" for name, m in times.items()]
+        out += ["", "| growth (extendEvents, then JSON.stringify once) | median |", "|---|---:|"]
+        out += [f"| {name} | {m:.1f} ms |" for name, m in ts["growth_ms"].items()]
+        out += ["", "| bundle (esbuild --minify, gzip -9) | minified | gzipped |", "|---|---:|---:|"]
+        out += [f"| {name} | {v['minified']:,} B | {v['gzipped']:,} B |" for name, v in ts["bundle"].items()]
+        out.append("")
+    partial = doc.get("ts_partial")
+    if partial:
+        view = partial["pair"][0]
+        for result in partial["results"]:
+            out += [f"Partial JSON, {result['deltas']:,} one-character deltas, median of {partial['rounds']} "
+                    "rounds, round-robin:", "", "| way | median | time / PartialJSON (string read) |",
+                    "|---|---:|---:|"]
+            base = result["medians_ms"][view]
+            out += [f"| {name} | {m:.3f} ms | {m / base:.2f}x |" for name, m in result["medians_ms"].items()]
+            out.append("")
+    return out
+
+
+def micro_table(run: Run) -> list[str]:
+    rows = [b for b in run["benchmarks"] if "micro" in (b.get("extra_info") or {})]
+    if not rows:
+        return []
+    out = ["| where | statement | alternative | result |", "|---|---|---|---|"]
+    for b in rows:
+        m = b["extra_info"]["micro"]
+        out.append(f"| `{b['param'].split(':')[0]}`: {b['param'].split(': ', 1)[1]} | `{m['statement']}` "
+                   f"| `{m['alternative']}` | {_time(m['statement_s'])} against {_time(m['alternative_s'])} "
+                   f"({m['alternative_s'] / m['statement_s']:.1f}x) |")
+    return [*out, ""]
 
 
 def group_table(run: Run, group: str) -> list[str]:
-    entries = [b for b in run["benchmarks"] if b["group"] == group and "medians" not in b["extra_info"]]
+    entries = [b for b in run["benchmarks"]
+               if b["group"] == group and "medians" not in b["extra_info"] and "micro" not in b["extra_info"]]
     if not entries:
         return []
     entries.sort(key=lambda b: b["stats"]["median"])
@@ -259,38 +366,33 @@ def group_table(run: Run, group: str) -> list[str]:
 
     def key(b: dict[str, Any]) -> float:
         med: float = b["stats"]["median"]
-        return med / b["extra_info"].get("events", 1) if per_event else med
+        events = b["extra_info"].get("events", 1)
+        return med / events if per_event and isinstance(events, int) else med
 
     what = "time/delta vs " if per_event else "vs "
-    rows = [
-        f"#### {group}",
-        "",
-        f"| case | median | ops/s | events/s | MB/s | ns/event | {what}{_label(base)} | rounds |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+    rows = [f"#### {group}", "", f"| case | median | events/s | MB/s | {what}{_label(base)} | rounds |",
+            "|---|---:|---:|---:|---:|---:|"]
     for b in entries:
         s, x = b["stats"], b["extra_info"]
         mb = f"{x['mb_per_s']:.0f}" if "mb_per_s" in x else ""
-        rows.append(
-            f"| {_label(b)} | {_time(s['median'])} | {1 / s['median']:,.1f} | {_rate(x.get('events_per_s'))} "
-            f"| {mb} | {x.get('ns_per_event', 0):,.0f} | {key(b) / key(base):.2f}x | {s['rounds']} |"
-        )
+        eps = x.get("events_per_s")
+        rows.append(f"| {_label(b)} | {_time(s['median'])} | {_rate(eps) if isinstance(eps, float) else ''} "
+                    f"| {mb} | {key(b) / key(base):.2f}x | {s['rounds']} |")
     return [*rows, ""]
 
 
 def paired_table(run: Run) -> list[str]:
-    """The per-case medians of the round-robin target tests."""
+    """The per-case medians of the round-robin tests."""
     tests = [b for b in run["benchmarks"] if "medians" in b["extra_info"]]
     if not tests:
         return []
-    rows = ["#### Round-robin cases (medians)", "",
-            "| test | case | median | ns/event | vs first case | rounds |", "|---|---|---:|---:|---:|---:|"]
+    rows = ["#### Round-robin cases (medians)", "", "| test | case | median | vs first case | rounds |",
+            "|---|---|---:|---:|---:|"]
     for b in tests:
         medians = b["extra_info"]["medians"]
-        ns = b["extra_info"]["ns_per_event"]
         first = next(iter(medians.values()))
         for case, m in medians.items():
-            rows.append(f"| {_label(b)} | {case} | {_time(m)} | {ns[case]:,.0f} | {m / first:.2f}x "
+            rows.append(f"| {b['name'].removeprefix('test_')} | {case} | {_time(m)} | {m / first:.2f}x "
                         f"| {b['stats']['rounds']} |")
     return [*rows, ""]
 
@@ -298,99 +400,201 @@ def paired_table(run: Run) -> list[str]:
 GROUP_ORDER = ("decode", "encode", "encode-text", "reduce-reply", "bytes-to-msg", "growth-text",
                "growth-data", "read-text-every-delta")
 
+CAVEATS = (
+    "Ratios are taken within this run, from medians; a target's cases run round-robin (A B, then B A, ...) "
+    "so that a burst of load lands on all of them alike. On a machine shared with other jobs absolute times "
+    "move by 10-30 % between runs and a single case can catch a burst of load; run the report on a quiet "
+    "machine and read the load averages above. Each round calls a case once and frees its result after the "
+    "timer. Every encode pair writes the same bytes (checked before timing); pydantic and agentscope write "
+    "every field, so more bytes.")
 
-def render(runs: list[Run]) -> str:
-    last = runs[-1]
-    out = ["### Benchmark results", ""]
-    out += machine(last)
-    out += [
-        "* Workload: `benchmarks/workload.py`, seed 0: a 24,800-event agentscope reply "
-        "(20,000 text, 2,000 thinking, 500 tool-call and 2,000 tool-result deltas, 1 MiB of data "
-        "in 265 chunks); NDJSON 7.2 MB.",
-        "",
-        "#### Targets (ratios of medians within one run; the cases of a target run round-robin, "
-        "see bench_targets.py)",
-        "",
-        "| target | goal | " + " | ".join(f"run {i + 1}" for i in range(len(runs))) + " | pass |",
-        "|---|---|" + "---:|" * len(runs) + "---|",
-    ]
-    per_run = [target_ratios(r) for r in runs]
-    for i, t in enumerate(TARGETS):
-        ratios = [p[i]["ratio"] for p in per_run]
-        passes = [p[i]["pass"] for p in per_run]
-        if all(r is None for r in ratios):
-            continue
-        cells = " | ".join("" if r is None else f"{r:.2f}x" for r in ratios)
-        verdict = "" if t.check is None else (
-            "pass" if all(passes) else "FAIL" if not any(passes) else "mixed")
-        out.append(f"| {t.name} | {t.goal} | {cells} | {verdict} |")
-    out += extra_ratio_rows(runs)
-    out += ["", f"#### Details (run {len(runs)})", ""]
-    out += paired_table(last)
-    # Round-robin tests (their per-case medians are in extra_info) are in the
-    # paired table above; the group tables list cases timed one at a time.
-    single = [b for b in last["benchmarks"] if "medians" not in b["extra_info"]]
-    groups = [g for g in GROUP_ORDER if any(b["group"] == g for b in single)]
-    groups += sorted({b["group"] for b in single} - set(groups), key=str)
-    for g in groups:
-        out += group_table(last, g)
-    out += [
-        "Caveats: a shared 2-core virtual machine with other jobs running, so absolute times move by "
-        "10-30 % between runs and a single case can catch a burst of load. Ratios are taken within one run, "
-        "from medians; the target ratios come from cases run round-robin (bench_targets.py), the detail "
-        "tables from cases run one after another. Each round calls a case once and frees its result after "
-        "the timer. Cases that build large values (a 16 MiB data block, a 1M-delta text) also pay page faults "
-        "that depend on the allocator's state, which moves the growth ratios most. orjson encodes dicts built "
-        "beforehand whose data is already base64 text; the 'bytes via default' case makes it encode bytes as "
-        "wire does. pydantic and agentscope write every field (nulls and defaults), wire leaves defaults out, "
-        "so their outputs are larger.",
-        "",
-    ]
+
+def readme_block(doc: Doc, before: Doc | None) -> str:
+    """What goes between benchmarks/README.md's markers."""
+    run = doc["pytest"]
+    out = [*machine(doc), "", "#### Every ratio", "",
+           "A ratio is a speed (the other's time over wire's) unless its label says time over time; "
+           "a label ending in a goal is a target.", "", *ratio_table(doc, before), ""]
+    redis = redis_tables(run)
+    if redis:
+        out += ["#### Redis (bench_redis_endpoint.py, bench_redis.py)", "", *redis]
+    ts = ts_tables(doc)
+    if ts:
+        out += ["#### TypeScript runtime (ts/bench.mjs, ts/partial.mjs)", "", *ts]
+    micro = micro_table(run)
+    if micro:
+        out += ["#### Figures quoted in the code (bench_micro.py; timeit, median of 7 repeats, per call)", "",
+                *micro]
+    out += [CAVEATS, "", "Every case of the run, with medians, events/s and MB/s: "
+            "[results/latest.md](results/latest.md).", ""]
     return "\n".join(out)
 
 
-# -- main ----------------------------------------------------------------------------------
+def render(doc: Doc, before: Doc | None = None) -> str:
+    run = doc["pytest"]
+    out = ["### Benchmark results", "", readme_block(doc, before), "#### Details", ""]
+    out += paired_table(run)
+    single = [b for b in run["benchmarks"]  # round-robin tests are in the paired table, micro figures above
+              if "medians" not in b["extra_info"] and "micro" not in b["extra_info"]]
+    groups = [g for g in GROUP_ORDER if any(b["group"] == g for b in single)]
+    groups += sorted({b["group"] for b in single if b["group"]} - set(groups), key=str)
+    for g in groups:
+        out += group_table(run, g)
+    return "\n".join(out)
 
 
-def run_suite(extra: list[str]) -> Run:
+# The main README's Performance table: (label prefix in all_ratios, what to call it there).
+HEADLINE = (
+    ("JSON decode: pydantic per line", "decode: pydantic v2 per line ÷ `wire.json.decode_events`"),
+    ("encode, same NDJSON: wire vs orjson per dict", "encode the same NDJSON: orjson per dict ÷ wire"),
+    ("encode, same JSON array: wire vs orjson over dataclasses",
+     "encode the same JSON array: orjson over dataclasses ÷ wire"),
+    ("encode, same JSON array: wire vs orjson over dicts, data already base64",
+     "encode the same JSON array: orjson over dicts (data already base64) ÷ wire"),
+    ("reply reduce: agentscope", "reduce the reply: agentscope's `append_event` ÷ wire's `extend_events`"),
+    ("NDJSON to Msg: wire decode_events+extend_events", "NDJSON bytes to a Msg: wire ÷ bare msgspec `decode_lines`"),
+    ("text growth (extend_events): 1M", "text growth: 1M deltas ÷ 100k (linear is 10x)"),
+    ("data growth (extend_events): 4096", "data growth: 4,096 chunks ÷ 512 (linear is 8x)"),
+    ("NDJSON 4 KiB chunks vs decode_events whole", "NDJSON speed in 4 KiB chunks ÷ on the whole buffer"),
+    ("SSE, wire format (ids): 4 KiB chunks vs whole", "SSE speed in 4 KiB chunks ÷ on the whole stream"),
+    ("peek per frame vs decode_event per frame", "per frame: `decode_event` ÷ `peek`"),
+    ("1 reply: raw relay vs decoded relay", "relay: decoding and re-encoding ÷ forwarding raw frames"),
+    ("Redis endpoint, 1 reader", "Redis, one live reader: agentscope's endpoint ÷ wire's `sse()`, CPU"),
+    ("Vercel SSE: wire vs dicts + orjson.dumps", "Vercel UI stream: hand-written dicts + orjson ÷ wire"),
+    ("TS bytes to Msg", "TypeScript bytes to Msg ÷ TextDecoder + JSON.parse per line"),
+    ("TS partial JSON, 4,000 deltas", "TypeScript partial JSON: re-parse per delta ÷ `PartialJSON`"),
+)
+
+
+def headline_block(doc: Doc) -> str:
+    rows = all_ratios(doc)
+    run = doc["pytest"]
+    cpu = run.get("machine_info", {}).get("cpu", {}).get("brand_raw", "?")
+    out = [f"Ratios of medians from one run of `benchmarks/report.py` at commit `{doc.get('commit', '?')[:10]}` "
+           f"({cpu}, {run.get('machine_info', {}).get('cpu_count_affinity', '?')} usable cores), on a "
+           "24,800-event reply (7.2 MB of NDJSON). Every ratio of that run, the method and the misses "
+           "explained: [benchmarks/README.md](benchmarks/README.md).", "",
+           "| ratio | target | this run | |", "|---|---|---:|---|"]
+    for prefix, name in HEADLINE:
+        match = next((r for r in rows if r[0].startswith(prefix)), None)
+        if match is None:
+            continue
+        _, goal, ratio, passed = match
+        verdict = "" if passed is None else "met" if passed else "missed"
+        out.append(f"| {name} | {goal.replace('>=', '≥').replace('<=', '≤')} | {ratio:.2f}x | {verdict} |")
+    return "\n".join(out) + "\n"
+
+
+def _replace_between(path: Path, start: str, end: str, body: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    if start not in text or end not in text:
+        raise SystemExit(f"{path} has no {start} ... {end} markers")
+    before, _, rest = text.partition(start)
+    _, _, after = rest.partition(end)
+    path.write_text(f"{before}{start}\n{body}{end}{after}", encoding="utf-8")
+
+
+def update_readmes(doc: Doc, before: Doc | None) -> None:
+    _replace_between(ROOT / "benchmarks" / "README.md", "<!-- benchmark-results:start -->",
+                     "<!-- benchmark-results:end -->", readme_block(doc, before))
+    _replace_between(ROOT / "README.md", "<!-- performance:start -->", "<!-- performance:end -->",
+                     headline_block(doc))
+
+
+# -- running -------------------------------------------------------------------------------
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _tree() -> tuple[str, str]:
+    """The commit, and the uncommitted changes of what the suite runs."""
+    return _git("rev-parse", "HEAD"), _git("status", "--porcelain", "--", "wire", "benchmarks", "schemas/dist",
+                                           "pyproject.toml")
+
+
+def _load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def run_node(script: str, args: list[str], env: dict[str, str]) -> dict[str, Any] | None:
+    node = shutil.which("node")
+    if node is None or not (ROOT / "schemas" / "dist" / "index.js").exists():
+        print(f"report: node or schemas/dist missing, {script} not run", file=sys.stderr)
+        return None
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "bench.json"
-        cmd = [sys.executable, "-m", "pytest", "benchmarks/", "--benchmark-only", "-p", "no:cacheprovider",
-               "-q", f"--benchmark-json={path}", *extra]
-        subprocess.run(cmd, cwd=ROOT, check=True)
-        result: Run = json.loads(path.read_text())
+        out = Path(tmp) / "out.json"
+        subprocess.run([node, f"benchmarks/ts/{script}", *args, "--json", str(out)], cwd=ROOT, env=env, check=True)
+        result: dict[str, Any] = json.loads(out.read_text())
         return result
 
 
-def load(path: Path) -> list[Run]:
+def run_all(extra: list[str], ts: bool) -> Doc:
+    commit, status = _tree()
+    started, t0 = datetime.now(UTC), time.monotonic()
+    doc: Doc = {"commit": commit, "dirty": bool(status), "started": started.isoformat(), "load_before": _load(),
+                "command": " ".join(["python", "benchmarks/report.py", *sys.argv[1:]])}
+    redis = shutil.which("redis-server")
+    doc["redis_server"] = (subprocess.run([redis, "--version"], capture_output=True, text=True).stdout.split(" sha")[0]
+                           if redis else None)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.json"
+        subprocess.run([sys.executable, "-m", "pytest", "benchmarks/", "--benchmark-only", "-p", "no:cacheprovider",
+                        "-q", f"--benchmark-json={path}", *extra], cwd=ROOT, check=True)
+        doc["pytest"] = json.loads(path.read_text())
+        if ts:
+            workload = Path(tmp) / "workload.ndjson"
+            subprocess.run([sys.executable, "-c", "import sys; from benchmarks.workload import ndjson, reply_events; "
+                            "open(sys.argv[1], 'wb').write(ndjson(reply_events(seed=0)))", str(workload)],
+                           cwd=ROOT, check=True)
+            env = dict(os.environ, WIRE_WORKLOAD=str(workload), WIRE_PYTHON=sys.executable)
+            doc["ts"] = run_node("bench.mjs", ["21"], env)
+            doc["ts_partial"] = run_node("partial.mjs", ["--rounds", "15"], env)
+            node = shutil.which("node")
+            doc["node"] = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip() \
+                if node else None
+    doc["seconds"] = time.monotonic() - t0
+    doc["load_after"] = _load()
+    doc["changed_during_run"] = _tree() != (commit, status)
+    return doc
+
+
+def load(path: Path) -> Doc:
     data = json.loads(path.read_text())
-    runs: list[Run] = data.get("runs", [data])
-    return runs
+    if "pytest" in data:
+        return data  # type: ignore[no-any-return]
+    run = data["runs"][-1] if "runs" in data else data  # a bare pytest-benchmark JSON (or an old latest.json)
+    commit = run.get("commit_info", {})
+    return {"commit": commit.get("id", "?"), "dirty": commit.get("dirty"), "started": run.get("datetime", "?"),
+            "pytest": run, "command": f"pytest-benchmark JSON {path.name}"}
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("json", nargs="*", type=Path, help="pytest-benchmark JSON files, or a latest.json")
-    p.add_argument("--runs", type=int, default=1, help="run the suite this many times (without JSON files)")
+    p.add_argument("json", nargs="?", type=Path, help="re-render this saved run (a latest.json) instead of running")
+    p.add_argument("--before", type=Path, help="a saved run of an earlier commit, for a 'before' column")
     p.add_argument("--out", type=Path, default=RESULTS, help="where latest.json and latest.md go")
     p.add_argument("--no-save", action="store_true", help="print only")
+    p.add_argument("--no-ts", action="store_true", help="skip the node benchmarks")
     p.add_argument("--readme", action="store_true",
-                   help="also put the machine and target tables between benchmarks/README.md's markers")
+                   help="also write the results into benchmarks/README.md and the main README's Performance table")
     argv = sys.argv[1:] if argv is None else argv
     extra = argv[argv.index("--") + 1:] if "--" in argv else []  # passed to pytest, e.g. -k decode
     args = p.parse_args(argv[:len(argv) - len(extra) - (1 if "--" in argv else 0)])
-    runs = [r for path in args.json for r in load(path)] if args.json else [
-        run_suite(extra) for _ in range(args.runs)]
-    if not args.no_save:  # the measurements first: a rendering bug must not lose a long run
+    doc = load(args.json) if args.json else run_all(extra, ts=not args.no_ts)
+    before = load(args.before) if args.before else None
+    if not args.no_save and not args.json:  # the measurements first: a rendering bug must not lose a long run
         args.out.mkdir(parents=True, exist_ok=True)
-        doc = {"targets": [target_ratios(r) for r in runs], "runs": runs}
         (args.out / "latest.json").write_text(json.dumps(doc, indent=1) + "\n")
-    md = render(runs)
+    md = render(doc, before)
     print(md)
     if not args.no_save:
         (args.out / "latest.md").write_text(md)
     if args.readme:
-        update_readme(runs)
+        if doc.get("dirty") or doc.get("changed_during_run"):
+            print("report: the run is of a dirty or changing tree; the READMEs name it so", file=sys.stderr)
+        update_readmes(doc, before)
     return 0
 
 
