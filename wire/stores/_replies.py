@@ -90,7 +90,9 @@ class Replies:
         turned = False
         for event in run:
             if isinstance(event, TERMINAL):
-                turned |= reply_id in self.open
+                # Even for a reply not open here (one taken on from a checkpoint and ended
+                # at once, as an interrupted park is): the end or park is what snapshot() reads.
+                turned = True
                 self.open.discard(reply_id)
             elif isinstance(event, _OPENING) and reply_id not in self.open:
                 self.open.add(reply_id)

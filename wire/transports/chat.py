@@ -210,9 +210,9 @@ def refusal(value: ChatInput, replies: Mapping[str, Msg]) -> str | None:
       external result likewise. Answering some of the waiting calls is
       taken, as agentscope's agent takes it (the others keep waiting);
     * an interrupt must name a reply that is running or parked;
-    * a new turn (a Msg, a list of them, or null) is refused while the
-      latest reply is parked (answer or interrupt it first; agentscope's agent
-      raises) or running.
+    * a new turn (a Msg, a list of them, or null) is refused while a reply
+      is parked (answer or interrupt it first; agentscope's agent raises) or
+      running.
     """
     if isinstance(value, ANSWERS):
         msg = replies.get(value.reply_id)
@@ -238,13 +238,11 @@ def refusal(value: ChatInput, replies: Mapping[str, Msg]) -> str | None:
             return (f"tool call {stray[0]!r} awaits no {kind} (reply {msg.id!r} waits for "
                     f"{', '.join(sorted(awaited))})")
         return None
-    last = next(reversed(list(replies.values())), None) if replies else None
-    if last is None:
-        return None
-    state = waiting(last)
-    if state.state == "parked":
-        calls = ", ".join(call.id for call in state.confirm + state.external)
-        return f"reply {last.id!r} waits for an answer about {calls}: answer or interrupt it first"
-    if state.state == "running":
-        return f"reply {last.id!r} is still running"
+    for msg in replies.values():  # any reply, not only the latest: a store may list them in another order
+        state = waiting(msg)
+        if state.state == "parked":
+            calls = ", ".join(call.id for call in state.confirm + state.external)
+            return f"reply {msg.id!r} waits for an answer about {calls}: answer or interrupt it first"
+        if state.state == "running":
+            return f"reply {msg.id!r} is still running"
     return None

@@ -151,15 +151,17 @@ class Follower:
         self.closed = False
         self.connections = 0
 
-    def _request(self) -> tuple[dict[str, str], dict[str, str]]:
+    def _request(self) -> tuple[httpx.URL, dict[str, str]]:
+        """The URL and headers of the next connection: the position as a
+        header, or as ``after`` among the URL's own query parameters."""
+        url = httpx.URL(self.url)
         headers = {"accept": "text/event-stream", **self.headers}
-        params: dict[str, str] = {}
         if self.last_event_id:
             if self.cursor == "header":
                 headers["last-event-id"] = self.last_event_id
             else:
-                params["after"] = self.last_event_id
-        return headers, params
+                url = url.copy_set_param("after", self.last_event_id)
+        return url, headers
 
     def _done(self, reply_id: str | None, turn: bool, touched: set[str]) -> bool:
         """Whether the reply asked for (or, for a turn, the latest reply, once
@@ -208,9 +210,9 @@ class Follower:
                     await anyio.sleep(delay * random.uniform(0.5, 1.0))
 
     async def _connection(self, client: httpx.AsyncClient, touched: set[str]) -> AsyncGenerator[list[StoredEvent]]:
-        headers, params = self._request()
+        url, headers = self._request()
         self.connections += 1
-        async with client.stream("GET", self.url, headers=headers, params=params, timeout=self.timeout) as response:
+        async with client.stream("GET", url, headers=headers, timeout=self.timeout) as response:
             if response.status_code != 200 or _media_type(response) != "text/event-stream":
                 error = await _refusal(response, "GET", "200 with text/event-stream")
                 if response.status_code in RETRYABLE:
