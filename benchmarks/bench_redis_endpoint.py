@@ -75,7 +75,7 @@ bus_module = pytest.importorskip("agentscope.app.message_bus._redis_message_bus"
 
 from tests.redis_server import running_server  # noqa: E402
 from wire.framing import SSEDecoder  # noqa: E402
-from wire.resume import Conversation  # noqa: E402
+from wire.resume import Conversation, begin_reply  # noqa: E402
 from wire.stores.redis import RedisEventLog  # noqa: E402
 
 MAX_LEN = 1000  # agentscope's MessageBusKeys.SESSION_REPLAY_MAX_LEN: its MAXLEN ~ and its one replay read
@@ -86,6 +86,13 @@ PAUSE = 0.005  # seconds between producer steps
 @cache
 def events() -> list[wire.AgentEvent]:
     return workload.reply_events(seed=0)
+
+
+def first_msg() -> wire.Msg:
+    """The reply's Msg as a reader begins it, from its REPLY_START."""
+    start = events()[0]
+    assert isinstance(start, wire.ReplyStartEvent)
+    return begin_reply(start)
 
 
 @cache
@@ -261,7 +268,7 @@ async def scenario(system: str, readers: int, client: Any, bus: Any) -> list[byt
         if subscribed[0] == len(tasks):
             all_subscribed.set()
     if system == "wire":
-        log = RedisEventLog(client, key, max_len=MAX_LEN, msg=workload.initial_msg())
+        log = RedisEventLog(client, key, max_len=MAX_LEN, msg=first_msg())
         reply: list[Any] = events()
     else:
         reply = agentscope_dicts()
