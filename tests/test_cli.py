@@ -107,6 +107,40 @@ def test_inspect_keeps_unknown_events_and_refuses_garbage() -> None:
     assert result.returncode == 1 and b"Traceback" not in result.stderr and b"byte 0" in result.stderr
 
 
+_FORGE = "bot\x1b[31mRED\x1b[0m\nFAKE LINE\u202e\x9b\x7f"
+
+
+def test_inspect_escapes_what_a_terminal_would_act_on() -> None:
+    """Names, ids, URLs and error texts of a capture are untrusted: an ESC
+    sequence would colour the terminal and a newline forge a line."""
+    reply, block, call = f"r{_FORGE}", f"b{_FORGE}", f"c{_FORGE}"
+    events: list[wire.AgentEvent] = [
+        wire.ReplyStartEvent(reply_id=reply, name=_FORGE, role="assistant", session_id=_FORGE),
+        wire.TextBlockStartEvent(reply_id=reply, block_id=block),
+        wire.TextBlockDeltaEvent(reply_id=reply, block_id=block, delta=_FORGE),
+        wire.ToolCallStartEvent(reply_id=reply, tool_call_id=call, tool_call_name=_FORGE),
+        wire.ToolResultStartEvent(reply_id=reply, tool_call_id=call, tool_call_name=_FORGE),
+        wire.ToolResultEndEvent(reply_id=reply, tool_call_id=call, state=wire.ToolResultState.ERROR),
+        wire.DataBlockStartEvent(reply_id=reply, block_id="d", media_type=f"image/{_FORGE}"),
+        wire.DataBlockDeltaEvent(reply_id=reply, block_id="d", media_type=f"image/{_FORGE}",
+                                 url=f"https://x/{_FORGE}"),
+        wire.ModelCallStartEvent(reply_id=reply, model_name=_FORGE),
+        wire.ReplyEndEvent(reply_id=reply, session_id=_FORGE,
+                           error=wire.ErrorInfo(type=wire.ErrorType.UPSTREAM, message=_FORGE)),
+    ]
+    data = b"".join(wire.json.encode(e) + b"\n" for e in events)
+    data += b'{"type":"X\\u001b[2J\\nFAKE","reply_id":"r"}\n{"type":"TEXT_BLOCK_DELTA","reply_id":"\\u001b"}\n'
+    result = run_cli("inspect", "-", stdin=data)
+    assert result.returncode == 1
+    for stream in (result.stdout, result.stderr):
+        text = stream.decode()
+        assert not any(not c.isprintable() and c != "\n" for c in text), text
+        assert "FAKE LINE" not in {line.strip() for line in text.splitlines()}
+        assert all(not line.startswith("FAKE") for line in text.splitlines())
+    assert result.stdout.count(b"\\x1b[31mRED") >= 5  # shown, escaped
+    assert len(result.stderr.splitlines()) == 1
+
+
 # -- convert ------------------------------------------------------------------------------
 
 

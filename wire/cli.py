@@ -191,7 +191,7 @@ def _decode_capture(data: bytes, format: str, **options: Any) -> tuple[list[Any]
 
 
 def _fail(command: str, message: object) -> int:
-    print(f"wire {command}: error: {message}", file=sys.stderr)
+    print(f"wire {command}: error: {_safe(str(message))}", file=sys.stderr)
     return 1
 
 
@@ -255,7 +255,7 @@ def _describe(event: Any) -> str:
     import wire
 
     if isinstance(event, wire.UnknownEvent):
-        return f"{event.type:<26} (unknown to this version of wire, {len(event.raw)} bytes)"
+        return f"{_safe(event.type):<26} (unknown to this version of wire, {len(event.raw)} bytes)"
     parts = [f"{event.type.value:<26}"]
     for name in ("reply_id", "block_id", "tool_call_id"):
         value = getattr(event, name, None)
@@ -264,7 +264,7 @@ def _describe(event: Any) -> str:
     for name in ("name", "tool_call_name", "model_name", "state", "finished_reason", "media_type"):
         value = getattr(event, name, None)
         if value is not None:
-            parts.append(f"{name}={value}")
+            parts.append(f"{name}={_safe(f'{value}')}")
     for name in ("delta", "text", "url"):
         value = getattr(event, name, None)
         if value is not None:
@@ -280,7 +280,18 @@ def _describe(event: Any) -> str:
 
 
 def _short(value: str) -> str:
-    return value if len(value) <= 12 else value[:8] + "…"
+    return _safe(value if len(value) <= 12 else value[:8] + "…")
+
+
+def _safe(text: str) -> str:
+    """``text`` with what a terminal would act on escaped as in a Python
+    literal: control characters (an ESC sequence colours the terminal, a
+    newline forges a line), bidirectional overrides, line separators. A
+    capture is untrusted input; everything inspect prints from it goes
+    through here or through repr (:func:`_quote`)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _quote(text: str, limit: int = 48) -> str:
@@ -293,8 +304,8 @@ def _print_summary(msg: Any) -> None:
 
     status = msg.finished_reason.value if msg.finished_reason else "not finished"
     if msg.error is not None:
-        status += f" ({msg.error.type.value}: {msg.error.message})"
-    print(f"reply {msg.id} from {msg.name}: {status}"
+        status += f" ({msg.error.type.value}: {_quote(msg.error.message, 120)})"
+    print(f"reply {_safe(msg.id)} from {_safe(msg.name)}: {status}"
           + (f", usage {msg.usage.input_tokens}+{msg.usage.output_tokens} tokens" if msg.usage else ""))
     for i, block in enumerate(msg.content):
         if isinstance(block, wire.TextBlock):
@@ -302,20 +313,21 @@ def _print_summary(msg: Any) -> None:
         elif isinstance(block, wire.ThinkingBlock):
             detail = _quote(block.thinking, 72)
         elif isinstance(block, wire.ToolCallBlock):
-            detail = f"{block.name} {_quote(block.input, 60)} [{block.state.value}]"
+            detail = f"{_safe(block.name)} {_quote(block.input, 60)} [{block.state.value}]"
         elif isinstance(block, wire.ToolResultBlock):
             output = block.output if isinstance(block.output, str) else "".join(
                 p.text if isinstance(p, wire.TextBlock) else f"<{p.source.media_type}>" for p in block.output)
-            detail = f"{block.name} [{block.state.value}] {_quote(output, 60)}"
+            detail = f"{_safe(block.name)} [{block.state.value}] {_quote(output, 60)}"
         elif isinstance(block, wire.DataBlock):
             source = block.source
-            detail = (f"{source.media_type}, {len(source.data):,} bytes" if isinstance(source, wire.Base64Source)
-                      else f"{source.media_type} at {source.url}")
+            detail = (f"{_safe(source.media_type)}, {len(source.data):,} bytes"
+                      if isinstance(source, wire.Base64Source)
+                      else f"{_safe(source.media_type)} at {_safe(source.url)}")
         else:
             detail = _quote(block.hint if isinstance(block.hint, str) else f"{len(block.hint)} parts", 72)
         print(f"  [{i}] {block.type:<11} {detail}")
     for anomaly in msg.anomalies:
-        print(f"  anomaly at event {anomaly.index}: {anomaly.kind} ({anomaly.detail})")
+        print(f"  anomaly at event {anomaly.index}: {anomaly.kind} ({_safe(anomaly.detail)})")
 
 
 # What ``convert --to`` writes besides wire's framings (other frontends'
