@@ -4,8 +4,8 @@ instead of msgspec, each target beside its floor, all round-robin.
 Every target's cases run interleaved (``conftest.interleaved``: A B C, then
 C B A, ...), so that load on the shared machine lands on all of them alike;
 each benchmark stores its ratios (speed of a case relative to its baseline)
-in ``extra_info["ratios"]``. The table of targets, floors and measured
-figures is benchmarks/results/targets.md.
+in ``extra_info["ratios"]``, which ``report.py`` puts in the results of
+benchmarks/README.md.
 
 * ``encode``: wire against orjson writing exactly the same bytes (checked
   before timing): the reply as NDJSON (``wire.json.encode_events``, what wire
@@ -27,7 +27,8 @@ figures is benchmarks/results/targets.md.
 * ``lean decode``: what a reduce-from-bytes path would save at
   most: msgspec ``decode_lines`` into Structs that declare only the fields
   the reducer reads, against the full typed ``decode_lines`` (info only: such
-  a path is not exact, see targets.md).
+  a path is not exact, since the fields it does not declare are skipped
+  unchecked, so bad bytes there would pass).
 
 Run: ``.venv/bin/python -m pytest benchmarks/bench_gaps.py --benchmark-only -p no:cacheprovider``
 """
