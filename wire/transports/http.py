@@ -49,7 +49,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from typing import Any, TypeAlias
 
 import anyio
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 
 from wire.errors import DecodeError, LocalProtocolError, StoreError
@@ -88,10 +88,6 @@ FindLog: TypeAlias = Callable[[Request], "EventStore | Awaitable[EventStore | No
 """The application's lookup: the log a request names, or None (404)."""
 
 
-class BodyTooLarge(Exception):
-    """A request body past the endpoint's limit (answered with 413)."""
-
-
 async def find(find_log: Callable[..., Any], *args: Any) -> Any:
     """``find_log(*args)``, awaited if the application's lookup is async."""
     found = find_log(*args)
@@ -111,10 +107,13 @@ async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
     if declared.isascii() and declared.isdigit() and int(declared) > limit:
         raise BodyTooLarge(f"the body is {declared} bytes; the limit is {limit}")
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise BodyTooLarge(f"the body is over the limit of {limit} bytes")
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > limit:
+                raise BodyTooLarge(f"the body is over the limit of {limit} bytes")
+    except ClientDisconnect:
+        raise Refused(400, "the client went away before its body ended") from None
     return bytes(body)
 
 
@@ -169,30 +168,30 @@ def serve(find_log: Callable[..., Any], respond: Callable[..., Response | Awaita
             return await response if inspect.isawaitable(response) else response
         except StoreError as exc:
             return PlainTextResponse(f"the store failed: {exc}", status_code=503)
-        except BodyTooLarge as exc:
-            return PlainTextResponse(str(exc), status_code=413)
-        except Refused as exc:
+        except Refused as exc:  # a body too large or cut short, or the application's refusal
             return exc.response()
 
     return endpoint
 
 
 def sse_endpoint(find_log: FindLog, *, resume: Resume = "checkpoint", heartbeat: float | None = 15.0,
-                 authorize: Authorize | None = None,
+                 coalesce: bool | float = False, authorize: Authorize | None = None,
                  session_param: str = "session_id") -> Callable[[Request], Awaitable[Response]]:
     """The log ``find_log(request)`` names, as SSE: each frame's ``id`` its
-    entry id, resumed from ``Last-Event-ID`` or ``?after=``. With
-    ``authorize``, ``authorize(request, <the path parameter session_param>)``
+    entry id, resumed from ``Last-Event-ID`` or ``?after=``. ``coalesce``
+    merges the deltas waiting for a reader that is behind (see
+    ``wire.stores.EventStore.follow``). With ``authorize``, ``authorize(request, <the path parameter session_param>)``
     is asked first (see :data:`Authorize`)."""
 
     async def respond(log: EventStore, request: Request) -> Response:
-        return streaming(log.sse(cursor(request), resume=resume, heartbeat=heartbeat), FRAMINGS["sse"].media_type)
+        body = log.sse(cursor(request), resume=resume, heartbeat=heartbeat, coalesce=coalesce)
+        return streaming(body, FRAMINGS["sse"].media_type)
 
     return serve(find_log, respond, authorize=_by_path(authorize, session_param))
 
 
 def ndjson_endpoint(find_log: FindLog, *, resume: Resume = "checkpoint", heartbeat: float | None = 15.0,
-                    authorize: Authorize | None = None,
+                    coalesce: bool | float = False, authorize: Authorize | None = None,
                     session_param: str = "session_id") -> Callable[[Request], Awaitable[Response]]:
     """The log ``find_log(request)`` names, as NDJSON, one event per line; a
     blank line after ``heartbeat`` idle seconds. NDJSON carries no ids, so
@@ -203,7 +202,7 @@ def ndjson_endpoint(find_log: FindLog, *, resume: Resume = "checkpoint", heartbe
 
     async def respond(log: EventStore, request: Request) -> Response:
         encoder = NDJSONEncoder()
-        batches = log.follow(cursor(request), resume=resume, heartbeat=heartbeat)
+        batches = log.follow(cursor(request), resume=resume, heartbeat=heartbeat, coalesce=coalesce)
         body = entries_body(batches, lambda batch: encoder.encode_batch([event for _, event in batch]), b"\n")
         return streaming(body, FRAMINGS["ndjson"].media_type)
 
@@ -228,6 +227,13 @@ class Refused(Exception):
 
     def response(self) -> Response:
         return PlainTextResponse(self.reason, status_code=self.status)
+
+
+class BodyTooLarge(Refused):
+    """A request body past the endpoint's limit (answered with 413)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(413, reason)
 
 
 Authorize: TypeAlias = Callable[[Request, str], "bool | Awaitable[bool]"]
@@ -319,8 +325,8 @@ def answer_endpoint(find_log: Callable[..., Any], on_answer: OnAnswer, *, author
     async def endpoint(request: Request) -> Response:
         try:
             chat = decode_chat_request(await read_body(request, body_limit))
-        except BodyTooLarge as exc:
-            return PlainTextResponse(str(exc), status_code=413)
+        except Refused as exc:  # too large, or cut short
+            return exc.response()
         except DecodeError as exc:
             return PlainTextResponse(f"the request body is not valid: {exc}", status_code=400)
         named = request.path_params.get("session_id")
