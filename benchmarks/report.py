@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -254,7 +255,7 @@ def machine(doc: Doc) -> list[str]:
         tree += ", **the checkout changed during the run**"
     return [
         f"* Commit `{doc.get('commit', '?')[:12]}` ({tree}); started {doc.get('started', '?')[:19]} UTC, "
-        f"{doc.get('seconds', 0) / 60:.0f} minutes",
+        f"{doc.get('seconds', 0) / 60:.1f} minutes",
         f"* Machine: {cpu.get('brand_raw', m.get('processor', '?'))}, {cpu.get('count', '?')} cores "
         f"({m.get('cpu_count_affinity', '?')} usable), {m.get('system', '')} {m.get('release', '')}; "
         f"load average {doc.get('load_before', '?')} before the run, {doc.get('load_after', '?')} after",
@@ -463,6 +464,7 @@ HEADLINE = (
     ("Vercel SSE: wire vs dicts + orjson.dumps", "Vercel UI stream: hand-written dicts + orjson ÷ wire"),
     ("TS bytes to Msg", "TypeScript bytes to Msg ÷ TextDecoder + JSON.parse per line"),
     ("TS partial JSON, 4,000 deltas", "TypeScript partial JSON: re-parse per delta ÷ `PartialJSON`"),
+    ("Python partial JSON", "Python partial JSON: re-parse per delta ÷ `PartialJSON`"),
 )
 
 
@@ -534,7 +536,7 @@ def run_all(extra: list[str], ts: bool) -> Doc:
     commit, status = _tree()
     started, t0 = datetime.now(UTC), time.monotonic()
     doc: Doc = {"commit": commit, "dirty": bool(status), "started": started.isoformat(), "load_before": _load(),
-                "command": " ".join(["python", "benchmarks/report.py", *sys.argv[1:]])}
+                "command": shlex.join(["python", "benchmarks/report.py", *sys.argv[1:]])}
     redis = shutil.which("redis-server")
     doc["redis_server"] = (subprocess.run([redis, "--version"], capture_output=True, text=True).stdout.split(" sha")[0]
                            if redis else None)
