@@ -54,13 +54,6 @@ _keys = itertools.count()
 NO_RETRY: dict[str, Any] = {"retry": Retry(NoBackoff(), 0)}
 
 
-# The store lets a failover's transient answers end a follower (CLUSTERDOWN,
-# UNBLOCKED to a blocked XREAD, NOSCRIPT from a promoted replica): these tests
-# fail until the store's reader retries them (the fix is described with them).
-_FAILOVER_FIX = pytest.mark.xfail(strict=True,
-                                  reason="the store's reader does not retry a failover's CLUSTERDOWN or UNBLOCKED")
-
-
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"  # redis-py's client runs on asyncio only
@@ -173,8 +166,6 @@ async def test_a_batch_longer_than_checkpoint_every_is_written_exactly_on_every_
 # -- failover ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=False,
-                   reason="a follower that happens to wait in XREAD during the failover gets UNBLOCKED (rarely here)")
 async def test_a_manual_failover_loses_nothing_for_a_follower_or_the_producer(redis_cluster: Cluster) -> None:
     """The producer appends one event at a time, before, during and after
     ``CLUSTER FAILOVER`` of its key's master; every append returns, and a
@@ -213,7 +204,6 @@ async def test_a_manual_failover_loses_nothing_for_a_follower_or_the_producer(re
         await log.delete()
 
 
-@_FAILOVER_FIX
 async def test_an_idle_follower_survives_a_manual_failover_of_its_master(redis_cluster: Cluster) -> None:
     """A follower waiting at the end of the log (in ``XREAD BLOCK``) when its
     key's master fails over: Redis answers the blocked read with UNBLOCKED
@@ -240,7 +230,6 @@ async def test_an_idle_follower_survives_a_manual_failover_of_its_master(redis_c
         await log.delete()
 
 
-@_FAILOVER_FIX
 async def test_followers_ride_out_a_killed_master_and_the_cluster_being_down(redis_cluster: Cluster) -> None:
     """A follower of a log on each master (on a client that never retries
     itself) while one master is SIGKILLed and the cluster stays down (every

@@ -15,7 +15,9 @@ whose entries this module reads). :func:`agentscope_session_key` names a
 session's stream the way agentscope does, and ``publish=True`` also publishes
 each event on the Pub/Sub channel of the stream's name with ``_entry_id``
 added, as ``publish_session_event`` does, so agentscope's own
-``/sessions/{id}/stream`` serves what wire writes.
+``/sessions/{id}/stream`` serves what wire writes. Into agentscope's
+session streams wire writes each event as agentscope does, every field
+included (``agentscope_dump``, ``_dump``); elsewhere, its compact JSON.
 
 The entry ids are the cursors: ``read(after=id)``, ``follow(after=id)``, and
 the ``id:`` of every SSE frame, so a browser's ``Last-Event-ID`` resumes on
@@ -61,11 +63,13 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING
 
+from wire import json as wire_json
 from wire.framing import UnknownPolicy
 from wire.framing._base import Payloads
 from wire.messages import Msg
 from wire.stores._replies import Replies
 from wire.stores.redis._common import AGENTSCOPE_SESSION_EVENTS, APPEND, READ, agentscope_session_key, checkpoint_key
+from wire.stores.redis._dump import encode as agentscope_encode
 from wire.stores.redis._producer import Producer
 from wire.stores.redis._reader import Reader
 
@@ -97,6 +101,10 @@ class RedisEventLog(Producer, Reader):
       them a reader left behind by the trim gets a StoreError.
     * ``publish``: also publish each event on the Pub/Sub channel ``key``
       with ``_entry_id``, as agentscope's ``publish_session_event`` does.
+    * ``agentscope_dump``: write each event as agentscope's
+      ``model_dump(mode="json")`` does, every field with its default
+      included, rather than wire's compact JSON; by default (None), for a key
+      under :data:`AGENTSCOPE_SESSION_EVENTS`.
     * ``checkpoint_every``: the most events between two checkpoints (kept
       below ``max_len / 2`` so the entries after a checkpoint outlive it).
     * ``unknown``: what a reader does with an entry of an unknown type (and,
@@ -109,7 +117,8 @@ class RedisEventLog(Producer, Reader):
 
     def __init__(self, client: Redis, key: str, *, max_len: int | None = None, ttl: float | None = None,
                  msg: Msg | None = None, keep_checkpoints: bool = True, publish: bool = False,
-                 checkpoint_every: int = 256, unknown: UnknownPolicy = "skip", retry_for: float = 30.0) -> None:
+                 checkpoint_every: int = 256, unknown: UnknownPolicy = "skip", retry_for: float = 30.0,
+                 agentscope_dump: bool | None = None) -> None:
         if max_len is not None and max_len < 2:
             raise ValueError(f"max_len must be at least 2, not {max_len}")
         if checkpoint_every < 1:
@@ -124,6 +133,9 @@ class RedisEventLog(Producer, Reader):
         self.ttl = ttl
         self.keep_checkpoints = keep_checkpoints
         self.publish = publish
+        if agentscope_dump is None:
+            agentscope_dump = key.startswith(AGENTSCOPE_SESSION_EVENTS)
+        self._encode = agentscope_encode if agentscope_dump else wire_json.encode
         self.checkpoint_every = min(checkpoint_every, max_len // 2) if max_len else checkpoint_every
         self.unknown = unknown
         self.retry_for = retry_for

@@ -202,8 +202,14 @@ return {last, ending, skipped, lines, table.concat(ids, ' '), table.concat(paylo
 
 # Failures worth retrying for a reader: the server went away, is restarting
 # or is loading its AOF (BusyLoadingError is a ConnectionError).
-TRANSIENT = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
-FAILURES = (redis.exceptions.RedisError, OSError)
+# On Redis Cluster also while a failover is under way: the cluster answers
+# CLUSTERDOWN or TRYAGAIN, redis-py knows no node for a slot yet, or a promoted
+# replica has not seen a script (redis-py loaded it on the masters it knew).
+TRANSIENT = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, redis.exceptions.ClusterDownError,
+             redis.exceptions.TryAgainError, redis.exceptions.SlotNotCoveredError, redis.exceptions.NoScriptError,
+             OSError)
+# redis-py's cluster client raises RedisClusterException, which is no RedisError.
+FAILURES = (redis.exceptions.RedisError, redis.exceptions.RedisClusterException, OSError)
 
 
 class LogBase:

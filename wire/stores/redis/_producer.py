@@ -3,9 +3,11 @@ and the log's lifetime."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Iterable
+from collections.abc import AsyncIterable, Callable, Iterable
 from contextlib import suppress
 from typing import Any
+
+import redis.exceptions
 
 from wire import json as wire_json
 from wire.errors import DecodeError, LocalProtocolError, StoreError
@@ -34,6 +36,7 @@ class Producer(LogBase):
     _failed: StoreError | None
     _cluster: bool
     _script: Any  # the APPEND script, registered on the client
+    _encode: Callable[[AgentEvent], bytes]  # an event as the stream's payload
 
     async def append(self, event: AgentEvent) -> str:
         """Write one event; its entry id."""
@@ -130,7 +133,17 @@ class Producer(LogBase):
                 self._since_checkpoint = 0
         ttl = round(self.ttl * 1000) if self.ttl else 0
         return [self.max_len or 0, ttl, int(self.publish), int(finish), self.last_id or "", len(taken) // 2,
-                *taken, *map(wire_json.encode, chunk)]
+                *taken, *map(self._encode, chunk)]
+
+    async def _evalsha(self, keys: list[str], args: list[Any]) -> Any:
+        try:
+            return await self._script(keys=keys, args=args)
+        except redis.exceptions.NoScriptError:
+            # The node serving the key has not seen the script: a replica a
+            # failover promoted, which redis-py's SCRIPT LOAD (sent to the
+            # masters it knew) missed. The script did not run; EVAL runs it
+            # there once, and caches it for the calls after.
+            return await self.client.eval(self._script.script, len(keys), *keys, *args)
 
     async def _run(self, calls: list[list[Any]]) -> list[str]:
         if self._failed is not None:
@@ -141,7 +154,7 @@ class Producer(LogBase):
             if len(calls) == 1 or self._cluster:
                 results = []
                 for args in calls:
-                    results.append(await self._script(keys=keys, args=args))
+                    results.append(await self._evalsha(keys, args))
             else:
                 async with self.client.pipeline(transaction=False) as pipe:
                     for args in calls:

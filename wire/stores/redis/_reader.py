@@ -377,7 +377,13 @@ class Reader(LogBase):
         """Until an entry after ``cursor`` exists, or ``block_ms`` passed.
         Nothing appended between the last read and this wait is missed:
         XREAD from an id answers at once when entries after it exist."""
-        await self.client.xread({self.key: cursor}, count=1, block=block_ms)
+        try:
+            await self.client.xread({self.key: cursor}, count=1, block=block_ms)
+        except redis.exceptions.ResponseError as exc:
+            # The node turned replica under the wait (a Redis Cluster failover
+            # answers the blocked XREAD with UNBLOCKED): the next read goes to the new master.
+            if not str(exc).startswith("UNBLOCKED"):
+                raise
 
     async def _follow(self, cursor: bytes, first: Batch, end: bytes | None, heartbeat: float | None,
                       max_batch: int, hold: float = 0.0) -> AsyncGenerator[Batch, None]:
