@@ -50,7 +50,7 @@ def test_a_reply_streams_to_its_end_and_the_server_keeps_its_msg(client: TestCli
                 received.extend(decoder.feed(chunk))
         received.extend(decoder.close())
         assert received == EVENTS
-        assert decoder.last_event_id == str(len(EVENTS) - 1)
+        assert decoder.last_event_id.endswith(f"-{len(EVENTS) - 1}")  # <epoch>-<position>
         msg = wire.json.decode_msg(client.get(f"/replies/{started.json()['id']}/msg").content)
         assert client.get("/replies/nope/msg").status_code == 404
         assert client.get("/replies/nope/events").status_code == 404

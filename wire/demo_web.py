@@ -33,6 +33,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 import wire
+from wire.resume import begin_reply
 from wire.stores.memory import EventLog
 from wire.transports.http import sse_endpoint
 
@@ -60,8 +61,8 @@ def create_app(reply: bytes, *, pace: float = 0.05) -> Starlette:
     async def produce(log: EventLog) -> None:
         for event in events:
             await anyio.sleep(pace)
-            log.append(event)
-        log.close()
+            await log.append(event)
+        await log.close()
 
     async def page(request: Request) -> Response:
         name, media_type = PAGE_FILES[request.url.path]
@@ -70,10 +71,10 @@ def create_app(reply: bytes, *, pace: float = 0.05) -> Starlette:
 
     async def start_reply(request: Request) -> Response:
         reply_id = f"reply-{next(numbers)}"
-        # created_at from REPLY_START, as the runtime's followReply makes its
-        # Msg: a page that never lost its connection ends with this very Msg.
-        logs[reply_id] = log = EventLog(wire.AssistantMsg(start.name, [], id=start.reply_id,
-                                                          created_at=start.created_at))
+        # Begun from REPLY_START, as the runtime's followReply begins its Msg: a
+        # page that never lost its connection ends with this very Msg (and /msg
+        # answers with it before the first event is out).
+        logs[reply_id] = log = EventLog(begin_reply(start))
         request.app.state.tasks.start_soon(produce, log)
         return JSONResponse({"id": reply_id, "events": f"/replies/{reply_id}/events"}, status_code=201)
 
