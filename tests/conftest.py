@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.helpers import CASES, Case, factories
+from tests.helpers import CASES, Case, factories, require_npm
 
 
 @pytest.fixture(params=CASES, ids=[c.name for c in CASES])
@@ -29,3 +29,13 @@ def deterministic_factories() -> Iterator[None]:
 def anyio_backend(request: pytest.FixtureRequest) -> str:
     backend: str = request.param
     return backend
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "npm(folder): runs node against folder/node_modules (tests.helpers.needs_npm)")
+
+
+@pytest.hookimpl(trylast=True)  # after skip marks: a skipped test needs nothing
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for mark in item.iter_markers("npm"):
+        require_npm(*mark.args)

@@ -11,13 +11,16 @@ never from each other; Hypothesis strategies live in ``tests/strategies.py``).
 * the reducer's anomalies, one bad event each: ``ANOMALIES``, and
   ``mask_apply_time`` for the fields wire deliberately takes from events;
 * ``growth_ratio``: how a cost grows from n to 4n, for the linear-time tests;
-* ``expect(cls, value)``: ``value``, asserted to be a ``cls``.
+* ``expect(cls, value)``: ``value``, asserted to be a ``cls``;
+* ``needs_npm(folder)`` / ``require_npm(folder)``: a test that runs node against
+  ``folder/node_modules`` fails with one line naming the missing step.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import socket
 import subprocess
 import sys
@@ -30,6 +33,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import msgspec
+import pytest
 
 import wire
 from wire.events import AgentEvent
@@ -487,3 +491,27 @@ def foreign_modules(name: str) -> set[str]:
     allowed = modules_added_by("msgspec")
     return {m for m in modules_added_by(name) - allowed
             if top(m) not in sys.stdlib_module_names and top(m) not in ("wire", "msgspec")}
+
+
+# -- tests that run node ---------------------------------------------------------------------------
+
+
+def require_npm(folder: str) -> str:
+    """The path of ``node``, after checking that ``npm ci`` has run in ``folder``
+    (relative to the repository: ``schemas``, ``tests/clients-agui``...); if
+    not, the test fails with one line naming the missing step, rather than
+    with node's ``ERR_MODULE_NOT_FOUND`` from deep inside a script."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not installed: this test needs Node 20+ (see the README's set-up)", pytrace=False)
+    # npm ci writes this file last, once node_modules is complete.
+    if not (ROOT / folder / "node_modules" / ".package-lock.json").is_file():
+        pytest.fail(f'{folder}/node_modules is missing: run "npm ci" in {folder}/ (.ci/run does)', pytrace=False)
+    return node
+
+
+def needs_npm(folder: str) -> pytest.MarkDecorator:
+    """Mark a test that runs node against ``folder/node_modules``: it fails at
+    set-up, before any server starts, when :func:`require_npm` would
+    (``tests/conftest.py`` acts on the mark)."""
+    return pytest.mark.npm(folder)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -25,28 +24,26 @@ import httpx
 import pytest
 
 import wire
+from tests.helpers import ROOT, needs_npm, require_npm
 
-ROOT = Path(__file__).resolve().parent.parent
 BROWSER = ROOT / "tests" / "browser"
 CHROMIUM = os.environ.get("WIRE_CHROMIUM", "/usr/bin/chromium")
-NODE = shutil.which("node")
 EVENTS = wire.json.decode_events(files("wire").joinpath("data", "demo-reply.jsonl").read_bytes())
 
-_missing = [what for what, ok in [
-    ("chromium", Path(CHROMIUM).is_file()),
-    ("node", NODE is not None),
-    ("tests/browser/node_modules (npm ci)", (BROWSER / "node_modules" / "playwright-core").is_dir()),
-    ("schemas/node_modules (npm ci)", (ROOT / "schemas" / "node_modules" / "esbuild").is_dir()),
-] if not ok]
-if _missing and os.environ.get("WIRE_REQUIRE_BROWSER") == "1":
-    raise RuntimeError(f"the browser test needs {', '.join(_missing)}")
-pytestmark = pytest.mark.skipif(bool(_missing), reason=f"needs {', '.join(_missing)}")
+_HAS_CHROMIUM = Path(CHROMIUM).is_file()
+if not _HAS_CHROMIUM and os.environ.get("WIRE_REQUIRE_BROWSER") == "1":
+    raise RuntimeError(f"the browser test needs chromium ({CHROMIUM}; WIRE_CHROMIUM names another)")
+# Without chromium (a system package) the test is skipped; without node or
+# `npm ci` in tests/browser or schemas/ (playwright-core, esbuild) it fails
+# with one line naming the step.
+pytestmark = [pytest.mark.skipif(not _HAS_CHROMIUM, reason=f"needs chromium ({CHROMIUM})"),
+              needs_npm("tests/browser"), needs_npm("schemas")]
 
 
 def test_served_runtime_is_the_built_one() -> None:
     """wire/web/runtime.js is schemas/dist bundled, not a stale copy."""
-    assert NODE is not None
-    result = subprocess.run([NODE, str(BROWSER / "bundle-runtime.mjs"), "--check"], capture_output=True, text=True,
+    node = require_npm("tests/browser")
+    result = subprocess.run([node, str(BROWSER / "bundle-runtime.mjs"), "--check"], capture_output=True, text=True,
                             timeout=60, check=False)
     assert result.returncode == 0, result.stderr
 
@@ -70,9 +67,9 @@ def demo_url() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def run(demo_url: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    assert NODE is not None
     tmp = tmp_path_factory.mktemp("browser")
-    result = subprocess.run([NODE, str(BROWSER / "drive.mjs"), demo_url, str(tmp / "demo-web.png"),
+    node = require_npm("tests/browser")
+    result = subprocess.run([node, str(BROWSER / "drive.mjs"), demo_url, str(tmp / "demo-web.png"),
                              str(tmp / "user-data"), CHROMIUM], capture_output=True, text=True, timeout=180,
                             check=False)
     assert result.returncode == 0, result.stderr

@@ -31,14 +31,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import wire
-from tests.helpers import CASES, ROOT, catalog_lines, standalone_messages
+from tests.helpers import CASES, ROOT, catalog_lines, needs_npm, require_npm, standalone_messages
 from wire import cli
 from wire import schema as wire_schema
 from wire.events import _Event
 
 SCHEMAS = ROOT / "schemas"
 TS_DIR = Path(__file__).parent / "ts"
-NODE = shutil.which("node")
 NODE_MODULES = SCHEMAS / "node_modules"
 TSC = NODE_MODULES / ".bin" / "tsc"
 
@@ -47,10 +46,7 @@ MSG = "msg.schema.json"
 BLOCK = "content-block.schema.json"
 FILES = (EVENT, MSG, BLOCK)
 
-needs_node = pytest.mark.skipif(
-    NODE is None or not TSC.exists(),
-    reason="needs node and `npm ci` in schemas/ (.ci/run installs both)",
-)
+needs_node = needs_npm("schemas")  # fails, naming the step, without node or `npm ci` in schemas/
 
 Json: TypeAlias = Any
 
@@ -270,8 +266,7 @@ def test_descriptions_are_clean_markdown() -> None:
 def frontend(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A frontend project: tests/ts copied, node_modules holding the schemas
     package (as @wire/agentscope-types) and ajv, linked as an install would."""
-    if NODE is None or not TSC.exists():
-        pytest.skip("needs node and `npm ci` in schemas/ (.ci/run installs both)")
+    require_npm("schemas")
     root = tmp_path_factory.mktemp("frontend")
     shutil.copytree(TS_DIR, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("out"))
     (root / "node_modules" / "@wire").mkdir(parents=True)
@@ -281,8 +276,7 @@ def frontend(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run_node(frontend: Path, script: str, request: Json) -> Json:
-    assert NODE is not None
-    result = subprocess.run([NODE, script], cwd=frontend, input=json.dumps(request),
+    result = subprocess.run([require_npm("schemas"), script], cwd=frontend, input=json.dumps(request),
                             capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)

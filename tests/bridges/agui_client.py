@@ -14,18 +14,19 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-import pytest
 
 import wire
-from tests.helpers import ROOT
+from tests.helpers import ROOT, needs_npm, require_npm
 from wire.bridges.agui import INCOMPLETE_CODE
 
 CLIENT_DIR = ROOT / "tests" / "clients-agui"
 NODE = shutil.which("node")
-needs_client = pytest.mark.skipif(
-    NODE is None or not (CLIENT_DIR / "node_modules" / "@ag-ui" / "client").is_dir(),
-    reason="needs node and `npm ci` in tests/clients-agui (.ci/run installs both)",
-)
+# Fails, naming the step, without node or `npm ci` in tests/clients-agui (.ci/run does both).
+needs_client = needs_npm("tests/clients-agui")
+
+
+def _node() -> str:
+    return require_npm("tests/clients-agui")
 
 Json = Any
 
@@ -33,8 +34,7 @@ Json = Any
 def run_client(body: bytes, tmp_path: Path, chunk: int = 61) -> Json:
     path = tmp_path / "body.sse"
     path.write_bytes(body)
-    assert NODE is not None
-    done = subprocess.run([NODE, "run-client.mjs", str(path), "--chunk", str(chunk)], cwd=CLIENT_DIR,
+    done = subprocess.run([_node(), "run-client.mjs", str(path), "--chunk", str(chunk)], cwd=CLIENT_DIR,
                           capture_output=True, check=False, timeout=60)
     assert done.returncode == 0, done.stderr.decode()
     return json.loads(done.stdout)
@@ -43,8 +43,7 @@ def run_client(body: bytes, tmp_path: Path, chunk: int = 61) -> Json:
 def node_reencode(body: bytes, tmp_path: Path) -> bytes:
     path = tmp_path / "frames.sse"
     path.write_bytes(body)
-    assert NODE is not None
-    done = subprocess.run([NODE, "reencode.mjs", str(path)], cwd=CLIENT_DIR, capture_output=True, check=False,
+    done = subprocess.run([_node(), "reencode.mjs", str(path)], cwd=CLIENT_DIR, capture_output=True, check=False,
                           timeout=60)
     assert done.returncode == 0, done.stderr.decode()
     return done.stdout
@@ -222,8 +221,7 @@ def custom_mismatches(events: list[wire.AgentEvent], report: Json) -> list[str]:
 
 
 def run_client_at(url: str) -> Any:
-    assert NODE is not None
-    done = subprocess.run([NODE, "run-client.mjs", "--url", url], cwd=CLIENT_DIR, capture_output=True,
+    done = subprocess.run([_node(), "run-client.mjs", "--url", url], cwd=CLIENT_DIR, capture_output=True,
                           check=False, timeout=60)
     assert done.returncode == 0, done.stderr.decode()
     return json.loads(done.stdout)

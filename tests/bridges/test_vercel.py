@@ -14,7 +14,6 @@ wire/bridges/README.md, each named where it is applied.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,7 +26,7 @@ from hypothesis import strategies as st
 
 import wire
 import wire.cli
-from tests.helpers import CASES, ROOT, Case, expect, serve_asgi
+from tests.helpers import CASES, ROOT, Case, expect, needs_npm, require_npm, serve_asgi
 from wire.blocks import DataBlock, TextBlock, ToolCallBlock, ToolResultBlock, ToolResultState
 from wire.bridges import vercel
 from wire.bridges.vercel import DONE, VercelBridge, encode_chunks, to_chunks, to_sse
@@ -66,11 +65,8 @@ from wire.events import (
 )
 
 CLIENT = ROOT / "tests" / "clients-vercel"
-NODE = shutil.which("node")
-needs_client = pytest.mark.skipif(
-    NODE is None or not (CLIENT / "node_modules" / "ai").exists(),
-    reason="needs node and `npm ci` in tests/clients-vercel (.ci/run installs both)",
-)
+# Fails, naming the step, without node or `npm ci` in tests/clients-vercel (.ci/run does both).
+needs_client = needs_npm("tests/clients-vercel")
 
 R = "reply-1"
 
@@ -78,8 +74,8 @@ R = "reply-1"
 def run_client(mode: str, payload: Any, tmp: Path) -> str:
     request = tmp / f"{mode}.json"
     request.write_text(json.dumps(payload), encoding="utf-8")
-    assert NODE is not None
-    done = subprocess.run([NODE, "run.mjs", mode, str(request)], cwd=CLIENT, capture_output=True, timeout=120)
+    node = require_npm("tests/clients-vercel")
+    done = subprocess.run([node, "run.mjs", mode, str(request)], cwd=CLIENT, capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr.decode()
     return done.stdout.decode()
 
@@ -437,8 +433,7 @@ def expected_of(name: str, case: Case | None) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def client_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     """One node run for every stream (a node start costs more than all the reading)."""
-    if NODE is None or not (CLIENT / "node_modules" / "ai").exists():
-        pytest.skip("needs node and `npm ci` in tests/clients-vercel (.ci/run installs both)")
+    require_npm("tests/clients-vercel")
     tmp = tmp_path_factory.mktemp("vercel")
     cases = []
     for name, case in ALL:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
 import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -26,18 +25,15 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import wire
-from tests.helpers import ROOT, expect, serve_asgi
+from tests.helpers import ROOT, expect, needs_npm, require_npm, serve_asgi
 from wire.stores.memory import EventLog
 from wire.transports.http import sse_endpoint
 
 SCRIPT = ROOT / "tests" / "ts" / "follow-reply.mjs"
-NODE = shutil.which("node")
 EVENTS = wire.json.decode_events(files("wire").joinpath("data", "demo-reply.jsonl").read_bytes())
 START = expect(wire.ReplyStartEvent, EVENTS[0])
 
-pytestmark = pytest.mark.skipif(
-    NODE is None or not (ROOT / "schemas" / "dist" / "index.js").is_file(),
-    reason="needs node and the built TypeScript runtime (npm run build in schemas/)")
+pytestmark = needs_npm("schemas")
 
 
 class DropFirstConnection:
@@ -126,8 +122,8 @@ def base() -> Iterator[str]:
 
 
 def follow(url: str, *args: str) -> dict[str, Any]:
-    assert NODE is not None
-    out = subprocess.run([NODE, str(SCRIPT), url, *args], capture_output=True, text=True, timeout=60, check=True)
+    node = require_npm("schemas")
+    out = subprocess.run([node, str(SCRIPT), url, *args], capture_output=True, text=True, timeout=60, check=True)
     return json.loads(out.stdout)  # type: ignore[no-any-return]
 
 

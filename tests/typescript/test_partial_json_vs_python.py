@@ -8,24 +8,19 @@ from __future__ import annotations
 
 import copy
 import json
-import shutil
 import subprocess
 from typing import Any
 
-import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, needs_npm, require_npm
 from tests.strategies import damaged_texts, json_texts, splits
 from wire.partial_json import PartialJSON, PartialJSONError
 
 SCRIPT = ROOT / "tests" / "ts" / "partial-views.mjs"
-NODE = shutil.which("node")
 
-pytestmark = pytest.mark.skipif(
-    NODE is None or not (ROOT / "schemas" / "dist" / "index.js").is_file(),
-    reason="needs node and the built TypeScript runtime (npm run build in schemas/)")
+pytestmark = needs_npm("schemas")
 
 
 def python_views(fragments: list[str]) -> dict[str, Any]:
@@ -66,8 +61,7 @@ def cases(draw: st.DrawFn) -> list[str]:
 @settings(max_examples=6, deadline=None, phases=(Phase.explicit, Phase.generate))
 @given(st.lists(cases(), min_size=60, max_size=60))
 def test_typescript_views_equal_python_views(batch: list[list[str]]) -> None:
-    assert NODE is not None
-    out = subprocess.run([NODE, str(SCRIPT)], input=json.dumps(batch), capture_output=True, text=True,
+    out = subprocess.run([require_npm("schemas"), str(SCRIPT)], input=json.dumps(batch), capture_output=True, text=True,
                          check=True, timeout=60).stdout
     for fragments, got in zip(batch, json.loads(out), strict=True):
         expected = python_views(fragments)

@@ -7,13 +7,10 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
-from tests.helpers import ROOT
+from tests.helpers import ROOT, needs_npm
 
 SCHEMAS = ROOT / "schemas"
 TSC = SCHEMAS / "node_modules" / ".bin" / "tsc"
@@ -34,8 +31,7 @@ def test_section_has_both_examples() -> None:
     assert "followReply(" in found[0] and "new PartialJSON()" in found[1]
 
 
-@pytest.mark.skipif(shutil.which("node") is None or not TSC.exists() or not (SCHEMAS / "dist" / "index.d.ts").exists(),
-                    reason="needs node, npm ci and the built runtime in schemas/")
+@needs_npm("schemas")
 def test_examples_compile(tmp_path: Path) -> None:
     package = tmp_path / "node_modules" / "@wire" / "agentscope-types"
     package.parent.mkdir(parents=True)

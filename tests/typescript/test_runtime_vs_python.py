@@ -28,7 +28,6 @@ import base64
 import contextlib
 import json
 import math
-import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -40,28 +39,23 @@ from hypothesis import strategies as st
 
 import wire
 from tests import strategies
-from tests.helpers import ANOMALIES, REPLY, ROOT, catalog_lines, cut, factories
+from tests.helpers import ANOMALIES, REPLY, ROOT, catalog_lines, cut, factories, needs_npm, require_npm
 from tests.strategies import damage, points, reply_streams, sse_tokens
 from wire.events import UnknownEvent
 from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder, SSEDecoder, SSEEncoder
 
 DRIVER = ROOT / "tests" / "ts" / "reduce-cases.mjs"
 RUNTIME = ROOT / "schemas" / "dist" / "index.js"
-MSGPACK = ROOT / "schemas" / "node_modules" / "@msgpack" / "msgpack"
-NODE = shutil.which("node")
 
-pytestmark = pytest.mark.skipif(
-    NODE is None or not MSGPACK.exists(),
-    reason="needs node and `npm ci` in schemas/ (.ci/run installs both)",
-)
+pytestmark = needs_npm("schemas")
 
 Run = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 @pytest.fixture(scope="module")
 def ts_runtime() -> Iterator[Run]:
-    assert NODE is not None and RUNTIME.exists()
-    process = subprocess.Popen([NODE, str(DRIVER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    assert RUNTIME.exists()
+    process = subprocess.Popen([require_npm("schemas"), str(DRIVER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                text=True, encoding="utf-8")
     assert process.stdin is not None and process.stdout is not None
     stdin, stdout = process.stdin, process.stdout
