@@ -37,8 +37,14 @@ there:
   reason. msgspec writes a bytearray exactly as bytes (base64 in JSON, bin in
   MessagePack), so an open block encodes as a finished one would.
 * Nothing the reducer keeps is shared with an event: blocks carried by an
-  event (an EXTERNAL_EXECUTION_RESULT's outputs) are copied down to their
-  sources before they join the Msg, so later chunks never change the event.
+  event (an EXTERNAL_EXECUTION_RESULT's outputs, a HINT_BLOCK's parts) are
+  copied down to their sources, and metadata, errors and permission rules
+  down to their scalars, before they join the Msg, so neither later chunks
+  nor a caller changing the Msg ever change the event a log keeps.
+* Events built in Python are not type-checked by their constructors
+  (msgspec checks types when decoding, not in ``__init__``): a delta, data
+  chunk, URL or block id of the wrong type is an anomaly (``wrong_type``)
+  and skipped, before anything changes.
 
 No bytes and no IO here: events are already decoded.
 """
@@ -132,6 +138,8 @@ class AnomalyKind(enum.StrEnum):
     NOT_ASKING = "not_asking"  # USER_CONFIRM_RESULT for a call that was not asking: ignored
     ROLE_FORBIDS = "role_forbids"  # a block the Msg's role does not allow: skipped
     UNKNOWN_EVENT = "unknown_event"  # an UnknownEvent (a type newer than wire): skipped
+    AFTER_REPLY_END = "after_reply_end"  # a block started after the reply's REPLY_END: applied anyway
+    WRONG_TYPE = "wrong_type"  # a value of the wrong type (an event built without checks): skipped
 
 
 class Anomaly(Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -209,6 +217,12 @@ class Reducer:
         return None
 
     def _add(self, block: ContentBlock, event: AgentEvent, table: dict[str, B] | None) -> None:
+        if type(block.id) is not str:
+            self.anomaly(AnomalyKind.WRONG_TYPE, event, None, _wrong("the block's id", block.id, "a string"))
+            return
+        if self.msg.finished_at is not None:  # agentscope appends it all the same
+            self.anomaly(AnomalyKind.AFTER_REPLY_END, event, block.id,
+                         "the reply had already ended; the block is still appended")
         if self.allowed is not None and type(block) not in self.allowed:
             self.anomaly(AnomalyKind.ROLE_FORBIDS, event, block.id,
                          f"a {self.msg.role} message cannot hold a {block.type!r} block")
@@ -283,7 +297,8 @@ class Reducer:
             for event in events:
                 cls = type(event)
                 if cls is run_type and event.reply_id == msg_id and (  # type: ignore[union-attr]
-                        event.tool_call_id if cls is ToolCallDeltaEvent else event.block_id) == run_id:  # type: ignore[union-attr]
+                        event.tool_call_id if cls is ToolCallDeltaEvent else event.block_id) == run_id and (  # type: ignore[union-attr]
+                        type(event.delta) is str):  # type: ignore[union-attr]
                     append(event.delta)  # type: ignore[union-attr]
                     self.index += 1
                     continue
@@ -370,6 +385,9 @@ def _finish(r: Reducer, table: dict[str, B], event: AgentEvent, id: str) -> B | 
 
 def _grow(r: Reducer, table: dict[str, B], grow: Callable[[B, str], None], event: AgentEvent, id: str,
           part: str) -> None:
+    if type(part) is not str:  # before anything changes: the grower lets go of the text first
+        r.anomaly(AnomalyKind.WRONG_TYPE, event, None, _wrong("delta", part, "a string"))
+        return
     block = r.find(table, event, id)
     if block is None:
         return
@@ -389,7 +407,7 @@ def _reply_end(r: Reducer, e: ReplyEndEvent) -> None:
     msg = r.msg
     msg.finished_at = e.created_at
     msg.finished_reason = e.finished_reason
-    msg.error = e.error
+    msg.error = None if e.error is None else structs.replace(e.error)
 
 
 def _model_call_end(r: Reducer, e: ModelCallEndEvent) -> None:
@@ -416,6 +434,9 @@ def _text_delta(r: Reducer, e: TextBlockDeltaEvent) -> None:
 
 
 def _text_end(r: Reducer, e: TextBlockEndEvent) -> None:
+    if e.text is not None and type(e.text) is not str:
+        r.anomaly(AnomalyKind.WRONG_TYPE, e, None, _wrong("text", e.text, "a string or null"))
+        return
     block = _finish(r, r.text, e, e.block_id)
     if block is not None and e.text is not None:
         block.text = e.text
@@ -439,6 +460,8 @@ def _data_start(r: Reducer, e: DataBlockStartEvent) -> None:
 
 
 def _data_delta(r: Reducer, e: DataBlockDeltaEvent) -> None:
+    if not _chunk_typed(r, e):
+        return
     # agentscope tests truthiness here: an empty data or url chunk is a no-op.
     if e.url:
         block = r.find(r.data, e, e.block_id)
@@ -473,7 +496,7 @@ def _data_end(r: Reducer, e: DataBlockEndEvent) -> None:
 
 
 def _hint(r: Reducer, e: HintBlockEvent) -> None:
-    hint = list(e.hint) if isinstance(e.hint, list) else e.hint
+    hint = [_own(part) for part in e.hint] if isinstance(e.hint, list) else e.hint
     block = HintBlock(hint=hint, id=e.block_id, source=e.source,
                       created_at=e.created_at, finished_at=e.created_at)
     r._add(block, e, None)
@@ -507,6 +530,9 @@ def _output_list(block: ToolResultBlock, e: Any) -> list[TextBlock | DataBlock]:
 
 
 def _result_text(r: Reducer, e: ToolResultTextDeltaEvent) -> None:
+    if type(e.delta) is not str:
+        r.anomaly(AnomalyKind.WRONG_TYPE, e, None, _wrong("delta", e.delta, "a string"))
+        return
     block = r.find(r.results, e, e.tool_call_id)
     if block is None:
         return
@@ -520,6 +546,8 @@ def _result_text(r: Reducer, e: ToolResultTextDeltaEvent) -> None:
 
 
 def _result_data(r: Reducer, e: ToolResultDataDeltaEvent) -> None:
+    if not _chunk_typed(r, e):
+        return
     block = r.find(r.results, e, e.tool_call_id)
     if block is None:
         return
@@ -565,7 +593,7 @@ def _result_end(r: Reducer, e: ToolResultEndEvent) -> None:
     if block is None:
         return
     block.state = e.state
-    block.metadata = dict(e.metadata)  # replaced, not merged, as in agentscope
+    block.metadata = _copied(e.metadata)  # replaced, not merged, as in agentscope
     if isinstance(block.output, list):
         for part in block.output:
             if type(part) is DataBlock:
@@ -593,7 +621,7 @@ def _require_confirm(r: Reducer, e: RequireUserConfirmEvent) -> None:
     for asked, call in zip(e.tool_calls, _calls(r, e, [c.id for c in e.tool_calls]), strict=True):
         if call is not None:
             call.state = ToolCallState.ASKING
-            call.suggested_rules = list(asked.suggested_rules)
+            call.suggested_rules = [structs.replace(rule) for rule in asked.suggested_rules]
 
 
 def _require_external(r: Reducer, e: RequireExternalExecutionEvent) -> None:
@@ -626,9 +654,45 @@ def _external_result(r: Reducer, e: ExternalExecutionResultEvent) -> None:
         if result.id in existing:
             continue  # normal: the agent already streamed this result
         output = [_own(part) for part in result.output] if isinstance(result.output, list) else result.output
-        copy = structs.replace(result, output=output, metadata=dict(result.metadata),
+        copy = structs.replace(result, output=output, metadata=_copied(result.metadata),
                                finished_at=e.created_at if result.finished_at is None else result.finished_at)
         r._add(copy, e, None)
+
+
+def _copied(value: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a free-form value (JSON's data model, wire._portable) down
+    to its scalars, without recursion: nesting as deep as a decoder allows
+    costs no stack. Empty, the common case, costs one dict."""
+    if not value:
+        return {}
+    top: dict[str, Any] = {}
+    stack: list[tuple[Any, Any]] = [(value, top)]
+    while stack:
+        source, target = stack.pop()
+        for key, item in (source.items() if type(source) is dict else enumerate(source)):
+            cls = type(item)
+            if cls is dict or cls is list:
+                copy: Any = {} if cls is dict else [None] * len(item)
+                stack.append((item, copy))
+                item = copy
+            target[key] = item
+    return top
+
+
+def _chunk_typed(r: Reducer, e: DataBlockDeltaEvent | ToolResultDataDeltaEvent) -> bool:
+    """Whether a data chunk's payload has its type (bytes, or a URL string);
+    an anomaly otherwise."""
+    if e.data is not None and not isinstance(e.data, (bytes, bytearray, memoryview)):
+        r.anomaly(AnomalyKind.WRONG_TYPE, e, None, _wrong("data", e.data, "bytes"))
+        return False
+    if e.url is not None and type(e.url) is not str:
+        r.anomaly(AnomalyKind.WRONG_TYPE, e, None, _wrong("url", e.url, "a string"))
+        return False
+    return True
+
+
+def _wrong(field: str, value: object, wanted: str) -> str:
+    return f"{field} is {type(value).__name__}, not {wanted} (an event built without its types checked); skipped"
 
 
 def _own(part: TextBlock | DataBlock) -> TextBlock | DataBlock:

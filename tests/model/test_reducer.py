@@ -423,3 +423,86 @@ def test_anomalies_past_the_cap_are_counted_not_kept(monkeypatch: pytest.MonkeyP
         one_by_one.append_event(event)
     assert one_by_one == msg and one_by_one.anomalies_dropped == 6
     assert initial_msg().anomalies_dropped == 0
+
+
+# -- nothing the Msg holds is shared with an event ---------------------------------------------------
+
+
+def test_after_reducing_nothing_in_the_msg_is_shared_with_an_event() -> None:
+    """Changing the Msg, however deep, never changes an event a log keeps."""
+    deep = {"a": {"b": [1, {"c": "d"}]}}
+    rule = wire.PermissionRule(tool_name="f", rule_content=None, behavior=wire.PermissionBehavior.ALLOW, source="s")
+    asked = wire.ToolCallBlock(id="c", name="f", input="", suggested_rules=[rule])
+    external = wire.ToolResultBlock(id="x", name="g", output=[wire.TextBlock(text="out", id="o")],
+                                    state=wire.ToolResultState.SUCCESS, metadata=copy.deepcopy(deep))
+    events: list[wire.AgentEvent] = [
+        CALL,
+        wire.RequireUserConfirmEvent(reply_id=REPLY, tool_calls=[asked]),
+        RESULT_START,
+        wire.ToolResultEndEvent(reply_id=REPLY, tool_call_id="c", state=wire.ToolResultState.SUCCESS,
+                                metadata=copy.deepcopy(deep)),
+        wire.ExternalExecutionResultEvent(reply_id=REPLY, execution_results=[external]),
+        wire.HintBlockEvent(reply_id=REPLY, block_id="h", hint=[wire.TextBlock(text="hint", id="t")]),
+        wire.ReplyEndEvent(reply_id=REPLY, session_id="s",
+                           error=wire.ErrorInfo(type=wire.ErrorType.UPSTREAM, message="m")),
+    ]
+    before = [wire.json.encode(e) for e in events]
+    msg = initial_msg().extend_events(events)
+    assert msg.anomalies == []
+    call, result, outside, hint = msg.content
+    assert isinstance(call, wire.ToolCallBlock) and isinstance(result, wire.ToolResultBlock)
+    assert isinstance(outside, wire.ToolResultBlock) and isinstance(hint, wire.HintBlock)
+    call.suggested_rules[0].tool_name = "changed"
+    result.metadata["a"]["b"][1]["c"] = "changed"
+    result.metadata["a"]["b"].append("more")
+    outside.metadata["a"]["b"][1]["c"] = "changed"
+    expect(wire.TextBlock, expect(list, outside.output)[0]).text = "changed"
+    expect(wire.TextBlock, expect(list, hint.hint)[0]).text = "changed"
+    assert msg.error is not None
+    msg.error.message = "changed"
+    assert [wire.json.encode(e) for e in events] == before
+
+
+# -- values of the wrong type (events built in Python, whose constructors do not check types) -----------
+
+_WRONG = [
+    ("text delta", [START_TEXT], wire.TextBlockDeltaEvent(reply_id=REPLY, block_id="b", delta=5)),  # type: ignore[arg-type]
+    ("thinking delta", [wire.ThinkingBlockStartEvent(reply_id=REPLY, block_id="t")],
+     wire.ThinkingBlockDeltaEvent(reply_id=REPLY, block_id="t", delta=None)),  # type: ignore[arg-type]
+    ("tool call delta", [CALL], wire.ToolCallDeltaEvent(reply_id=REPLY, tool_call_id="c", delta=b"{}")),  # type: ignore[arg-type]
+    ("result text", [CALL, RESULT_START],
+     wire.ToolResultTextDeltaEvent(reply_id=REPLY, tool_call_id="c", delta=["x"])),  # type: ignore[arg-type]
+    ("data as text", [wire.DataBlockStartEvent(reply_id=REPLY, block_id="d", media_type="image/png")],
+     wire.DataBlockDeltaEvent(reply_id=REPLY, block_id="d", media_type="image/png", data="AAAA")),  # type: ignore[arg-type]
+    ("result data as text", [CALL, RESULT_START],
+     wire.ToolResultDataDeltaEvent(reply_id=REPLY, tool_call_id="c", block_id="d", media_type="image/png",
+                                   data="AAAA")),  # type: ignore[arg-type]
+    ("url as number", [wire.DataBlockStartEvent(reply_id=REPLY, block_id="d", media_type="image/png")],
+     wire.DataBlockDeltaEvent(reply_id=REPLY, block_id="d", media_type="image/png", url=5)),  # type: ignore[arg-type]
+    ("end text", [START_TEXT], wire.TextBlockEndEvent(reply_id=REPLY, block_id="b", text=5)),  # type: ignore[arg-type]
+    ("block id", [], wire.TextBlockStartEvent(reply_id=REPLY, block_id=5)),  # type: ignore[arg-type]
+]
+
+
+@pytest.mark.parametrize(("before", "bad"), [w[1:] for w in _WRONG], ids=[w[0] for w in _WRONG])
+def test_a_value_of_the_wrong_type_is_an_anomaly_and_skipped(before: list[Any], bad: Any) -> None:
+    msg = initial_msg().extend_events(before)
+    snapshot = wire.json.encode(msg)
+    msg.append_event(bad)
+    assert [(a.index, a.kind) for a in msg.anomalies] == [(len(before), wire.AnomalyKind.WRONG_TYPE)]
+    assert "not " in msg.anomalies[0].detail
+    msg.anomalies.clear()
+    assert wire.json.encode(msg) == snapshot  # nothing changed, and the Msg still encodes
+    with pytest.raises(wire.StreamOrderError) as info:
+        initial_msg().extend_events(before).append_event(bad, strict=True)
+    assert info.value.kind == wire.AnomalyKind.WRONG_TYPE
+
+
+def test_a_wrong_delta_inside_a_run_of_deltas_is_seen_by_extend_events() -> None:
+    """extend_events joins runs of deltas: a delta of another type must not
+    join them (it used to fail with a bare ``can only concatenate str``)."""
+    events = [START_TEXT, delta("a"), delta("b"),
+              wire.TextBlockDeltaEvent(reply_id=REPLY, block_id="b", delta=5), delta("c")]  # type: ignore[arg-type]
+    msg = initial_msg().extend_events(events)
+    assert [(a.index, a.kind) for a in msg.anomalies] == [(3, wire.AnomalyKind.WRONG_TYPE)]
+    assert expect(wire.TextBlock, msg.content[0]).text == "abc"

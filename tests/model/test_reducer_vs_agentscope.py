@@ -64,3 +64,26 @@ def test_agentscope_raises_where_wire_records_an_anomaly(name: str) -> None:
     with pytest.raises((AttributeError, pydantic.ValidationError)):
         agentscope_reduce([*before, bad])
     assert [a.kind for a in initial_msg().extend_events([*before, bad]).anomalies] == [kind]
+
+
+_END = wire.ReplyEndEvent(reply_id=REPLY, session_id="s")
+_AFTER_THE_REPLY_ENDED: list[list[wire.AgentEvent]] = [
+    [_END, wire.TextBlockStartEvent(reply_id=REPLY, block_id="b"),
+     wire.TextBlockDeltaEvent(reply_id=REPLY, block_id="b", delta="late")],
+    [_END, wire.ToolCallStartEvent(reply_id=REPLY, tool_call_id="c", tool_call_name="f")],
+    [_END, wire.HintBlockEvent(reply_id=REPLY, block_id="h", hint="x")],
+]
+
+
+@pytest.mark.parametrize("events", _AFTER_THE_REPLY_ENDED, ids=["text", "tool call", "hint"])
+def test_a_block_started_after_reply_end_is_an_anomaly_and_still_appended_as_agentscope_does(
+        events: list[wire.AgentEvent]) -> None:
+    msg = initial_msg().extend_events(events)
+    assert [(a.index, a.kind) for a in msg.anomalies] == [(1, wire.AnomalyKind.AFTER_REPLY_END)]
+    assert mask_apply_time(as_json(msg)) == mask_apply_time(agentscope_reduce(events))
+    strict = initial_msg().extend_events(events[:1])
+    snapshot = wire.json.encode(strict)
+    with pytest.raises(wire.StreamOrderError) as info:
+        strict.append_event(events[1], strict=True)
+    assert (info.value.kind, info.value.index) == (wire.AnomalyKind.AFTER_REPLY_END, 1)
+    assert wire.json.encode(strict) == snapshot
