@@ -212,7 +212,7 @@ async def agentscope_endpoint(bus: Any, key: str, subscribed: Callable[[], None]
 
     feeder_task = asyncio.create_task(feeder())
     try:
-        await asyncio.wait_for(ready.wait(), timeout=10)
+        await asyncio.wait_for(ready.wait(), timeout=10)  # agentscope's is 5 s; a loaded machine must not fail a run
         seen_entry_ids: set[str] = set()
         for entry_id, event in await bus.log_read(key, since=None, max_count=MAX_LEN):
             seen_entry_ids.add(str(entry_id))
