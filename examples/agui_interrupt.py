@@ -23,7 +23,7 @@ answered = anyio.Event()
 async def agent() -> None:
     """An agent that asks before running a tool (your agentscope agent feeds the log instead)."""
     call = wire.ToolCallBlock(id="call-1", name="rm", input='{"path": "/tmp/x"}', state="asking")
-    log.extend([
+    await log.extend([
         wire.ReplyStartEvent(session_id=SESSION, reply_id=REPLY, name="Friday"),
         wire.TextBlockStartEvent(reply_id=REPLY, block_id="t1"),
         wire.TextBlockDeltaEvent(reply_id=REPLY, block_id="t1", delta="Deleting it."),
@@ -34,7 +34,7 @@ async def agent() -> None:
         wire.RequireUserConfirmEvent(reply_id=REPLY, tool_calls=[call]),
     ])
     await answered.wait()  # the reply is parked until the user answers
-    log.extend([
+    await log.extend([
         wire.UserConfirmResultEvent(reply_id=REPLY, confirm_results=[
             wire.ConfirmResult(confirmed=True, tool_call=call)]),
         wire.ReplyStartEvent(session_id=SESSION, reply_id=REPLY, name="Friday"),
@@ -43,11 +43,11 @@ async def agent() -> None:
         wire.ToolResultEndEvent(reply_id=REPLY, tool_call_id="call-1", state="success"),
         wire.ReplyEndEvent(session_id=SESSION, reply_id=REPLY),
     ])
-    log.close()
+    await log.close()
 
 
 def find_log(request, run_input):
-    if run_input.get("resume"):  # the user's answer: pass it on to the agent here
+    if run_input.resume:  # the user's answer (a RunInput's resume entries): pass it on to the agent here
         answered.set()
     return log
 

@@ -25,14 +25,14 @@ logs: dict[str, EventLog] = {}
 
 async def agent_reply(log: EventLog) -> None:
     """Stands in for your agent: it appends to the log as the model produces."""
-    log.append(wire.ReplyStartEvent(session_id="s1", reply_id=REPLY, name="Friday"))
-    log.append(wire.TextBlockStartEvent(reply_id=REPLY, block_id="b1"))
+    await log.append(wire.ReplyStartEvent(session_id="s1", reply_id=REPLY, name="Friday"))
+    await log.append(wire.TextBlockStartEvent(reply_id=REPLY, block_id="b1"))
     for i in range(200):
-        log.append(wire.TextBlockDeltaEvent(reply_id=REPLY, block_id="b1", delta=f"{i} "))
+        await log.append(wire.TextBlockDeltaEvent(reply_id=REPLY, block_id="b1", delta=f"{i} "))
         await anyio.sleep(0.001)
-    log.append(wire.TextBlockEndEvent(reply_id=REPLY, block_id="b1"))
-    log.append(wire.ReplyEndEvent(session_id="s1", reply_id=REPLY))
-    log.close()
+    await log.append(wire.TextBlockEndEvent(reply_id=REPLY, block_id="b1"))
+    await log.append(wire.ReplyEndEvent(session_id="s1", reply_id=REPLY))
+    await log.close()
 
 
 @contextlib.asynccontextmanager

@@ -19,8 +19,8 @@ from starlette.routing import Route
 
 import wire
 from wire.framing import SSEDecoder
-from wire.redis import RedisEventLog
 from wire.resume import read_checkpoint
+from wire.stores.redis import RedisEventLog
 from wire.transports.http import sse_endpoint
 from wire.transports.streams import iter_events
 
