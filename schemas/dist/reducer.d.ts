@@ -42,6 +42,10 @@ export declare const AnomalyKind: {
     readonly ROLE_FORBIDS: "role_forbids";
     /** an event of a type newer than this runtime: skipped */
     readonly UNKNOWN_EVENT: "unknown_event";
+    /** a block started after the reply's REPLY_END: applied anyway, as agentscope does */
+    readonly AFTER_REPLY_END: "after_reply_end";
+    /** a value of the wrong type (an event built in code, e.g. `text` where `delta` belongs): skipped */
+    readonly WRONG_TYPE: "wrong_type";
 };
 export type AnomalyKind = (typeof AnomalyKind)[keyof typeof AnomalyKind];
 /**

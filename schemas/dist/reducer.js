@@ -44,6 +44,10 @@ export const AnomalyKind = {
     ROLE_FORBIDS: "role_forbids",
     /** an event of a type newer than this runtime: skipped */
     UNKNOWN_EVENT: "unknown_event",
+    /** a block started after the reply's REPLY_END: applied anyway, as agentscope does */
+    AFTER_REPLY_END: "after_reply_end",
+    /** a value of the wrong type (an event built in code, e.g. `text` where `delta` belongs): skipped */
+    WRONG_TYPE: "wrong_type",
 };
 const STATES = new WeakMap();
 // Which block types each role's Msg may hold (none listed: any), as agentscope's validator states them.
@@ -153,6 +157,13 @@ function find(s, table, type, id) {
 }
 /** Append a block the reducer made (or copied); `table` set: an existing id is a duplicate START. */
 function add(s, block, type, table) {
+    if (typeof block.id !== "string") {
+        anomaly(s, AnomalyKind.WRONG_TYPE, type, undefined, wrong("the block's id", block.id, "a string"));
+        return;
+    }
+    if (s.msg.finished_at != null) { // agentscope appends it all the same
+        anomaly(s, AnomalyKind.AFTER_REPLY_END, type, block.id, "the reply had already ended; the block is still appended");
+    }
     if (s.allowed !== null && !s.allowed.has(block.type)) {
         anomaly(s, AnomalyKind.ROLE_FORBIDS, type, block.id, `a ${s.msg.role} message cannot hold a ${JSON.stringify(block.type)} block`);
         return;
@@ -173,6 +184,17 @@ function finish(s, table, type, id, at) {
         block.finished_at = at;
     }
     return block;
+}
+/** Whether `value` is a string; a WRONG_TYPE anomaly otherwise (before anything changes). */
+function isText(s, type, field, value) {
+    if (typeof value === "string")
+        return true;
+    anomaly(s, AnomalyKind.WRONG_TYPE, type, undefined, wrong(field, value, "a string"));
+    return false;
+}
+function wrong(field, value, wanted) {
+    const kind = value === null ? "null" : value === undefined ? "missing" : Array.isArray(value) ? "array" : typeof value;
+    return `${field} is ${kind}, not ${wanted} (an event built without its types checked); skipped`;
 }
 function afterEnd(s, block, type, id, detail) {
     if (block.finished_at != null)
@@ -219,6 +241,8 @@ function apply(s, event) {
             add(s, { type: "text", text: "", id: event.block_id, created_at: at }, event.type, s.text);
             return;
         case "TEXT_BLOCK_DELTA": {
+            if (!isText(s, event.type, "delta", event.delta))
+                return;
             const block = find(s, s.text, event.type, event.block_id);
             if (block === undefined)
                 return;
@@ -227,6 +251,8 @@ function apply(s, event) {
             return;
         }
         case "TEXT_BLOCK_END": {
+            if (event.text != null && !isText(s, event.type, "text", event.text))
+                return;
             const block = finish(s, s.text, event.type, event.block_id, at);
             if (block !== undefined && event.text != null)
                 block.text = event.text;
@@ -236,6 +262,8 @@ function apply(s, event) {
             add(s, { type: "thinking", thinking: "", id: event.block_id, created_at: at }, event.type, s.thinking);
             return;
         case "THINKING_BLOCK_DELTA": {
+            if (!isText(s, event.type, "delta", event.delta))
+                return;
             const block = find(s, s.thinking, event.type, event.block_id);
             if (block === undefined)
                 return;
@@ -255,6 +283,8 @@ function apply(s, event) {
             return;
         }
         case "DATA_BLOCK_DELTA":
+            if (event.url != null && !isText(s, event.type, "url", event.url))
+                return;
             dataDelta(s, event.type, event.block_id, event.media_type, event.data ?? null, event.url ?? null);
             return;
         case "DATA_BLOCK_END":
@@ -274,6 +304,8 @@ function apply(s, event) {
             add(s, { type: "tool_call", id: event.tool_call_id, name: event.tool_call_name, input: "", created_at: at }, event.type, s.calls);
             return;
         case "TOOL_CALL_DELTA": {
+            if (!isText(s, event.type, "delta", event.delta))
+                return;
             const block = find(s, s.calls, event.type, event.tool_call_id);
             if (block === undefined)
                 return;
@@ -288,6 +320,8 @@ function apply(s, event) {
             add(s, { type: "tool_result", id: event.tool_call_id, name: event.tool_call_name, output: [], created_at: at }, event.type, s.results);
             return;
         case "TOOL_RESULT_TEXT_DELTA": {
+            if (!isText(s, event.type, "delta", event.delta))
+                return;
             const block = find(s, s.results, event.type, event.tool_call_id);
             if (block === undefined)
                 return;
@@ -301,6 +335,8 @@ function apply(s, event) {
             return;
         }
         case "TOOL_RESULT_DATA_DELTA":
+            if (event.url != null && !isText(s, event.type, "url", event.url))
+                return;
             resultData(s, event.type, event.tool_call_id, event.block_id ?? newId(), event.media_type, event.data ?? null, event.url ?? null, event.id, at);
             return;
         case "TOOL_RESULT_END": {

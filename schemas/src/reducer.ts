@@ -55,6 +55,10 @@ export const AnomalyKind = {
   ROLE_FORBIDS: "role_forbids",
   /** an event of a type newer than this runtime: skipped */
   UNKNOWN_EVENT: "unknown_event",
+  /** a block started after the reply's REPLY_END: applied anyway, as agentscope does */
+  AFTER_REPLY_END: "after_reply_end",
+  /** a value of the wrong type (an event built in code, e.g. `text` where `delta` belongs): skipped */
+  WRONG_TYPE: "wrong_type",
 } as const;
 export type AnomalyKind = (typeof AnomalyKind)[keyof typeof AnomalyKind];
 
@@ -203,6 +207,13 @@ function find<B>(s: State, table: Map<string, B>, type: string, id: string): B |
 
 /** Append a block the reducer made (or copied); `table` set: an existing id is a duplicate START. */
 function add(s: State, block: ContentBlock, type: string, table: Map<string, unknown> | null): void {
+  if (typeof block.id !== "string") {
+    anomaly(s, AnomalyKind.WRONG_TYPE, type, undefined, wrong("the block's id", block.id, "a string"));
+    return;
+  }
+  if (s.msg.finished_at != null) { // agentscope appends it all the same
+    anomaly(s, AnomalyKind.AFTER_REPLY_END, type, block.id, "the reply had already ended; the block is still appended");
+  }
   if (s.allowed !== null && !s.allowed.has(block.type)) {
     anomaly(s, AnomalyKind.ROLE_FORBIDS, type, block.id,
       `a ${s.msg.role} message cannot hold a ${JSON.stringify(block.type)} block`);
@@ -226,6 +237,18 @@ function finish<B extends { finished_at?: string | null }>(
     block.finished_at = at;
   }
   return block;
+}
+
+/** Whether `value` is a string; a WRONG_TYPE anomaly otherwise (before anything changes). */
+function isText(s: State, type: string, field: string, value: unknown): value is string {
+  if (typeof value === "string") return true;
+  anomaly(s, AnomalyKind.WRONG_TYPE, type, undefined, wrong(field, value, "a string"));
+  return false;
+}
+
+function wrong(field: string, value: unknown, wanted: string): string {
+  const kind = value === null ? "null" : value === undefined ? "missing" : Array.isArray(value) ? "array" : typeof value;
+  return `${field} is ${kind}, not ${wanted} (an event built without its types checked); skipped`;
 }
 
 function afterEnd(s: State, block: { finished_at?: string | null }, type: string, id: string, detail: string): void {
@@ -275,6 +298,7 @@ function apply(s: State, event: WireEvent | UnknownEvent): void {
       add(s, { type: "text", text: "", id: event.block_id, created_at: at }, event.type, s.text);
       return;
     case "TEXT_BLOCK_DELTA": {
+      if (!isText(s, event.type, "delta", event.delta)) return;
       const block = find(s, s.text, event.type, event.block_id);
       if (block === undefined) return;
       afterEnd(s, block, event.type, event.block_id, "a delta after the block's END is still appended");
@@ -282,6 +306,7 @@ function apply(s: State, event: WireEvent | UnknownEvent): void {
       return;
     }
     case "TEXT_BLOCK_END": {
+      if (event.text != null && !isText(s, event.type, "text", event.text)) return;
       const block = finish(s, s.text, event.type, event.block_id, at);
       if (block !== undefined && event.text != null) block.text = event.text;
       return;
@@ -290,6 +315,7 @@ function apply(s: State, event: WireEvent | UnknownEvent): void {
       add(s, { type: "thinking", thinking: "", id: event.block_id, created_at: at }, event.type, s.thinking);
       return;
     case "THINKING_BLOCK_DELTA": {
+      if (!isText(s, event.type, "delta", event.delta)) return;
       const block = find(s, s.thinking, event.type, event.block_id);
       if (block === undefined) return;
       afterEnd(s, block, event.type, event.block_id, "a delta after the block's END is still appended");
@@ -307,6 +333,7 @@ function apply(s: State, event: WireEvent | UnknownEvent): void {
       return;
     }
     case "DATA_BLOCK_DELTA":
+      if (event.url != null && !isText(s, event.type, "url", event.url)) return;
       dataDelta(s, event.type, event.block_id, event.media_type, event.data ?? null, event.url ?? null);
       return;
     case "DATA_BLOCK_END":
@@ -326,6 +353,7 @@ function apply(s: State, event: WireEvent | UnknownEvent): void {
         event.type, s.calls);
       return;
     case "TOOL_CALL_DELTA": {
+      if (!isText(s, event.type, "delta", event.delta)) return;
       const block = find(s, s.calls, event.type, event.tool_call_id);
       if (block === undefined) return;
       afterEnd(s, block, event.type, event.tool_call_id, "a delta after the block's END is still appended");
@@ -340,6 +368,7 @@ function apply(s: State, event: WireEvent | UnknownEvent): void {
         event.type, s.results);
       return;
     case "TOOL_RESULT_TEXT_DELTA": {
+      if (!isText(s, event.type, "delta", event.delta)) return;
       const block = find(s, s.results, event.type, event.tool_call_id);
       if (block === undefined) return;
       afterEnd(s, block, event.type, event.tool_call_id, "a delta after the result's END is still appended");
@@ -350,6 +379,7 @@ function apply(s: State, event: WireEvent | UnknownEvent): void {
       return;
     }
     case "TOOL_RESULT_DATA_DELTA":
+      if (event.url != null && !isText(s, event.type, "url", event.url)) return;
       resultData(s, event.type, event.tool_call_id, event.block_id ?? newId(), event.media_type,
         event.data ?? null, event.url ?? null, event.id, at);
       return;

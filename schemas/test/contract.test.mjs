@@ -160,3 +160,32 @@ test("readCheckpoint: undefined for other events, DecodeError for a checkpoint w
   assert.throws(() => readCheckpoint({ type: "CUSTOM", name: "wire.checkpoint", value: {} }),
     (error) => error instanceof DecodeError && error.path === "$.value.msg");
 });
+
+test("a value of the wrong type is an anomaly, not the text 'undefined': `text` where `delta` belongs", () => {
+  const msg = newMsg();
+  appendEvent(msg, start);
+  appendEvent(msg, delta("a"));
+  const before = JSON.stringify(msg);
+  const misspelt = { type: "TEXT_BLOCK_DELTA", reply_id: R, block_id: "b", text: "b" };
+  assert.equal(appendEvent(msg, misspelt).kind, "wrong_type");
+  assert.equal(appendEvent(msg, { ...delta(5) }).kind, "wrong_type");
+  assert.equal(appendEvent(msg, { type: "TEXT_BLOCK_END", reply_id: R, block_id: "b", text: 5 }).kind, "wrong_type");
+  assert.equal(appendEvent(msg, { type: "TOOL_CALL_START", reply_id: R, tool_call_id: 5, tool_call_name: "f" }).kind,
+    "wrong_type");
+  assert.equal(JSON.stringify(msg), before);
+  assert.equal(msg.content[0].text, "a");
+  assert.throws(() => appendEvent(msg, misspelt, { strict: true }),
+    (error) => error instanceof StreamOrderError && error.kind === "wrong_type");
+});
+
+test("a block started after REPLY_END is an anomaly, still appended as agentscope does; strict throws", () => {
+  const end = { type: "REPLY_END", reply_id: R, session_id: "s", created_at: "t9" };
+  const msg = newMsg();
+  appendEvent(msg, end);
+  const before = JSON.stringify(msg);
+  assert.throws(() => appendEvent(msg, start, { strict: true }),
+    (error) => error instanceof StreamOrderError && error.kind === "after_reply_end" && error.index === 1);
+  assert.equal(JSON.stringify(msg), before);
+  assert.equal(appendEvent(msg, start).kind, "after_reply_end");
+  assert.equal(msg.content.length, 1);
+});
