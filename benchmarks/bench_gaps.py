@@ -54,9 +54,8 @@ from benchmarks.bench_streaming import _chunks, _decode, _target
 from benchmarks.conftest import Reply, split_lines_and_decode
 from wire._codec import DECODE_ERRORS
 from wire.events import AgentEvent, EventType
-from wire.framing import NDJSONDecoder, NDJSONEncoder
+from wire.framing import NDJSONDecoder, NDJSONEncoder, SSEDecoder, SSEEncoder
 from wire.peek import _json_decoder as _bare_envelope_decoder
-from wire.sse import SSEDecoder, SSEEncoder
 
 KIB = 1024
 _bare_event_decoder = msgspec.json.Decoder(AgentEvent)

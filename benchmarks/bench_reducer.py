@@ -12,9 +12,9 @@
   ``extend_events``) against msgspec's bare ``decode_lines`` on the same
   bytes (target: within 1.5x).
 
-Every other wire case ends with ``msg.settle()``, which joins the streamed
-parts into the block fields, so its Msg is as finished as agentscope's. A fresh empty
-Msg is made for every round outside the timer.
+Each wire case ends with a finished Msg, as agentscope's: the reducer joins
+streamed parts as it goes, with nothing left to settle. A fresh empty Msg is
+made for every round outside the timer.
 
 Run: ``.venv/bin/python -m pytest benchmarks/bench_reducer.py --benchmark-only -p no:cacheprovider``
 """
@@ -36,7 +36,6 @@ from wire.messages import Msg
 
 def _wire_reduce(msg: Msg, events: list[AgentEvent]) -> Msg:
     msg.extend_events(events)
-    msg.settle()
     return msg
 
 
@@ -48,7 +47,6 @@ def _wire_reduce_one_by_one(msg: Msg, events: list[AgentEvent]) -> Msg:
     append = msg.append_event
     for event in events:
         append(event)
-    msg.settle()
     return msg
 
 

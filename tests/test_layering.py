@@ -24,9 +24,8 @@ siblings and must not import each other):
 * the bridges to other frontends' protocols (``bridges.*``, their Starlette
   helpers above the transports) and the converters of other message models
   (``compat.*``)
-* the 0.1 names kept for one release (``aio``, ``http``, ``sse``) and the
-  short name ``redis`` of ``stores.redis``, then the
-  edges: ``demo``, ``cli``, ``__main__``
+* the bridges' Starlette helpers, then the edges: ``demo``, ``cli``,
+  ``__main__``
 
 The test is data-driven: a new module must be placed in ``LAYERS`` before it
 passes, so the picture stays true as the code grows. Imports under ``if
@@ -68,7 +67,6 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("transports: the client", {"transports.client"}),
     ("bridges and converters", {"bridges", "bridges.agui", "bridges.vercel",
                                 "compat", "compat.agentscope1", "compat.agentx"}),
-    ("0.1 names", {"aio", "http", "sse", "redis"}),
     ("bridges: http", {"bridges.agui_http", "bridges.vercel_http"}),
     ("edges: demo", {"demo", "demo_web"}),
     ("edges: cli", {"cli"}),
@@ -87,7 +85,6 @@ OPTIONAL: dict[str, set[str]] = {
     "transports.client": {"anyio", "httpx"},
     "bridges.agui_http": {"starlette"},
     "bridges.vercel_http": {"starlette"},
-    "aio": set(),
     "demo": {"anyio", "httpx", "uvicorn", "starlette"},
     "demo_web": {"anyio", "uvicorn", "starlette"},
 }

@@ -7,8 +7,7 @@ and length-prefixed MessagePack (``wire.framing``), checkpoints
 (``wire.resume``), envelope peeking (``wire.peek``), zero-copy MessagePack
 data (``wire.zerocopy``), event logs (``wire.stores``), anyio and HTTP
 transports (``wire.transports``), schema export (``wire.schema``) and the
-command line (``wire.cli``, ``python -m wire``). ``wire.aio``, ``wire.http``
-and ``wire.sse`` are the 0.1 names of parts of these, kept for one release.
+command line (``wire.cli``, ``python -m wire``).
 """
 
 from wire import json, msgpack

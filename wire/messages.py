@@ -139,10 +139,6 @@ class Msg(Struct, _ReducerSlot, kw_only=True, omit_defaults=True):
             reducer = self._reducer = Reducer(self)
         return reducer
 
-    def settle(self) -> None:
-        """Nothing to do: kept so that code written for wire 0.1 still runs.
-        Blocks no longer hold unjoined parts (see ``wire.reducer``)."""
-
 
 def _blocks(content: str | list[ContentBlock]) -> list[ContentBlock]:
     return [TextBlock(text=content)] if isinstance(content, str) else content

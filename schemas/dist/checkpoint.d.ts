@@ -6,7 +6,7 @@
  */
 import type { Msg } from "../wire.js";
 import type { UnknownEvent, WireEvent } from "./events.js";
-/** The name of a checkpoint event (wire.sse.CHECKPOINT). */
+/** The name of a checkpoint event (wire.resume.CHECKPOINT). */
 export declare const CHECKPOINT = "wire.checkpoint";
 /**
  * The Msg a checkpoint event carries (a fresh object, in wire's form), or

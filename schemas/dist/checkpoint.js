@@ -6,7 +6,7 @@
  */
 import { canonical, copyJson } from "./canonical.js";
 import { DecodeError } from "./errors.js";
-/** The name of a checkpoint event (wire.sse.CHECKPOINT). */
+/** The name of a checkpoint event (wire.resume.CHECKPOINT). */
 export const CHECKPOINT = "wire.checkpoint";
 const ROLES = new Set(["user", "assistant", "system"]);
 /**

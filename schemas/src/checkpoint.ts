@@ -10,7 +10,7 @@ import { canonical, copyJson } from "./canonical.js";
 import { DecodeError } from "./errors.js";
 import type { UnknownEvent, WireEvent } from "./events.js";
 
-/** The name of a checkpoint event (wire.sse.CHECKPOINT). */
+/** The name of a checkpoint event (wire.resume.CHECKPOINT). */
 export const CHECKPOINT = "wire.checkpoint";
 
 const ROLES: ReadonlySet<unknown> = new Set(["user", "assistant", "system"]);

@@ -1,6 +1,6 @@
 /**
  * A resuming client for one reply's SSE stream, over `fetch` (browsers and
- * Node 20+): wire's `sse_endpoint` (wire.http) and any server that speaks
+ * Node 20+): wire's `sse_endpoint` (wire.transports.http) and any server that speaks
  * its protocol.
  *
  * It reads the stream with `SSEDecoder`, applies each event to the Msg with

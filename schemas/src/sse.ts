@@ -1,7 +1,7 @@
 /**
  * Server-Sent Events by the WHATWG rules
  * (https://html.spec.whatwg.org/multipage/server-sent-events.html), each
- * message's data one JSON event, as wire.sse.SSEDecoder reads them:
+ * message's data one JSON event, as wire.framing.sse.SSEDecoder reads them:
  *
  * - lines end in CR, LF or CRLF (a CRLF may be cut between chunks); one
  *   leading BOM is dropped;

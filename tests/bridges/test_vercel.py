@@ -665,7 +665,7 @@ def test_cli_convert_to_vercel(tmp_path: Path) -> None:
 
 
 def test_import_wire_does_not_import_the_bridge() -> None:
-    code = ("import sys, wire, wire.aio, wire.sse, wire.framing\n"
+    code = ("import sys, wire, wire.transports.streams, wire.stores.memory, wire.framing.sse, wire.resume\n"
             "print(any(m.startswith('wire.bridges') for m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

@@ -1,5 +1,5 @@
 """The runtime's resuming client (schemas/src/client.ts, ``followReply``)
-in node against a real ``wire.http.sse_endpoint`` served by uvicorn on
+in node against a real ``wire.transports.http.sse_endpoint`` served by uvicorn on
 127.0.0.1: a whole reply, connections dropped mid-reply (the socket closed
 mid-body, or the body ended early) and resumed with Last-Event-ID, by
 checkpoint and by replay; the Msg node ends with must be the server's.
