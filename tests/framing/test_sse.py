@@ -473,9 +473,30 @@ def test_raw_frames_round_trip() -> None:
     assert frames == [RawFrame(b'{\n "a": 1}')]
     again = SSEEncoder(next_id=None).encode(frames[0])
     assert decode(again, raw=True) == frames
-    for payload in (b"a\rb", b"", b" \n "):
+    for payload in (b"", b" \n "):
         with pytest.raises(wire.EncodeError):
             SSEEncoder().encode(RawFrame(payload))
+    # A line break SSE data cannot hold (CR, CRLF: JSON whitespace) starts another data line; the
+    # payload comes back with LF there, the same JSON.
+    crlf = b'{"type":\r"CUSTOM",\r\n"name": "x"}'
+    (back,) = decode(SSEEncoder().encode(RawFrame(crlf)), raw=True)
+    assert bytes(back.payload) == b'{"type":\n"CUSTOM",\n"name": "x"}'
+    assert json.loads(bytes(back.payload)) == json.loads(crlf)
+
+
+def test_entries_carry_the_store_ids_and_leave_the_counter_alone() -> None:
+    encoder = SSEEncoder(next_id=7)
+    raw = [RawFrame(payload) for payload in EV[:3]]
+    for items in (CATALOG[:3], raw):
+        body = encoder.encode_entries(["a-1", b"1700-0", ""], items)
+        assert [line for line in body.split(b"\n") if line.startswith(b"id:")] == [b"id: a-1", b"id: 1700-0", b"id: "]
+        assert decode(body) == CATALOG[:3]
+    assert encoder.next_id == 7
+    for bad in ("a\nb", "a\rb", "a\0b"):
+        with pytest.raises(wire.EncodeError):
+            encoder.encode_entries([bad], CATALOG[:1])
+    with pytest.raises(ValueError):
+        encoder.encode_entries(["1"], CATALOG[:2])
 
 
 def test_unknown_events_kept_and_written_back() -> None:

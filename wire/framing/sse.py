@@ -53,7 +53,7 @@ mode, settled by what it has seen so far (``_BOM_MODE``, ``_LF``, ``_CRLF``,
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from itertools import chain, repeat
 from operator import itemgetter, methodcaller
 from typing import Any, Literal, TypeAlias, TypeVar, overload
@@ -198,10 +198,13 @@ class SSEDecoder(StreamDecoder[T]):
         if end < 0:
             if data[:1] == b"\n" and pending[-1:] == b"\n":
                 end = -1  # the frame ends at data[0]
-            elif pending.keep(data):
-                return []
             else:
-                return self._run(self._near_limit, data)
+                room = pending.room - len(data)  # pending.keep(data), inline: one call less per feed
+                if room < 0:
+                    return self._run(self._near_limit, data)
+                pending.room = room
+                pending += data
+                return []
         if len(data) > WINDOW:
             return self._feed_windows(data)
         size = end + 2  # the bytes of data up to the last frame end
@@ -505,12 +508,20 @@ class SSEDecoder(StreamDecoder[T]):
 
 
 def _data(payload: bytes) -> bytes:
-    """A raw payload as the value of SSE ``data`` lines, or EncodeError."""
-    if 13 in payload or not payload.strip(JSON_WS):
-        raise EncodeError("a raw payload holding a CR, or a blank one, cannot be SSE data")
-    if 10 in payload:  # one data line per payload line: the decoder joins them back
+    """A raw payload as the value of SSE ``data`` lines, or EncodeError.
+    SSE data cannot hold a line break, so each one (CR, LF or CRLF, which
+    JSON allows only as whitespace between tokens) starts another ``data:``
+    line; the decoder joins them back with LF."""
+    if not payload.strip(JSON_WS):
+        raise EncodeError("a blank raw payload cannot be SSE data")
+    if 13 in payload:
+        return _LINE_BREAK.sub(b"\ndata: ", payload)
+    if 10 in payload:
         payload = payload.replace(b"\n", b"\ndata: ")
     return payload
+
+
+_LINE_BREAK = re.compile(rb"\r\n?|\n")
 
 
 def _sse_hook(obj: Any) -> Any:
@@ -518,6 +529,7 @@ def _sse_hook(obj: Any) -> Any:
 
 
 _ID_AND_DATA = b"id: %d\ndata: "
+_ENTRY_AND_DATA = b"id: %s\ndata: "
 
 
 class SSEEncoder:
@@ -600,6 +612,30 @@ class SSEEncoder:
             prefixes = map(_ID_AND_DATA.__mod__, range(start, start + len(payloads)))
             self.next_id = start + len(payloads)
         return b"".join(chain.from_iterable(zip(prefixes, payloads, repeat(b"\n\n"))))
+
+    def encode_entries(self, ids: Sequence[str | bytes], items: Sequence[Item]) -> bytes:
+        """Frames whose ``id`` is a store's entry id (``ids[i]`` for
+        ``items[i]``) instead of the counter, which this leaves alone. Plain
+        one-line raw payloads are joined in C, as :meth:`encode_batch` does."""
+        if len(ids) != len(items):
+            raise ValueError(f"{len(ids)} ids for {len(items)} items")
+        marks = [entry_id if type(entry_id) is bytes else entry_id.encode() for entry_id in ids]  # type: ignore[union-attr]
+        joined = b" ".join(marks)  # one C-level scan for the batch
+        if 10 in joined or 13 in joined or 0 in joined:
+            raise EncodeError("an SSE id cannot hold CR, LF or NUL")
+        prefixes = map(_ENTRY_AND_DATA.__mod__, marks)
+        payloads = line_payloads(list(items)) if items and type(items[0]) is RawFrame else None
+        if payloads is not None:
+            return b"".join(chain.from_iterable(zip(prefixes, payloads, repeat(b"\n\n"))))
+        counter, self.next_id = self.next_id, None
+        buf = bytearray()
+        try:
+            for prefix, item in zip(prefixes, items, strict=True):
+                buf += prefix[:-6]  # "id: <id>\n"; encode_into writes "data: "
+                self.encode_into(item, buf)
+        finally:
+            self.next_id = counter
+        return bytes(buf)
 
     @staticmethod
     def comment(text: str = "") -> bytes:
