@@ -700,19 +700,21 @@ class ChatServer:
         assert isinstance(self.answer, UserConfirmResultEvent)
         self.running: dict[str, Any] = {}
         self.answered: dict[str, Any] = {}
+        self.parked_at: dict[str, str] = {}
+        """Each chat's park: the entry id of its REQUIRE_USER_CONFIRM."""
         self.task_group: Any = None
 
     async def produce(self, chat_id: str, log: Any) -> None:
         import anyio
 
         for event in self.events[:self.park + 1]:
-            log.append(event)
+            self.parked_at[chat_id] = await log.append(event)
             await anyio.sleep(0.002)
         await self.answered[chat_id].wait()  # the agent waits for the user
         for i, event in enumerate(self.events[self.park + 2:]):
-            log.append(event)
+            await log.append(event)
             await anyio.sleep(0.3 if i == 3 else 0.002)
-        log.close()
+        await log.close()
         del self.running[chat_id]
 
     async def post(self, request: Any) -> Any:
@@ -735,10 +737,10 @@ class ChatServer:
         # The user's answer, read from the message useChat posts back.
         assert approval_answers(body["messages"][-1]) == {
             r.tool_call.id: r.confirmed for r in expect(wire.UserConfirmResultEvent, self.answer).confirm_results}
-        start = log.end
-        log.append(self.answer)
+        await log.append(self.answer)
         self.answered[chat_id].set()
-        return ui_message_stream_response(log, start=start, heartbeat=0.05)
+        # From the park on: the client has every entry up to it.
+        return ui_message_stream_response(log, after=self.parked_at[chat_id], heartbeat=0.05)
 
     def app(self) -> Any:
         import contextlib
@@ -802,12 +804,12 @@ def test_the_response_headers_and_keep_alive() -> None:
     events = wire.json.decode_events(CASES[0].events_jsonl)
     log = EventLog(wire.AssistantMsg("Friday", [], id=expect(wire.ReplyStartEvent, events[0]).reply_id))
     gone = EventLog(wire.AssistantMsg("Friday", [], id="done"))
-    gone.close()
 
     async def main() -> None:
         from starlette.applications import Starlette
         from starlette.routing import Route
 
+        await gone.close()
         logs = {"live": log, "gone": gone}
         app = Starlette(routes=[
             Route("/chat", lambda request: ui_message_stream_response(log, heartbeat=0.02)),
@@ -819,8 +821,8 @@ def test_the_response_headers_and_keep_alive() -> None:
         # An idle log: the body's first piece is a keep-alive comment, then the reply comes.
         body = aiter(ui_message_stream_response(log, heartbeat=0.01).body_iterator)
         assert await anext(body) == KEEP_ALIVE
-        log.extend(events)
-        log.close()
+        await log.extend(events)
+        await log.close()
         rest = b"".join([bytes(piece) async for piece in body if not isinstance(piece, str)])
         assert rest.replace(KEEP_ALIVE, b"") == to_sse(events)
 
@@ -828,6 +830,7 @@ def test_the_response_headers_and_keep_alive() -> None:
             response = await client.get("/chat")
             assert response.headers["x-vercel-ai-ui-message-stream"] == "v1"
             assert response.headers["content-type"] == "text/event-stream"
+            assert response.headers["cache-control"] == "no-cache" and response.headers["x-accel-buffering"] == "no"
             assert response.content == to_sse(events)
             assert (await client.get("/chat/nobody/stream")).status_code == 204
             assert (await client.get("/chat/gone/stream")).status_code == 204

@@ -83,7 +83,8 @@ async def _body(batches: AsyncIterator[list[Entry]], bridge: VercelBridge, after
 
 
 def _headers() -> dict[str, str]:
-    return {name: value for name, value in HEADERS.items() if name.lower() != "content-type"}
+    # ai's own headers, content-type too: given as a header, Starlette adds no "; charset=utf-8".
+    return dict(HEADERS)
 
 
 def ui_message_stream_response(log: EventStore, *, after: str | None = None, end_at_park: bool = True,
