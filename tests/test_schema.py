@@ -70,7 +70,7 @@ def all_nodes(node: Json) -> Iterator[Json]:
 
 
 def test_committed_schemas_are_what_the_model_generates() -> None:
-    for name, text in wire_schema.rendered().items():
+    for name, text in wire_schema.generated().items():
         assert (SCHEMAS / name).read_text(encoding="utf-8") == text, (
             f"schemas/{name} is stale: run `python -m wire schema`")
     assert sorted(p.name for p in SCHEMAS.glob("*.schema.json")) == sorted(FILES)
@@ -79,7 +79,8 @@ def test_committed_schemas_are_what_the_model_generates() -> None:
 def copy_schemas(dest: Path, *, with_node: bool = False) -> Path:
     """A copy of the schemas package without node_modules (or with a link to it)."""
     dest.mkdir()
-    for name in (*FILES, "wire.d.ts"):
+    (dest / "src").mkdir()
+    for name in (*FILES, "wire.d.ts", wire_schema.CANONICAL_FILE):
         shutil.copy(SCHEMAS / name, dest / name)
     if with_node:
         shutil.copytree(SCHEMAS / "scripts", dest / "scripts")
@@ -123,6 +124,57 @@ def test_check_fails_when_the_model_changes(tmp_path: Path, monkeypatch: pytest.
     assert '"index"' in wire_schema.rendered()[EVENT]  # the change is really in the generated schema
 
 
+# -- the TypeScript runtime's field table (schemas/src/fields.ts) ----------------------------------------
+
+
+def test_the_field_table_is_the_models_order_and_defaults() -> None:
+    table = wire_schema.canonical_fields()
+    # the tag first, required fields, an enum default as its string
+    assert '  tool_call: [["type", ALWAYS], ["id", ALWAYS], ["name", ALWAYS], ["input", ALWAYS], ["state", "pending"]' \
+        in table
+    assert '["suggested_rules", EMPTY_ARRAY]' in table and '["metadata", EMPTY_OBJECT]' in table
+    assert '["cache_input_tokens", 0]' in table and '["error", null]' in table
+    assert all(len(line) <= 120 for line in table.splitlines())
+    for name, cls in wire_schema.CANONICAL_STRUCTS:  # every field of every struct, in order
+        fields = [f.encode_name for f in msgspec.structs.fields(cls)]
+        line = table[table.index(f"  {name}: ["):]
+        line = line[:line.index("]],") + 3]
+        tag = ["type"] if cls.__struct_config__.tag else []
+        assert [part.split('"')[1] for part in line.split("[")[2:]] == tag + fields
+
+
+class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The Usage of a model someone changed: a new field with a default."""
+
+    input_tokens: int
+    output_tokens: int
+    cache_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    reasoning_tokens: int = 0
+
+
+def test_check_fails_when_the_model_changes_the_field_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    out = copy_schemas(tmp_path / "schemas")
+    changed = tuple((name, Usage if name == "usage" else cls) for name, cls in wire_schema.CANONICAL_STRUCTS)
+    monkeypatch.setattr(wire_schema, "CANONICAL_STRUCTS", changed)
+    assert cli.main(["schema", "--check", "--out", str(out)]) == 1
+    errors = [line for line in capsys.readouterr().err.splitlines() if not line.startswith("note:")]
+    assert errors == [f"{out / wire_schema.CANONICAL_FILE} differs from the file generated from wire's model; "
+                      "run `python -m wire schema` to regenerate"]
+    assert cli.main(["schema", "--out", str(out)]) == 0
+    assert '["reasoning_tokens", 0]' in (out / wire_schema.CANONICAL_FILE).read_text(encoding="utf-8")
+    assert cli.main(["schema", "--check", "--out", str(out)]) == 0
+
+
+def test_check_fails_when_the_field_table_is_edited(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = copy_schemas(tmp_path / "schemas")
+    table = out / wire_schema.CANONICAL_FILE
+    table.write_text(table.read_text(encoding="utf-8").replace('["state", "pending"]', '["state", "running"]'))
+    assert cli.main(["schema", "--check", "--out", str(out)]) == 1
+    assert f"{table} differs from the file generated from wire's model" in capsys.readouterr().err
+
+
 def test_check_fails_on_missing_and_stale_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = copy_schemas(tmp_path / "schemas")
     (out / MSG).unlink()
@@ -138,7 +190,8 @@ def test_schema_writes_what_check_accepts(tmp_path: Path, capsys: pytest.Capture
     (tmp_path / "fresh").mkdir()
     (out / "old-event.schema.json").write_text("{}")  # a file left from an older model
     assert cli.main(["schema", "--out", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == sorted(FILES)
+    assert sorted(p.name for p in out.iterdir()) == sorted([*FILES, "src"])
+    assert [p.name for p in (out / "src").iterdir()] == ["fields.ts"]
     assert cli.main(["schema", "--check", "--out", str(out)]) == 0
     assert "not regenerated" in capsys.readouterr().err  # no node_modules there
 

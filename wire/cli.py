@@ -70,6 +70,7 @@ def _add_schema(commands: Subparsers) -> None:
         help="write (or --check) the JSON Schemas and TypeScript types in schemas/",
         description=(
             "Write the JSON Schemas (draft 2020-12) of AgentEvent, Msg and ContentBlock, "
+            "and the TypeScript runtime's field order and defaults (src/fields.ts), "
             f"generated from wire's model, into DIR; then regenerate DIR/{_TYPES_FILE} with "
             f"DIR/{_TYPES_SCRIPT.as_posix()} when node and DIR/node_modules (npm ci) are there. "
             "With --check, write nothing and exit 1 if any of those files differs from what "
@@ -84,10 +85,10 @@ def _add_schema(commands: Subparsers) -> None:
 
 
 def _run_schema(args: argparse.Namespace) -> int:
-    from wire.schema import rendered
+    from wire.schema import generated
 
     out: Path = args.out
-    expected = rendered()
+    expected = generated()  # the schemas, and the TypeScript runtime's field table (src/fields.ts)
     stale = sorted(p.name for p in out.glob("*.schema.json") if p.name not in expected)
     regenerate = "run `python -m wire schema` to regenerate"
     if args.check:
@@ -98,7 +99,8 @@ def _run_schema(args: argparse.Namespace) -> int:
                 print(f"{path} is missing; {regenerate}", file=sys.stderr)
                 status = 1
             elif path.read_text(encoding="utf-8") != text:
-                print(f"{path} differs from the schema generated from wire's model; {regenerate}",
+                what = "the schema" if name.endswith(".schema.json") else "the file"
+                print(f"{path} differs from {what} generated from wire's model; {regenerate}",
                       file=sys.stderr)
                 status = 1
         for name in stale:
@@ -110,8 +112,9 @@ def _run_schema(args: argparse.Namespace) -> int:
     for name in stale:
         (out / name).unlink()
     for name, text in expected.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
         (out / name).write_text(text, encoding="utf-8")
-    print(f"wrote {len(expected)} schemas to {out}")
+    print(f"wrote {len(expected) - 1} schemas and the runtime's field table to {out}")
     return _types(out, check=False)
 
 

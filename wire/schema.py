@@ -43,12 +43,18 @@ that adds fields, as wire's decoder does. The TypeScript generator closes the
 types instead (``additionalProperties: false`` is a json2ts option), so typos
 fail to compile.
 
+The TypeScript runtime's table of field order and defaults
+(``schemas/src/fields.ts``, used by ``schemas/src/canonical.ts`` to write a
+Msg's JSON as wire does) is generated here from the same model:
+:func:`canonical_fields`.
+
 Nothing here reads or writes files: ``wire.cli`` does.
 """
 
 from __future__ import annotations
 
 import copy
+import enum
 import functools
 import inspect
 import json
@@ -61,11 +67,24 @@ from typing import Any
 
 import msgspec
 
-from wire.blocks import ContentBlock, DataSource
-from wire.events import AgentEvent
+from wire.blocks import (
+    Base64Source,
+    ContentBlock,
+    DataBlock,
+    DataSource,
+    HintBlock,
+    PermissionRule,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    URLSource,
+)
+from wire.events import AgentEvent, ErrorInfo, Usage
 from wire.messages import Msg
 
-__all__ = ("DIALECT", "EXPORTS", "SchemaExport", "render", "rendered", "schemas")
+__all__ = ("CANONICAL_FILE", "DIALECT", "EXPORTS", "SchemaExport", "canonical_fields", "generated", "render",
+           "rendered", "schemas")
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -168,8 +187,81 @@ def render(document: dict[str, Any]) -> str:
 
 
 def rendered(exports: tuple[SchemaExport, ...] | None = None) -> dict[str, str]:
-    """File name → text, for the CLI to write or compare."""
+    """Schema file name → text, for the CLI to write or compare."""
     return {name: render(doc) for name, doc in schemas(exports).items()}
+
+
+def generated(exports: tuple[SchemaExport, ...] | None = None) -> dict[str, str]:
+    """Every file ``python -m wire schema`` writes from the model, by its path
+    in the schemas package: the schemas and :data:`CANONICAL_FILE`."""
+    return {**rendered(exports), CANONICAL_FILE: canonical_fields()}
+
+
+# -- the TypeScript runtime's field table --------------------------------------------
+
+#: Where :func:`canonical_fields` goes, relative to the schemas package.
+CANONICAL_FILE = "src/fields.ts"
+
+# The structs a Msg's JSON holds, by the name schemas/src/canonical.ts gives
+# them (a block's or source's tag; the others by role).
+CANONICAL_STRUCTS: tuple[tuple[str, type[msgspec.Struct]], ...] = (
+    ("msg", Msg), ("text", TextBlock), ("thinking", ThinkingBlock), ("hint", HintBlock), ("data", DataBlock),
+    ("tool_call", ToolCallBlock), ("tool_result", ToolResultBlock), ("base64", Base64Source), ("url", URLSource),
+    ("usage", Usage), ("error", ErrorInfo), ("rule", PermissionRule),
+)
+
+_FIELDS_HEADER = """\
+// Generated from wire's msgspec model by `python -m wire schema`; do not edit.
+// `python -m wire schema --check` fails when this file differs from the model.
+
+/** A field that is never left out: no default, or one generated on construction (ids, timestamps). */
+export const ALWAYS = Symbol("always");
+/** A field whose default is an empty object (`default_factory=dict` in Python). */
+export const EMPTY_OBJECT = Symbol("{}");
+/** A field whose default is an empty array (`default_factory=list` in Python). */
+export const EMPTY_ARRAY = Symbol("[]");
+export type Default = typeof ALWAYS | typeof EMPTY_OBJECT | typeof EMPTY_ARRAY | string | number | null;
+
+/**
+ * Each struct's fields in the order wire writes them (a tagged struct's tag
+ * first), with the default that wire leaves out (`omit_defaults`).
+ */
+export const FIELDS = {
+"""
+_FIELDS_FOOTER = "} satisfies Record<string, [string, Default][]>;\n"
+
+
+def _ts_default(info: msgspec.structs.FieldInfo) -> str:
+    """A field's default as the table writes it."""
+    if info.required:
+        return "ALWAYS"
+    if info.default_factory is not msgspec.NODEFAULT:
+        return {dict: "EMPTY_OBJECT", list: "EMPTY_ARRAY"}.get(info.default_factory, "ALWAYS")
+    value = info.default.value if isinstance(info.default, enum.Enum) else info.default
+    if value is None or (isinstance(value, str | int | float) and not isinstance(value, bool)):
+        return json.dumps(value)
+    raise ValueError(f"no TypeScript form for the default {info.default!r} of {info.name}")
+
+
+def canonical_fields() -> str:
+    """``schemas/src/fields.ts``: every struct of a Msg's JSON with its fields
+    in wire's order and the default wire leaves out, as the TypeScript runtime
+    needs them to write a Msg's JSON byte for byte as wire does."""
+    lines = [_FIELDS_HEADER]
+    for name, cls in CANONICAL_STRUCTS:
+        config = cls.__struct_config__
+        entries = [f'["{config.tag_field}", ALWAYS]'] if isinstance(config.tag, str) else []
+        entries += [f'["{f.encode_name}", {_ts_default(f)}]' for f in msgspec.structs.fields(cls)]
+        line = f"  {name}: ["
+        for i, entry in enumerate(entries):
+            piece = entry + (", " if i < len(entries) - 1 else "],")
+            if len(line) + len(piece.rstrip()) > 120:
+                lines.append(line.rstrip() + "\n")
+                line = "    "
+            line += piece
+        lines.append(line + "\n")
+    lines.append(_FIELDS_FOOTER)
+    return "".join(lines)
 
 
 # -- post-processing ---------------------------------------------------------------

@@ -3,28 +3,13 @@
  * wire's order, and a field that holds its default left out, as wire's
  * msgspec structs write them (`omit_defaults`). Keeping the objects in this
  * form is what makes `JSON.stringify(msg)` give the Msg's wire JSON at any
- * moment, with no serializer of our own.
+ * moment, with no serializer of our own. The order and the defaults
+ * (`FIELDS`, in fields.ts) are generated from wire's model by
+ * `python -m wire schema`, and `wire schema --check` fails when they drift.
  */
+import { FIELDS } from "./fields.js";
 type Obj = Record<string, unknown>;
-/** A field that is never left out (no default, or one generated on construction). */
-declare const ALWAYS: unique symbol;
-declare const EMPTY_OBJECT: unique symbol;
-declare const EMPTY_ARRAY: unique symbol;
-/** Each struct's fields in wire's order, with the default that is left out. */
-export declare const FIELDS: {
-    msg: ([string, null] | [string, typeof ALWAYS] | [string, typeof EMPTY_OBJECT])[];
-    text: ([string, null] | [string, typeof ALWAYS])[];
-    thinking: ([string, null] | [string, typeof ALWAYS])[];
-    hint: ([string, null] | [string, typeof ALWAYS])[];
-    data: ([string, null] | [string, typeof ALWAYS])[];
-    tool_call: ([string, null] | [string, string] | [string, typeof ALWAYS] | [string, typeof EMPTY_ARRAY])[];
-    tool_result: ([string, null] | [string, string] | [string, typeof ALWAYS] | [string, typeof EMPTY_OBJECT])[];
-    base64: [string, typeof ALWAYS][];
-    url: [string, typeof ALWAYS][];
-    usage: ([string, number] | [string, typeof ALWAYS])[];
-    error: ([string, string] | [string, typeof ALWAYS])[];
-    rule: [string, typeof ALWAYS][];
-};
+export { FIELDS };
 export type Struct = keyof typeof FIELDS;
 /**
  * Set `obj[key] = value` where wire's field order puts it: in place when the
@@ -48,4 +33,3 @@ export declare function block_(block: Obj): Obj;
  * key, stays one.
  */
 export declare function copyJson(value: unknown): unknown;
-export {};

@@ -3,36 +3,13 @@
  * wire's order, and a field that holds its default left out, as wire's
  * msgspec structs write them (`omit_defaults`). Keeping the objects in this
  * form is what makes `JSON.stringify(msg)` give the Msg's wire JSON at any
- * moment, with no serializer of our own.
+ * moment, with no serializer of our own. The order and the defaults
+ * (`FIELDS`, in fields.ts) are generated from wire's model by
+ * `python -m wire schema`, and `wire schema --check` fails when they drift.
  */
 import { encodeBase64 } from "./base64.js";
-/** A field that is never left out (no default, or one generated on construction). */
-const ALWAYS = Symbol("always");
-const NULL = null;
-const EMPTY_OBJECT = Symbol("{}");
-const EMPTY_ARRAY = Symbol("[]");
-/** Each struct's fields in wire's order, with the default that is left out. */
-export const FIELDS = {
-    msg: [["name", ALWAYS], ["content", ALWAYS], ["role", ALWAYS], ["id", ALWAYS], ["metadata", EMPTY_OBJECT],
-        ["created_at", ALWAYS], ["usage", NULL], ["finished_at", NULL], ["finished_reason", NULL],
-        ["structured_output", NULL], ["error", NULL]],
-    text: [["type", ALWAYS], ["text", ALWAYS], ["id", ALWAYS], ["created_at", ALWAYS], ["finished_at", NULL]],
-    thinking: [["type", ALWAYS], ["thinking", ALWAYS], ["id", ALWAYS], ["created_at", ALWAYS], ["finished_at", NULL]],
-    hint: [["type", ALWAYS], ["hint", ALWAYS], ["id", ALWAYS], ["source", NULL], ["created_at", ALWAYS],
-        ["finished_at", ALWAYS]],
-    data: [["type", ALWAYS], ["id", ALWAYS], ["source", ALWAYS], ["name", NULL], ["created_at", ALWAYS],
-        ["finished_at", NULL]],
-    tool_call: [["type", ALWAYS], ["id", ALWAYS], ["name", ALWAYS], ["input", ALWAYS], ["state", "pending"],
-        ["suggested_rules", EMPTY_ARRAY], ["created_at", ALWAYS], ["finished_at", NULL]],
-    tool_result: [["type", ALWAYS], ["id", ALWAYS], ["name", ALWAYS], ["output", ALWAYS], ["state", "running"],
-        ["metadata", EMPTY_OBJECT], ["created_at", ALWAYS], ["finished_at", NULL]],
-    base64: [["type", ALWAYS], ["data", ALWAYS], ["media_type", ALWAYS]],
-    url: [["type", ALWAYS], ["url", ALWAYS], ["media_type", ALWAYS]],
-    usage: [["input_tokens", ALWAYS], ["output_tokens", ALWAYS], ["cache_input_tokens", 0],
-        ["cache_creation_input_tokens", 0]],
-    error: [["type", "unknown"], ["message", ALWAYS]],
-    rule: [["tool_name", ALWAYS], ["rule_content", ALWAYS], ["behavior", ALWAYS], ["source", ALWAYS]],
-};
+import { ALWAYS, EMPTY_ARRAY, EMPTY_OBJECT, FIELDS } from "./fields.js";
+export { FIELDS };
 const ORDER = new Map();
 for (const fields of Object.values(FIELDS)) {
     ORDER.set(fields, new Map(fields.map(([name], i) => [name, i])));

@@ -46,9 +46,8 @@ function decodeBase64(text) {
   return out;
 }
 
-// schemas/dist/canonical.js
+// schemas/dist/fields.js
 var ALWAYS = /* @__PURE__ */ Symbol("always");
-var NULL = null;
 var EMPTY_OBJECT = /* @__PURE__ */ Symbol("{}");
 var EMPTY_ARRAY = /* @__PURE__ */ Symbol("[]");
 var FIELDS = {
@@ -59,19 +58,19 @@ var FIELDS = {
     ["id", ALWAYS],
     ["metadata", EMPTY_OBJECT],
     ["created_at", ALWAYS],
-    ["usage", NULL],
-    ["finished_at", NULL],
-    ["finished_reason", NULL],
-    ["structured_output", NULL],
-    ["error", NULL]
+    ["usage", null],
+    ["finished_at", null],
+    ["finished_reason", null],
+    ["structured_output", null],
+    ["error", null]
   ],
-  text: [["type", ALWAYS], ["text", ALWAYS], ["id", ALWAYS], ["created_at", ALWAYS], ["finished_at", NULL]],
-  thinking: [["type", ALWAYS], ["thinking", ALWAYS], ["id", ALWAYS], ["created_at", ALWAYS], ["finished_at", NULL]],
+  text: [["type", ALWAYS], ["text", ALWAYS], ["id", ALWAYS], ["created_at", ALWAYS], ["finished_at", null]],
+  thinking: [["type", ALWAYS], ["thinking", ALWAYS], ["id", ALWAYS], ["created_at", ALWAYS], ["finished_at", null]],
   hint: [
     ["type", ALWAYS],
     ["hint", ALWAYS],
     ["id", ALWAYS],
-    ["source", NULL],
+    ["source", null],
     ["created_at", ALWAYS],
     ["finished_at", ALWAYS]
   ],
@@ -79,9 +78,9 @@ var FIELDS = {
     ["type", ALWAYS],
     ["id", ALWAYS],
     ["source", ALWAYS],
-    ["name", NULL],
+    ["name", null],
     ["created_at", ALWAYS],
-    ["finished_at", NULL]
+    ["finished_at", null]
   ],
   tool_call: [
     ["type", ALWAYS],
@@ -91,7 +90,7 @@ var FIELDS = {
     ["state", "pending"],
     ["suggested_rules", EMPTY_ARRAY],
     ["created_at", ALWAYS],
-    ["finished_at", NULL]
+    ["finished_at", null]
   ],
   tool_result: [
     ["type", ALWAYS],
@@ -101,7 +100,7 @@ var FIELDS = {
     ["state", "running"],
     ["metadata", EMPTY_OBJECT],
     ["created_at", ALWAYS],
-    ["finished_at", NULL]
+    ["finished_at", null]
   ],
   base64: [["type", ALWAYS], ["data", ALWAYS], ["media_type", ALWAYS]],
   url: [["type", ALWAYS], ["url", ALWAYS], ["media_type", ALWAYS]],
@@ -114,6 +113,8 @@ var FIELDS = {
   error: [["type", "unknown"], ["message", ALWAYS]],
   rule: [["tool_name", ALWAYS], ["rule_content", ALWAYS], ["behavior", ALWAYS], ["source", ALWAYS]]
 };
+
+// schemas/dist/canonical.js
 var ORDER = /* @__PURE__ */ new Map();
 for (const fields of Object.values(FIELDS)) {
   ORDER.set(fields, new Map(fields.map(([name], i) => [name, i])));
@@ -487,7 +488,11 @@ var AnomalyKind = {
   /** a block the Msg's role does not allow: skipped */
   ROLE_FORBIDS: "role_forbids",
   /** an event of a type newer than this runtime: skipped */
-  UNKNOWN_EVENT: "unknown_event"
+  UNKNOWN_EVENT: "unknown_event",
+  /** a block started after the reply's REPLY_END: applied anyway, as agentscope does */
+  AFTER_REPLY_END: "after_reply_end",
+  /** a value of the wrong type (an event built in code, e.g. `text` where `delta` belongs): skipped */
+  WRONG_TYPE: "wrong_type"
 };
 var STATES = /* @__PURE__ */ new WeakMap();
 var ROLE_ALLOWS = {
@@ -586,6 +591,13 @@ function find(s, table, type, id) {
   return block;
 }
 function add(s, block, type, table) {
+  if (typeof block.id !== "string") {
+    anomaly(s, AnomalyKind.WRONG_TYPE, type, void 0, wrong("the block's id", block.id, "a string"));
+    return;
+  }
+  if (s.msg.finished_at != null) {
+    anomaly(s, AnomalyKind.AFTER_REPLY_END, type, block.id, "the reply had already ended; the block is still appended");
+  }
   if (s.allowed !== null && !s.allowed.has(block.type)) {
     anomaly(s, AnomalyKind.ROLE_FORBIDS, type, block.id, `a ${s.msg.role} message cannot hold a ${JSON.stringify(block.type)} block`);
     return;
@@ -606,6 +618,16 @@ function finish(s, table, type, id, at) {
     block.finished_at = at;
   }
   return block;
+}
+function isText(s, type, field, value) {
+  if (typeof value === "string")
+    return true;
+  anomaly(s, AnomalyKind.WRONG_TYPE, type, void 0, wrong(field, value, "a string"));
+  return false;
+}
+function wrong(field, value, wanted) {
+  const kind = value === null ? "null" : value === void 0 ? "missing" : Array.isArray(value) ? "array" : typeof value;
+  return `${field} is ${kind}, not ${wanted} (an event built without its types checked); skipped`;
 }
 function afterEnd(s, block, type, id, detail) {
   if (block.finished_at != null)
@@ -651,6 +673,8 @@ function apply(s, event) {
       add(s, { type: "text", text: "", id: event.block_id, created_at: at }, event.type, s.text);
       return;
     case "TEXT_BLOCK_DELTA": {
+      if (!isText(s, event.type, "delta", event.delta))
+        return;
       const block = find(s, s.text, event.type, event.block_id);
       if (block === void 0)
         return;
@@ -659,6 +683,8 @@ function apply(s, event) {
       return;
     }
     case "TEXT_BLOCK_END": {
+      if (event.text != null && !isText(s, event.type, "text", event.text))
+        return;
       const block = finish(s, s.text, event.type, event.block_id, at);
       if (block !== void 0 && event.text != null)
         block.text = event.text;
@@ -668,6 +694,8 @@ function apply(s, event) {
       add(s, { type: "thinking", thinking: "", id: event.block_id, created_at: at }, event.type, s.thinking);
       return;
     case "THINKING_BLOCK_DELTA": {
+      if (!isText(s, event.type, "delta", event.delta))
+        return;
       const block = find(s, s.thinking, event.type, event.block_id);
       if (block === void 0)
         return;
@@ -687,6 +715,8 @@ function apply(s, event) {
       return;
     }
     case "DATA_BLOCK_DELTA":
+      if (event.url != null && !isText(s, event.type, "url", event.url))
+        return;
       dataDelta(s, event.type, event.block_id, event.media_type, event.data ?? null, event.url ?? null);
       return;
     case "DATA_BLOCK_END":
@@ -706,6 +736,8 @@ function apply(s, event) {
       add(s, { type: "tool_call", id: event.tool_call_id, name: event.tool_call_name, input: "", created_at: at }, event.type, s.calls);
       return;
     case "TOOL_CALL_DELTA": {
+      if (!isText(s, event.type, "delta", event.delta))
+        return;
       const block = find(s, s.calls, event.type, event.tool_call_id);
       if (block === void 0)
         return;
@@ -720,6 +752,8 @@ function apply(s, event) {
       add(s, { type: "tool_result", id: event.tool_call_id, name: event.tool_call_name, output: [], created_at: at }, event.type, s.results);
       return;
     case "TOOL_RESULT_TEXT_DELTA": {
+      if (!isText(s, event.type, "delta", event.delta))
+        return;
       const block = find(s, s.results, event.type, event.tool_call_id);
       if (block === void 0)
         return;
@@ -733,6 +767,8 @@ function apply(s, event) {
       return;
     }
     case "TOOL_RESULT_DATA_DELTA":
+      if (event.url != null && !isText(s, event.type, "url", event.url))
+        return;
       resultData(s, event.type, event.tool_call_id, event.block_id ?? newId(), event.media_type, event.data ?? null, event.url ?? null, event.id, at);
       return;
     case "TOOL_RESULT_END": {
