@@ -1,6 +1,6 @@
 /**
  * What the three stream decoders share: the contract of wire's Python
- * decoders (wire._streaming.StreamDecoder) and the decoding of one payload.
+ * decoders (wire.framing.StreamDecoder) and the decoding of one payload.
  *
  * - `feed(chunk)` takes the next bytes (a string is taken as its UTF-8 bytes),
  *   in chunks of any size, and returns the events of every frame the chunk

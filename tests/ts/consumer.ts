@@ -151,7 +151,7 @@ export function streamSession(url: string, element: HTMLElement): EventSource {
  * it, and returns the Msg at the end: `msg` itself, or the Msg of a checkpoint
  * the server sent in its place when `lastEventId` asked it to resume.
  */
-export async function followReply(url: string, msg: Msg, lastEventId = ""): Promise<Msg> {
+export async function readReply(url: string, msg: Msg, lastEventId = ""): Promise<Msg> {
   const response = await fetch(url, { headers: lastEventId ? { "Last-Event-ID": lastEventId } : {} });
   if (!response.ok || response.body === null) throw new Error(`${url}: HTTP ${response.status}`);
   const decoder = new SSEDecoder({ lastEventId });

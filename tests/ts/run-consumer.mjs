@@ -3,13 +3,13 @@
 // stdin:  {"cases": [{"events": ["<json line>", ...], "expected": <Msg>}, ...],
 //          "invalid": ["<json line>", ...]}
 // stdout: {"cases": [{"got": "<rendering of the reply built from the events>",
-//                     "streamed": "<the same, read by followReply from the events as SSE>",
+//                     "streamed": "<the same, read by readReply from the events as SSE>",
 //                     "want": "<rendering of the expected Msg>"}, ...],
 //          "invalid": ["<message of the error parseEvent threw, or null>", ...]}
 
 import { readFileSync } from "node:fs";
 
-import { Conversation, followReply, parseEvent, renderMsg, startReply } from "./out/consumer.js";
+import { Conversation, parseEvent, readReply, renderMsg, startReply } from "./out/consumer.js";
 
 const { cases, invalid } = JSON.parse(readFileSync(0, "utf8"));
 
@@ -21,7 +21,7 @@ for (const { events, expected } of cases) {
   // The same events as a server's SSE stream, fetched from a data: URL.
   const sse = events.map((line) => `data: ${line}\n\n`).join("");
   const url = `data:text/event-stream;base64,${Buffer.from(sse).toString("base64")}`;
-  const streamed = await followReply(url, startReply(JSON.parse(events[0])));
+  const streamed = await readReply(url, startReply(JSON.parse(events[0])));
   caseResults.push({
     got: reply === undefined ? null : renderMsg(reply),
     streamed: renderMsg(streamed),
