@@ -66,7 +66,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("transports", {"transports", "transports.streams", "transports.http"}),
     ("transports: the client", {"transports.client"}),
     ("bridges and converters", {"bridges", "bridges.agui", "bridges.vercel",
-                                "compat", "compat.agentscope1", "compat.agentx"}),
+                                "compat", "compat.agentscope1", "compat.agentx", "compat.agentscope_app"}),
     ("bridges: http", {"bridges.agui_http", "bridges.vercel_http"}),
     ("edges: demo", {"demo", "demo_web"}),
     ("edges: cli", {"cli"}),
@@ -83,6 +83,7 @@ OPTIONAL: dict[str, set[str]] = {
     "transports.streams": {"anyio"},
     "transports.http": {"starlette", "anyio"},
     "transports.client": {"anyio", "httpx"},
+    "compat.agentscope_app": {"agentscope"},  # imported when an AgentscopeHistory is made
     "bridges.agui_http": {"starlette"},
     "bridges.vercel_http": {"starlette"},
     "demo": {"anyio", "httpx", "uvicorn", "starlette"},
