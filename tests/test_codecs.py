@@ -466,3 +466,28 @@ def test_invalid_utf8_in_a_skipped_field_is_accepted_and_never_written_by_wire()
     for where in (b'"delta":"\xff"', b'"metadata":{"k":"\xff"}', b'"metadata":{"\xff":1}'):
         with pytest.raises(wire.DecodeError):
             wire.json.decode_event(json.dumps(_DELTA).encode()[:-1] + b"," + where + b"}")
+
+
+# -- a misspelt event type -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("tag", "reason"), [
+    ("TEXT_BLOK_DELTA", "unknown event type 'TEXT_BLOK_DELTA': did you mean 'TEXT_BLOCK_DELTA'?"),
+    ("text_block_delta", "unknown event type 'text_block_delta': did you mean 'TEXT_BLOCK_DELTA'?"),
+    ("REPLY_STRAT", "unknown event type 'REPLY_STRAT': did you mean 'REPLY_START'?"),
+    ("FUTURE_EVENT", "unknown event type 'FUTURE_EVENT'"),
+    ("x" * 100, f"unknown event type {'x' * 64!r}"),
+], ids=["typo", "lower case", "swapped letters", "nothing near", "long"])
+def test_an_unknown_event_type_names_the_nearest_known_one(tag: str, reason: str) -> None:
+    payload = {"type": tag, "reply_id": "r", "block_id": "b", "delta": "x"}
+    decoders: list[Any] = [
+        lambda: wire.json.decode_event(msgspec.json.encode(payload)),
+        lambda: wire.msgpack.decode_event(msgspec.msgpack.encode(payload)),
+        lambda: wire.framing.NDJSONDecoder().feed(msgspec.json.encode(payload) + b"\n"),
+        lambda: wire.framing.SSEDecoder().feed(b"data: " + msgspec.json.encode(payload) + b"\n\n"),
+        lambda: wire.peek.peek_json(msgspec.json.encode(payload)),
+    ]
+    for decode in decoders:
+        with pytest.raises(wire.DecodeError) as info:
+            decode()
+        assert (info.value.path, info.value.reason) == ("$.type", reason)

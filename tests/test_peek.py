@@ -148,7 +148,7 @@ _TRDD = {"type": "TOOL_RESULT_DATA_DELTA", "reply_id": "r", "tool_call_id": "c",
          "url": "https://example.com/"}
 BAD: dict[str, tuple[Any, str, str]] = {
     "no type": ({"reply_id": "r", "block_id": "b"}, "$", "Object missing required field `type`"),
-    "unknown type": ({"type": "FUTURE_EVENT", "reply_id": "r"}, "$.type", "Invalid value 'FUTURE_EVENT'"),
+    "unknown type": ({"type": "FUTURE_EVENT", "reply_id": "r"}, "$.type", "unknown event type 'FUTURE_EVENT'"),
     "type not a str": ({"type": 7, "reply_id": "r"}, "$.type", "Expected `str`"),
     "reply_id an int": ({"type": "TEXT_BLOCK_DELTA", "reply_id": 1, "block_id": "b", "delta": "x"},
                         "$.reply_id", "Expected `str`, got `int`"),
@@ -410,7 +410,7 @@ def test_unknown_types_raise_unless_kept(codec: Codec) -> None:
     buf = codec.plain.encode({"type": "FUTURE_EVENT", "reply_id": "r", "tool_call_id": "c", "data": [1, 2]})
     with pytest.raises(wire.DecodeError) as err:
         codec.peek(buf)
-    assert (err.value.path, err.value.reason) == ("$.type", "Invalid value 'FUTURE_EVENT'")
+    assert (err.value.path, err.value.reason) == ("$.type", "unknown event type 'FUTURE_EVENT'")
     kept = codec.peek(buf, unknown="keep")
     assert kept == UnknownEnvelope(type="FUTURE_EVENT", reply_id="r", tool_call_id="c")
     assert repr(kept) == "UnknownEnvelope(type='FUTURE_EVENT', reply_id='r', tool_call_id='c')"

@@ -18,6 +18,7 @@ back when encoding.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from functools import cache
@@ -89,6 +90,22 @@ _JSON_TRAILING = "JSON is malformed: trailing characters"
 _ROLE_BLOCK = re.compile(r"^(content\[\d+\]) is a ")
 # A value only one codec can carry (wire._portable) names its field the same way.
 _IN_FIELD = re.compile(r" - in `([^`]*)`$")
+# msgspec's words for a tag outside the event union, at $.type.
+_INVALID_TAG = re.compile(r"^Invalid value '(.*)'$", re.DOTALL)
+UNKNOWN_TYPE = "unknown event type"
+"""How a DecodeError's reason begins when the event's type is not one wire
+knows (``unknown event type 'X'``, with the nearest known type when one is
+close: ``: did you mean 'TEXT_BLOCK_DELTA'?``)."""
+
+
+def _unknown_type(tag: str) -> str:
+    """The reason for an unknown event type, naming the nearest known one.
+    Only the error path runs this."""
+    text = f"{UNKNOWN_TYPE} {tag[:64]!r}"
+    upper = {known.upper(): known for known in KNOWN_TAGS}
+    if (close := difflib.get_close_matches(tag[:64].upper(), list(upper), n=1, cutoff=0.75)):
+        text += f": did you mean {upper[close[0]]!r}?"
+    return text
 
 
 @cache
@@ -127,6 +144,8 @@ def decode_error(exc: BaseException, *, index: int | None = None, offset: int | 
             path = f"{path}.{match.group(1)}"
         if path is not None and (match := _IN_FIELD.search(text)):
             path, text = f"{path}.{match.group(1)}", text[: match.start()]
+        if path == "$.type" and (match := _INVALID_TAG.match(text)):
+            text = _unknown_type(match.group(1))
         if match := _AT_BYTE.search(text):
             at = int(match.group(1))
             if text.startswith(_JSON_TRAILING):

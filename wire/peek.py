@@ -58,7 +58,7 @@ from typing import Any, ClassVar, Literal, Protocol, TypeAlias, cast, overload
 import msgspec
 from msgspec import Struct
 
-from wire._codec import DECODE_ERRORS, decode_error
+from wire._codec import DECODE_ERRORS, UNKNOWN_TYPE, decode_error
 from wire.events import AgentEvent, EventType
 
 __all__ = ("Envelope", "Unknown", "UnknownEnvelope", "envelope_of", "peek_json", "peek_json_lines", "peek_msgpack")
@@ -173,9 +173,9 @@ def _not_an_event(exc: Exception, buf: Any, unknown: Unknown, decoder: _Decoder,
     if unknown != "raise":
         if unknown != "keep":
             raise ValueError(f"unknown must be 'raise' or 'keep', not {unknown!r}")
-        # msgspec's words for a tag outside the union ("Invalid value 'X'");
+        # A tag outside the union (wire._codec names it "unknown event type");
         # a tag that is not a string fails at $.type with "Expected `str`".
-        if err.path == "$.type" and err.reason.startswith("Invalid value"):
+        if err.path == "$.type" and err.reason.startswith(UNKNOWN_TYPE):
             try:
                 return decoder.decode(buf)
             except DECODE_ERRORS as again:

@@ -18,7 +18,7 @@
  *   LocalProtocolError. A stream cannot be resynchronised after garbage.
  */
 import { DecodeError, LocalProtocolError, RemoteProtocolError } from "./errors.js";
-import { checkEvent, UnknownEvent } from "./events.js";
+import { checkEvent, EVENT_TYPES, UnknownEvent } from "./events.js";
 /**
  * The most one frame may hold, as wire's DEFAULT_MAX_FRAME_BYTES: an inline
  * image of about 20 MB is 26.7 MB of base64, plus the event's other fields.
@@ -146,7 +146,7 @@ export class StreamDecoder {
         }
         if (unknownType !== undefined) {
             if (this.unknown === "raise") {
-                throw new DecodeError(`Invalid value '${unknownType}'`, { path: "$.type", offset, index: this.index });
+                throw new DecodeError(unknownTypeReason(unknownType), { path: "$.type", offset, index: this.index });
             }
             this.index++;
             if (this.unknown === "keep")
@@ -156,4 +156,33 @@ export class StreamDecoder {
         this.index++;
         out.push(value);
     }
+}
+/** The reason for an event type this runtime does not know, naming the nearest known
+ * type when one is close, as wire._codec does: "unknown event type 'TEXT_BLOK_DELTA':
+ * did you mean 'TEXT_BLOCK_DELTA'?". Only the error path runs this. */
+function unknownTypeReason(tag) {
+    const shown = tag.slice(0, 64);
+    let text = `unknown event type ${JSON.stringify(shown).replace(/^"|"$/g, "'")}`;
+    const upper = shown.toUpperCase();
+    let best;
+    let bestDistance = Math.max(2, Math.floor(upper.length / 5)) + 1;
+    for (const known of EVENT_TYPES) {
+        const distance = editDistance(upper, known);
+        if (distance < bestDistance)
+            [best, bestDistance] = [known, distance];
+    }
+    if (best !== undefined)
+        text += `: did you mean '${best}'?`;
+    return text;
+}
+function editDistance(a, b) {
+    let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+        const row = [i];
+        for (let j = 1; j <= b.length; j++) {
+            row.push(Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)));
+        }
+        previous = row;
+    }
+    return previous[b.length];
 }

@@ -19,7 +19,7 @@
  */
 
 import { DecodeError, LocalProtocolError, RemoteProtocolError } from "./errors.js";
-import { checkEvent, UnknownEvent, type UnknownPolicy } from "./events.js";
+import { checkEvent, EVENT_TYPES, UnknownEvent, type UnknownPolicy } from "./events.js";
 
 /**
  * The most one frame may hold, as wire's DEFAULT_MAX_FRAME_BYTES: an inline
@@ -157,7 +157,7 @@ export abstract class StreamDecoder<E> {
     }
     if (unknownType !== undefined) {
       if (this.unknown === "raise") {
-        throw new DecodeError(`Invalid value '${unknownType}'`, { path: "$.type", offset, index: this.index });
+        throw new DecodeError(unknownTypeReason(unknownType), { path: "$.type", offset, index: this.index });
       }
       this.index++;
       if (this.unknown === "keep") out.push(new UnknownEvent(unknownType, raw(), format) as E);
@@ -166,4 +166,33 @@ export abstract class StreamDecoder<E> {
     this.index++;
     out.push(value as E);
   }
+}
+
+/** The reason for an event type this runtime does not know, naming the nearest known
+ * type when one is close, as wire._codec does: "unknown event type 'TEXT_BLOK_DELTA':
+ * did you mean 'TEXT_BLOCK_DELTA'?". Only the error path runs this. */
+function unknownTypeReason(tag: string): string {
+  const shown = tag.slice(0, 64);
+  let text = `unknown event type ${JSON.stringify(shown).replace(/^"|"$/g, "'")}`;
+  const upper = shown.toUpperCase();
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(upper.length / 5)) + 1;
+  for (const known of EVENT_TYPES) {
+    const distance = editDistance(upper, known);
+    if (distance < bestDistance) [best, bestDistance] = [known, distance];
+  }
+  if (best !== undefined) text += `: did you mean '${best}'?`;
+  return text;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row.push(Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    }
+    previous = row;
+  }
+  return previous[b.length]!;
 }

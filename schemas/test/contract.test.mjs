@@ -189,3 +189,11 @@ test("a block started after REPLY_END is an anomaly, still appended as agentscop
   assert.equal(appendEvent(msg, start).kind, "after_reply_end");
   assert.equal(msg.content.length, 1);
 });
+
+test("a misspelt event type names the nearest known one, as Python's decoders do", () => {
+  assert.throws(() => new NDJSONDecoder().feed(line({ type: "TEXT_BLOK_DELTA", reply_id: R })),
+    (error) => error instanceof DecodeError && error.path === "$.type"
+      && error.reason === "unknown event type 'TEXT_BLOK_DELTA': did you mean 'TEXT_BLOCK_DELTA'?");
+  assert.throws(() => new NDJSONDecoder().feed(line({ type: "FUTURE_EVENT", reply_id: R })),
+    (error) => error instanceof DecodeError && error.reason === "unknown event type 'FUTURE_EVENT'");
+});
