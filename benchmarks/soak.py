@@ -1,6 +1,6 @@
 """Soak test, run by hand: many SSE clients over uvicorn, on loopback only.
 
-A server process (uvicorn + ``wire.http.sse_endpoint``) serves one
+A server process (uvicorn + ``wire.transports.http.sse_endpoint``) serves one
 ``EventLog`` that a producer fills live with the benchmark workload's reply
 (``benchmarks/workload.py``). N clients read it at once, split evenly into
 four kinds:
@@ -60,8 +60,8 @@ def serve(port: int, scale: float, batch: int, pace: float, max_events: int | No
     from starlette.responses import PlainTextResponse, Response
     from starlette.routing import Route
 
-    from wire.http import sse_endpoint
     from wire.stores.memory import EventLog
+    from wire.transports.http import sse_endpoint
 
     events = workload.reply_events(seed=0, scale=scale)
     state: dict[str, Any] = {"log": None, "go": anyio.Event()}
@@ -72,9 +72,9 @@ def serve(port: int, scale: float, batch: int, pace: float, max_events: int | No
             state["go"] = anyio.Event()
             log = state["log"]
             for i in range(0, len(events), batch):
-                log.extend(events[i:i + batch])
+                await log.extend(events[i:i + batch])
                 await anyio.sleep(pace)
-            log.close()
+            await log.close()
             del log  # the server's dict is then the only holder of the log
 
     async def reset(request: Request) -> Response:
