@@ -32,6 +32,7 @@ from typing import Any, TypeAlias
 import msgspec
 
 import wire.json
+from wire import events as ev
 from wire._codec import DECODE_ERRORS, ENCODE_ERRORS, decode_error
 from wire.blocks import (
     Base64Source,
@@ -44,39 +45,6 @@ from wire.blocks import (
     ToolResultBlock,
 )
 from wire.errors import EncodeError, LocalProtocolError
-from wire.events import (
-    AgentEvent,
-    CustomEvent,
-    DataBlockDeltaEvent,
-    DataBlockEndEvent,
-    DataBlockStartEvent,
-    ExceedMaxItersEvent,
-    ExternalExecutionResultEvent,
-    HintBlockEvent,
-    ModelCallEndEvent,
-    ModelCallStartEvent,
-    ReplyEndEvent,
-    ReplyFinishedReason,
-    ReplyStartEvent,
-    RequireExternalExecutionEvent,
-    RequireUserConfirmEvent,
-    TextBlockDeltaEvent,
-    TextBlockEndEvent,
-    TextBlockStartEvent,
-    ThinkingBlockDeltaEvent,
-    ThinkingBlockEndEvent,
-    ThinkingBlockStartEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-    ToolResultDataDeltaEvent,
-    ToolResultEndEvent,
-    ToolResultStartEvent,
-    ToolResultTextDeltaEvent,
-    UnknownEvent,
-    UserConfirmResultEvent,
-    UserInterruptEvent,
-)
 from wire.messages import AssistantMsg, Msg
 from wire.resume import CHECKPOINT, read_checkpoint
 
@@ -298,45 +266,45 @@ class AGUIBridge:
         self._interrupts: list[str] = []
         self._resume: dict[str, AGUIEvent] = {}
         self._handlers: dict[type, Callable[[Any, list[AGUIEvent]], None]] = {
-            ReplyStartEvent: self._reply_start,
-            ReplyEndEvent: self._reply_end,
-            ModelCallStartEvent: self._model_call_start,
-            ModelCallEndEvent: self._model_call_end,
-            TextBlockStartEvent: self._text_start,
-            TextBlockDeltaEvent: self._text_delta,
-            TextBlockEndEvent: self._text_end,
-            ThinkingBlockStartEvent: self._thinking_start,
-            ThinkingBlockDeltaEvent: self._thinking_delta,
-            ThinkingBlockEndEvent: self._thinking_end,
-            DataBlockStartEvent: self._data_start,
-            DataBlockDeltaEvent: self._data_delta,
-            DataBlockEndEvent: self._data_end,
-            HintBlockEvent: self._hint,
-            ToolCallStartEvent: self._call_start,
-            ToolCallDeltaEvent: self._call_delta,
-            ToolCallEndEvent: self._call_end,
-            ToolResultStartEvent: self._result_start,
-            ToolResultTextDeltaEvent: self._result_fold,
-            ToolResultDataDeltaEvent: self._result_fold,
-            ToolResultEndEvent: self._result_end,
-            ExceedMaxItersEvent: self._exceed_max_iters,
-            RequireUserConfirmEvent: self._require_confirm,
-            RequireExternalExecutionEvent: self._require_external,
-            UserConfirmResultEvent: self._confirm_result,
-            UserInterruptEvent: self._user_interrupt,
-            ExternalExecutionResultEvent: self._external_result,
-            CustomEvent: self._custom,
+            ev.ReplyStartEvent: self._reply_start,
+            ev.ReplyEndEvent: self._reply_end,
+            ev.ModelCallStartEvent: self._model_call_start,
+            ev.ModelCallEndEvent: self._model_call_end,
+            ev.TextBlockStartEvent: self._text_start,
+            ev.TextBlockDeltaEvent: self._text_delta,
+            ev.TextBlockEndEvent: self._text_end,
+            ev.ThinkingBlockStartEvent: self._thinking_start,
+            ev.ThinkingBlockDeltaEvent: self._thinking_delta,
+            ev.ThinkingBlockEndEvent: self._thinking_end,
+            ev.DataBlockStartEvent: self._data_start,
+            ev.DataBlockDeltaEvent: self._data_delta,
+            ev.DataBlockEndEvent: self._data_end,
+            ev.HintBlockEvent: self._hint,
+            ev.ToolCallStartEvent: self._call_start,
+            ev.ToolCallDeltaEvent: self._call_delta,
+            ev.ToolCallEndEvent: self._call_end,
+            ev.ToolResultStartEvent: self._result_start,
+            ev.ToolResultTextDeltaEvent: self._result_fold,
+            ev.ToolResultDataDeltaEvent: self._result_fold,
+            ev.ToolResultEndEvent: self._result_end,
+            ev.ExceedMaxItersEvent: self._exceed_max_iters,
+            ev.RequireUserConfirmEvent: self._require_confirm,
+            ev.RequireExternalExecutionEvent: self._require_external,
+            ev.UserConfirmResultEvent: self._confirm_result,
+            ev.UserInterruptEvent: self._user_interrupt,
+            ev.ExternalExecutionResultEvent: self._external_result,
+            ev.CustomEvent: self._custom,
         }
 
     # -- driving -------------------------------------------------------------------------------
 
-    def feed(self, event: AgentEvent | UnknownEvent) -> list[AGUIEvent]:
+    def feed(self, event: ev.AgentEvent | ev.UnknownEvent) -> list[AGUIEvent]:
         """The AG-UI events that ``event`` produces, in order."""
         out: list[AGUIEvent] = []
         self._feed_into(event, out)
         return out
 
-    def feed_many(self, events: Iterable[AgentEvent | UnknownEvent]) -> list[AGUIEvent]:
+    def feed_many(self, events: Iterable[ev.AgentEvent | ev.UnknownEvent]) -> list[AGUIEvent]:
         """The AG-UI events that ``events`` produce, in order."""
         out: list[AGUIEvent] = []
         feed = self._feed_into
@@ -344,7 +312,7 @@ class AGUIBridge:
         for event in events:
             # Text deltas are most of a reply: the common case (an open block
             # of this reply, inside a run) of _text_delta, without two calls.
-            if type(event) is TextBlockDeltaEvent and self._run_open and event.reply_id == self.reply_id:
+            if type(event) is ev.TextBlockDeltaEvent and self._run_open and event.reply_id == self.reply_id:
                 id = event.block_id
                 parts = texts.get(id)
                 if parts is not None and id in open_texts:
@@ -355,15 +323,15 @@ class AGUIBridge:
             feed(event, out)
         return out
 
-    def _feed_into(self, event: AgentEvent | UnknownEvent, out: list[AGUIEvent]) -> None:
+    def _feed_into(self, event: ev.AgentEvent | ev.UnknownEvent, out: list[AGUIEvent]) -> None:
         cls = type(event)
-        if cls is UnknownEvent:
+        if cls is ev.UnknownEvent:
             self._unknown(event, out)  # type: ignore[arg-type]
             return
         handler = self._handlers.get(cls)
         if handler is None:
             raise LocalProtocolError(f"AGUIBridge.feed() takes agentscope events, not {cls.__name__}")
-        if cls is not CustomEvent:  # every other event names its reply
+        if cls is not ev.CustomEvent:  # every other event names its reply
             reply_id = event.reply_id  # type: ignore[union-attr]
             if reply_id != self.reply_id:
                 if self.reply_id is not None:
@@ -455,7 +423,7 @@ class AGUIBridge:
 
     # -- lifecycle -----------------------------------------------------------------------------
 
-    def _reply_start(self, e: ReplyStartEvent, out: list[AGUIEvent]) -> None:
+    def _reply_start(self, e: ev.ReplyStartEvent, out: list[AGUIEvent]) -> None:
         self._name = e.name
         self._role = e.role
         if self.thread_id is None:
@@ -463,14 +431,14 @@ class AGUIBridge:
         if not self._run_open:
             self._open_run(out)
 
-    def _reply_end(self, e: ReplyEndEvent, out: list[AGUIEvent]) -> None:
+    def _reply_end(self, e: ev.ReplyEndEvent, out: list[AGUIEvent]) -> None:
         self._finished = True
         if self.thread_id is None:
             self.thread_id = e.session_id
         if not self._run_open:
             self._open_run(out)  # a parked reply that ends without a continuation
         reason = e.finished_reason
-        if reason == ReplyFinishedReason.ERROR:
+        if reason == ev.ReplyFinishedReason.ERROR:
             self._close_all(out)
             error: AGUIEvent = {"type": "RUN_ERROR", "metadata": {"agentscope": {"finished_reason": str(reason)}},
                                 "message": e.error.message if e.error else "the agent reported an error"}
@@ -480,10 +448,10 @@ class AGUIBridge:
             self._run_open = False
             out.append(error)
             return
-        outcome = {"type": "cancelled" if reason == ReplyFinishedReason.INTERRUPTED else "success"}
+        outcome = {"type": "cancelled" if reason == ev.ReplyFinishedReason.INTERRUPTED else "success"}
         self._finish_run(out, outcome, {"finished_reason": str(reason)})
 
-    def _model_call_start(self, e: ModelCallStartEvent, out: list[AGUIEvent]) -> None:
+    def _model_call_start(self, e: ev.ModelCallStartEvent, out: list[AGUIEvent]) -> None:
         if self._step is not None:
             self._emit(out, {"type": "STEP_FINISHED", "stepName": self._step})
         self._step = self._model = e.model_name
@@ -491,7 +459,7 @@ class AGUIBridge:
         self._parent = None
         self._emit(out, {"type": "STEP_STARTED", "stepName": e.model_name})
 
-    def _model_call_end(self, e: ModelCallEndEvent, out: list[AGUIEvent]) -> None:
+    def _model_call_end(self, e: ev.ModelCallEndEvent, out: list[AGUIEvent]) -> None:
         counts = self._usage.setdefault(self._model, [0, 0, 0, 0])
         counts[0] += e.input_tokens
         counts[1] += e.output_tokens
@@ -514,7 +482,7 @@ class AGUIBridge:
             start["name"] = self._name
         return start
 
-    def _text_start(self, e: TextBlockStartEvent, out: list[AGUIEvent]) -> None:
+    def _text_start(self, e: ev.TextBlockStartEvent, out: list[AGUIEvent]) -> None:
         id = e.block_id
         if id in self._texts:
             return  # duplicate START: agentscope keeps the first block
@@ -524,7 +492,7 @@ class AGUIBridge:
             self._parent = id
         self._emit(out, self._text_message_start(id))
 
-    def _text_delta(self, e: TextBlockDeltaEvent, out: list[AGUIEvent]) -> None:
+    def _text_delta(self, e: ev.TextBlockDeltaEvent, out: list[AGUIEvent]) -> None:
         id = e.block_id
         parts = self._texts.get(id)
         if parts is None:
@@ -538,7 +506,7 @@ class AGUIBridge:
         (out if self._run_open else self.pending).append(
             {"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": delta})
 
-    def _text_end(self, e: TextBlockEndEvent, out: list[AGUIEvent]) -> None:
+    def _text_end(self, e: ev.TextBlockEndEvent, out: list[AGUIEvent]) -> None:
         id = e.block_id
         parts = self._texts.get(id)
         if parts is None:
@@ -548,7 +516,7 @@ class AGUIBridge:
             streamed = "".join(parts)
             if e.text != streamed:
                 if e.text.startswith(streamed):  # an extension: send the rest as content
-                    self._text_delta(TextBlockDeltaEvent(reply_id=e.reply_id, block_id=id,
+                    self._text_delta(ev.TextBlockDeltaEvent(reply_id=e.reply_id, block_id=id,
                                                          delta=e.text[len(streamed):]), out)
                 else:  # AG-UI cannot replace a message's content: carried in metadata
                     end = {"type": "TEXT_MESSAGE_END", "metadata": {"agentscope": {"text": e.text}},
@@ -566,13 +534,13 @@ class AGUIBridge:
         self._emit(out, {"type": "REASONING_START", "messageId": id})
         self._emit(out, {"type": "REASONING_MESSAGE_START", "messageId": id, "role": "reasoning"})
 
-    def _thinking_start(self, e: ThinkingBlockStartEvent, out: list[AGUIEvent]) -> None:
+    def _thinking_start(self, e: ev.ThinkingBlockStartEvent, out: list[AGUIEvent]) -> None:
         if e.block_id in self._thinking:
             return
         self._thinking[e.block_id] = []
         self._thinking_open(e.block_id, out)
 
-    def _thinking_delta(self, e: ThinkingBlockDeltaEvent, out: list[AGUIEvent]) -> None:
+    def _thinking_delta(self, e: ev.ThinkingBlockDeltaEvent, out: list[AGUIEvent]) -> None:
         id = e.block_id
         parts = self._thinking.get(id)
         if parts is None:
@@ -582,7 +550,7 @@ class AGUIBridge:
             self._thinking_open(id, out)
         self._emit(out, {"type": "REASONING_MESSAGE_CONTENT", "messageId": id, "delta": e.delta})
 
-    def _thinking_end(self, e: ThinkingBlockEndEvent, out: list[AGUIEvent]) -> None:
+    def _thinking_end(self, e: ev.ThinkingBlockEndEvent, out: list[AGUIEvent]) -> None:
         id = e.block_id
         if id in self._open_thinking:
             del self._open_thinking[id]
@@ -591,14 +559,14 @@ class AGUIBridge:
 
     # -- data blocks and hints -----------------------------------------------------------------
 
-    def _folded(self, event: AgentEvent) -> Msg:
+    def _folded(self, event: ev.AgentEvent) -> Msg:
         """Apply ``event`` to the private Msg that folds results and data blocks."""
         if self._fold is None:
             self._fold = AssistantMsg(self._name or "", [], id=self.reply_id)
         self._fold.append_event(event)
         return self._fold
 
-    def _data_start(self, e: DataBlockStartEvent, out: list[AGUIEvent]) -> None:
+    def _data_start(self, e: ev.DataBlockStartEvent, out: list[AGUIEvent]) -> None:
         if e.block_id in self._data:
             return
         content = self._folded(e).content
@@ -612,14 +580,14 @@ class AGUIBridge:
         self._emit(out, {"type": "ACTIVITY_SNAPSHOT", "messageId": e.block_id,
                          "activityType": "agentscope.data", "content": body})
 
-    def _data_delta(self, e: DataBlockDeltaEvent, out: list[AGUIEvent]) -> None:
+    def _data_delta(self, e: ev.DataBlockDeltaEvent, out: list[AGUIEvent]) -> None:
         if e.block_id not in self._data:
             return
         self._folded(e)
         if e.block_id in self._data_done:  # after END (agentscope still applies it): send it again
             self._emit(out, self._data_snapshot(self._data[e.block_id]))
 
-    def _data_end(self, e: DataBlockEndEvent, out: list[AGUIEvent]) -> None:
+    def _data_end(self, e: ev.DataBlockEndEvent, out: list[AGUIEvent]) -> None:
         block = self._data.get(e.block_id)
         if block is None or e.block_id in self._data_done:
             return
@@ -644,7 +612,7 @@ class AGUIBridge:
         return {"type": "ACTIVITY_SNAPSHOT", "messageId": block.id, "activityType": "agentscope.data",
                 "content": body}
 
-    def _hint(self, e: HintBlockEvent, out: list[AGUIEvent]) -> None:
+    def _hint(self, e: ev.HintBlockEvent, out: list[AGUIEvent]) -> None:
         body: AGUIEvent = {"hint": e.hint if isinstance(e.hint, str) else _builtins(e.hint)}
         if e.source is not None:
             body["source"] = e.source
@@ -658,7 +626,7 @@ class AGUIBridge:
         name, parent = self._calls[id]
         return {"type": "TOOL_CALL_START", "toolCallId": id, "toolCallName": name, "parentMessageId": parent}
 
-    def _call_start(self, e: ToolCallStartEvent, out: list[AGUIEvent]) -> None:
+    def _call_start(self, e: ev.ToolCallStartEvent, out: list[AGUIEvent]) -> None:
         id = e.tool_call_id
         if id in self._calls:
             return
@@ -669,7 +637,7 @@ class AGUIBridge:
         self._open_calls[id] = None
         self._emit(out, self._call_start_event(id))
 
-    def _call_delta(self, e: ToolCallDeltaEvent, out: list[AGUIEvent]) -> None:
+    def _call_delta(self, e: ev.ToolCallDeltaEvent, out: list[AGUIEvent]) -> None:
         id = e.tool_call_id
         if id not in self._calls:
             return
@@ -679,12 +647,12 @@ class AGUIBridge:
         self._args[id].append(e.delta)
         self._emit(out, {"type": "TOOL_CALL_ARGS", "toolCallId": id, "delta": e.delta})
 
-    def _call_end(self, e: ToolCallEndEvent, out: list[AGUIEvent]) -> None:
+    def _call_end(self, e: ev.ToolCallEndEvent, out: list[AGUIEvent]) -> None:
         if e.tool_call_id in self._open_calls:
             del self._open_calls[e.tool_call_id]
             self._emit(out, {"type": "TOOL_CALL_END", "toolCallId": e.tool_call_id})
 
-    def _result_start(self, e: ToolResultStartEvent, out: list[AGUIEvent]) -> None:
+    def _result_start(self, e: ev.ToolResultStartEvent, out: list[AGUIEvent]) -> None:
         if e.tool_call_id in self._results:
             return
         content = self._folded(e).content
@@ -692,11 +660,11 @@ class AGUIBridge:
         if isinstance(block, ToolResultBlock) and block.id == e.tool_call_id:
             self._results[e.tool_call_id] = block
 
-    def _result_fold(self, e: ToolResultTextDeltaEvent | ToolResultDataDeltaEvent, out: list[AGUIEvent]) -> None:
+    def _result_fold(self, e: ev.ToolResultTextDeltaEvent | ev.ToolResultDataDeltaEvent, out: list[AGUIEvent]) -> None:
         if e.tool_call_id in self._results:
             self._folded(e)
 
-    def _result_end(self, e: ToolResultEndEvent, out: list[AGUIEvent]) -> None:
+    def _result_end(self, e: ev.ToolResultEndEvent, out: list[AGUIEvent]) -> None:
         id = e.tool_call_id
         block = self._results.get(id)
         if block is None or id in self._sent_results:
@@ -737,7 +705,7 @@ class AGUIBridge:
         known = [call for call in calls if call.id in self._calls]
         return known or calls
 
-    def _require_confirm(self, e: RequireUserConfirmEvent, out: list[AGUIEvent]) -> None:
+    def _require_confirm(self, e: ev.RequireUserConfirmEvent, out: list[AGUIEvent]) -> None:
         calls = self._park_calls(e.tool_calls)
         if not calls:  # an interrupt outcome needs at least one interrupt
             self._custom_named("agentscope.require_user_confirm", e, out)
@@ -755,7 +723,7 @@ class AGUIBridge:
         self._interrupts = [f"{call.id}.confirm" for call in calls]
         self._parked.update(call.id for call in calls)
 
-    def _require_external(self, e: RequireExternalExecutionEvent, out: list[AGUIEvent]) -> None:
+    def _require_external(self, e: ev.RequireExternalExecutionEvent, out: list[AGUIEvent]) -> None:
         calls = self._park_calls(e.tool_calls)
         if not self._run_open:
             self._open_run(out)
@@ -763,7 +731,7 @@ class AGUIBridge:
         self._finish_run(out, outcome, {"parked": "external_execution"})
         self._parked.update(call.id for call in calls)
 
-    def _confirm_result(self, e: UserConfirmResultEvent, out: list[AGUIEvent]) -> None:
+    def _confirm_result(self, e: ev.UserConfirmResultEvent, out: list[AGUIEvent]) -> None:
         for result in e.confirm_results:
             interrupt = f"{result.tool_call.id}.confirm"
             payload: AGUIEvent = {"approved": result.confirmed}
@@ -779,10 +747,10 @@ class AGUIBridge:
             self._resume[interrupt] = entry
         self._custom_named("agentscope.user_confirm_result", e, out)
 
-    def _user_interrupt(self, e: UserInterruptEvent, out: list[AGUIEvent]) -> None:
+    def _user_interrupt(self, e: ev.UserInterruptEvent, out: list[AGUIEvent]) -> None:
         self._emit(out, {"type": "CUSTOM", "name": "agentscope.user_interrupt", "value": {"reply_id": e.reply_id}})
 
-    def _external_result(self, e: ExternalExecutionResultEvent, out: list[AGUIEvent]) -> None:
+    def _external_result(self, e: ev.ExternalExecutionResultEvent, out: list[AGUIEvent]) -> None:
         fresh = [result for result in e.execution_results
                  if result.id not in self._results and result.id not in self._sent_results]
         self._folded(e)
@@ -793,15 +761,15 @@ class AGUIBridge:
 
     # -- one-shot ------------------------------------------------------------------------------
 
-    def _custom_named(self, name: str, e: AgentEvent, out: list[AGUIEvent]) -> None:
+    def _custom_named(self, name: str, e: ev.AgentEvent, out: list[AGUIEvent]) -> None:
         """A CUSTOM event carrying ``e`` whole, as agentscope's JSON."""
         value = msgspec.json.decode(wire.json.encode(e))
         self._emit(out, {"type": "CUSTOM", "name": name, "value": value})
 
-    def _exceed_max_iters(self, e: ExceedMaxItersEvent, out: list[AGUIEvent]) -> None:
+    def _exceed_max_iters(self, e: ev.ExceedMaxItersEvent, out: list[AGUIEvent]) -> None:
         self._emit(out, {"type": "CUSTOM", "name": "agentscope.exceed_max_iters", "value": {"name": e.name}})
 
-    def _custom(self, e: CustomEvent, out: list[AGUIEvent]) -> None:
+    def _custom(self, e: ev.CustomEvent, out: list[AGUIEvent]) -> None:
         if e.name == CHECKPOINT:
             msg = read_checkpoint(e)
             if msg is not None:
@@ -917,15 +885,15 @@ class AGUIBridge:
         self._parent = parent
         self._catch_up_usage(msg)
         if msg.finished_reason is not None:
-            self._reply_end(ReplyEndEvent(session_id=self.thread_id, reply_id=msg.id,
+            self._reply_end(ev.ReplyEndEvent(session_id=self.thread_id, reply_id=msg.id,
                                           finished_reason=msg.finished_reason, error=msg.error), out)
             return
         asking = [c for c in calls if c.state == ToolCallState.ASKING]
         handed = [c for c in calls if c.state == ToolCallState.SUBMITTED and c.id not in results]
         if new := [c for c in asking if c.id not in self._parked]:
-            self._require_confirm(RequireUserConfirmEvent(reply_id=msg.id, tool_calls=new), out)
+            self._require_confirm(ev.RequireUserConfirmEvent(reply_id=msg.id, tool_calls=new), out)
         elif new := [c for c in handed if c.id not in self._parked]:
-            self._require_external(RequireExternalExecutionEvent(reply_id=msg.id, tool_calls=new), out)
+            self._require_external(ev.RequireExternalExecutionEvent(reply_id=msg.id, tool_calls=new), out)
         elif not asking and not handed and not self._run_open and len(self.pending) > held:
             # The reply went on after a park the client has, and the checkpoint
             # has content for it: the continuation run (else its REPLY_START opens
@@ -980,7 +948,7 @@ class AGUIBridge:
                              "delta": block.thinking[len(sent):]})
             parts[:] = [block.thinking]
         if block.finished_at is not None and id in self._open_thinking:
-            self._thinking_end(ThinkingBlockEndEvent(reply_id=self.reply_id or "", block_id=id), out)
+            self._thinking_end(ev.ThinkingBlockEndEvent(reply_id=self.reply_id or "", block_id=id), out)
 
     def _catch_up_call(self, block: ToolCallBlock, out: list[AGUIEvent]) -> None:
         id = block.id
@@ -1023,7 +991,7 @@ class AGUIBridge:
             rest = [t - r for t, r in zip(total, self._reported, strict=True)]
             self._usage = {None: rest} if any(rest) else {}
 
-    def _unknown(self, e: UnknownEvent, out: list[AGUIEvent]) -> None:
+    def _unknown(self, e: ev.UnknownEvent, out: list[AGUIEvent]) -> None:
         """An event this version of wire does not know, passed on as AG-UI RAW."""
         decode = msgspec.json.decode if e.format == "json" else msgspec.msgpack.decode
         self._emit(out, {"type": "RAW", "event": decode(e.raw), "source": "agentscope"})
@@ -1093,7 +1061,7 @@ def answered_ids(run_input: RunInput) -> frozenset[str]:
 # -- whole captures ------------------------------------------------------------------------------
 
 
-def to_agui(events: Iterable[AgentEvent | UnknownEvent]) -> list[AGUIEvent]:
+def to_agui(events: Iterable[ev.AgentEvent | ev.UnknownEvent]) -> list[AGUIEvent]:
     """The AG-UI events of a capture: one bridge per reply, the replies' runs
     one after the other in the order the replies start (AG-UI allows several
     runs in a stream, not two at once). An event without a reply (CUSTOM, an
@@ -1103,10 +1071,10 @@ def to_agui(events: Iterable[AgentEvent | UnknownEvent]) -> list[AGUIEvent]:
     if len(named) <= 1:  # the usual capture, one reply: no grouping needed
         bridge = AGUIBridge(reply_id=next(iter(named), None))
         return bridge.feed_many(events) + bridge.close()
-    replies: dict[str | None, list[AgentEvent | UnknownEvent]] = {}
+    replies: dict[str | None, list[ev.AgentEvent | ev.UnknownEvent]] = {}
     current: str | None = None
     for event in events:
-        reply_id = None if type(event) is UnknownEvent else getattr(event, "reply_id", None)
+        reply_id = None if type(event) is ev.UnknownEvent else getattr(event, "reply_id", None)
         if reply_id is not None:
             current = reply_id
         elif current is None and replies:
@@ -1124,6 +1092,6 @@ def to_agui(events: Iterable[AgentEvent | UnknownEvent]) -> list[AGUIEvent]:
     return out
 
 
-def to_agui_sse(events: Iterable[AgentEvent | UnknownEvent]) -> bytes:
+def to_agui_sse(events: Iterable[ev.AgentEvent | ev.UnknownEvent]) -> bytes:
     """A capture as the AG-UI SSE body ``@ag-ui/encoder`` would write (``to_agui``)."""
     return encode_sse_batch(to_agui(events))

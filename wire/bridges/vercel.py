@@ -35,6 +35,7 @@ from typing import Any, Final, TypeVar, get_args
 
 import msgspec
 
+from wire import events as ev
 from wire._codec import DECODE_ERRORS, ENCODE_ERRORS
 from wire.blocks import (
     Base64Source,
@@ -48,39 +49,6 @@ from wire.blocks import (
     ToolResultState,
 )
 from wire.errors import DecodeError, EncodeError
-from wire.events import (
-    AgentEvent,
-    CustomEvent,
-    DataBlockDeltaEvent,
-    DataBlockEndEvent,
-    DataBlockStartEvent,
-    ExceedMaxItersEvent,
-    ExternalExecutionResultEvent,
-    HintBlockEvent,
-    ModelCallEndEvent,
-    ModelCallStartEvent,
-    ReplyEndEvent,
-    ReplyFinishedReason,
-    ReplyStartEvent,
-    RequireExternalExecutionEvent,
-    RequireUserConfirmEvent,
-    TextBlockDeltaEvent,
-    TextBlockEndEvent,
-    TextBlockStartEvent,
-    ThinkingBlockDeltaEvent,
-    ThinkingBlockEndEvent,
-    ThinkingBlockStartEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-    ToolResultDataDeltaEvent,
-    ToolResultEndEvent,
-    ToolResultStartEvent,
-    ToolResultTextDeltaEvent,
-    UnknownEvent,
-    UserConfirmResultEvent,
-    UserInterruptEvent,
-)
 from wire.messages import Msg
 from wire.resume import CHECKPOINT, read_checkpoint
 
@@ -103,16 +71,16 @@ DONE: Final = b"data: [DONE]\n\n"
 """The frame ai's JsonToSseTransformStream writes when a response ends."""
 
 _FINISH_REASONS: Final = {
-    ReplyFinishedReason.COMPLETED: "stop",
-    ReplyFinishedReason.INTERRUPTED: "interrupted",
-    ReplyFinishedReason.EXCEED_MAX_ITERS: "other",
-    ReplyFinishedReason.ERROR: "error",
+    ev.ReplyFinishedReason.COMPLETED: "stop",
+    ev.ReplyFinishedReason.INTERRUPTED: "interrupted",
+    ev.ReplyFinishedReason.EXCEED_MAX_ITERS: "other",
+    ev.ReplyFinishedReason.ERROR: "error",
 }
 
 
 # Events whose handler needs nothing of the Msg: applied to it in runs, later.
-_DELTAS: Final = frozenset({TextBlockDeltaEvent, ThinkingBlockDeltaEvent, ToolCallDeltaEvent, DataBlockDeltaEvent,
-                            ToolResultTextDeltaEvent, ToolResultDataDeltaEvent})
+_DELTAS: Final = frozenset({ev.TextBlockDeltaEvent, ev.ThinkingBlockDeltaEvent, ev.ToolCallDeltaEvent,
+                            ev.DataBlockDeltaEvent, ev.ToolResultTextDeltaEvent, ev.ToolResultDataDeltaEvent})
 
 _B = TypeVar("_B", TextBlock, ThinkingBlock, DataBlock, ToolCallBlock, ToolResultBlock)
 
@@ -184,7 +152,7 @@ class VercelBridge:
         self._msg: Msg | None = Msg(name="", content=[], role="assistant", id=reply_id) if reply_id else None
         # Deltas not yet applied to the Msg: no handler needs them there, and
         # Msg.extend_events applies a run of them faster than one at a time.
-        self._deltas: list[AgentEvent] = []
+        self._deltas: list[ev.AgentEvent] = []
         self._dynamic = dynamic_tools
         self._external = frozenset(external_tools)
         self._text: dict[str, TextBlock] = {}
@@ -207,7 +175,7 @@ class VercelBridge:
         goes on: ``useChat`` expects the response to end there."""
         self._streamed = ""  # a text block's streamed text, read before its END replaces it
         self._handlers: dict[type, Callable[[Any], list[Chunk]]] = {
-            cls: getattr(self, "_" + cls.__name__) for cls in get_args(AgentEvent)}
+            cls: getattr(self, "_" + cls.__name__) for cls in get_args(ev.AgentEvent)}
 
     # -- entry points ---------------------------------------------------------------
 
@@ -223,12 +191,12 @@ class VercelBridge:
         self._msg.extend_events(self._deltas)
         self._deltas.clear()
 
-    def feed(self, event: AgentEvent | UnknownEvent) -> list[Chunk]:
+    def feed(self, event: ev.AgentEvent | ev.UnknownEvent) -> list[Chunk]:
         """The chunks one event produces, in order. A ``wire.checkpoint``
         event (``wire.resume``) is not passed on: the bridge catches the
         client up with its Msg (:meth:`join`)."""
         cls = type(event)
-        if cls is CustomEvent and event.name == CHECKPOINT:  # type: ignore[union-attr]
+        if cls is ev.CustomEvent and event.name == CHECKPOINT:  # type: ignore[union-attr]
             msg = read_checkpoint(event)
             return self.join(msg) if msg is not None else []
         handler = self._handlers.get(cls)
@@ -236,11 +204,11 @@ class VercelBridge:
             # A newer peer's event type: the UI stream has nothing to carry it
             # in (an unknown chunk type is fatal to the client), so it is dropped.
             return []
-        if cls is not CustomEvent:
+        if cls is not ev.CustomEvent:
             reply_id: str = event.reply_id  # type: ignore[union-attr]
             msg = self._msg
             if msg is None:
-                start = event if isinstance(event, ReplyStartEvent) else None
+                start = event if isinstance(event, ev.ReplyStartEvent) else None
                 msg = self._msg = Msg(name=start.name if start else "", content=[],
                                       role=start.role if start else "assistant", id=reply_id)
             elif reply_id != msg.id:
@@ -250,14 +218,14 @@ class VercelBridge:
             else:
                 if self._deltas:
                     self._apply_deltas()
-                if isinstance(event, TextBlockEndEvent) and event.text is not None and \
+                if isinstance(event, ev.TextBlockEndEvent) and event.text is not None and \
                         event.block_id in self._open_text:
                     self._streamed = self._text[event.block_id].text
                 msg.append_event(event)
         chunks: list[Chunk] = handler(event)
         return chunks
 
-    def feed_all(self, events: Iterable[AgentEvent | UnknownEvent]) -> list[Chunk]:
+    def feed_all(self, events: Iterable[ev.AgentEvent | ev.UnknownEvent]) -> list[Chunk]:
         """The chunks of every event, in order: ``feed`` for each, with a
         shortcut for most of a reply's events, a delta to an open text or
         reasoning part (the same chunk as ``feed`` makes, without its lookups)."""
@@ -266,11 +234,11 @@ class VercelBridge:
         deltas = self._deltas
         open_text, open_reasoning = self._open_text, self._open_reasoning
         for event in events:
-            if isinstance(event, TextBlockDeltaEvent) and event.block_id in open_text and \
+            if isinstance(event, ev.TextBlockDeltaEvent) and event.block_id in open_text and \
                     self._msg is not None and event.reply_id == self._msg.id:
                 deltas.append(event)
                 append({"type": "text-delta", "id": event.block_id, "delta": event.delta})
-            elif isinstance(event, ThinkingBlockDeltaEvent) and event.block_id in open_reasoning and \
+            elif isinstance(event, ev.ThinkingBlockDeltaEvent) and event.block_id in open_reasoning and \
                     self._msg is not None and event.reply_id == self._msg.id:
                 deltas.append(event)
                 append({"type": "reasoning-delta", "id": event.block_id, "delta": event.delta})
@@ -334,7 +302,7 @@ class VercelBridge:
                     out.append(self._file(block))
             elif isinstance(block, HintBlock):
                 if old_hints.get(block.id) != msgspec.to_builtins(block):
-                    out += self._HintBlockEvent(HintBlockEvent(reply_id=msg.id, block_id=block.id, hint=block.hint,
+                    out += self._HintBlockEvent(ev.HintBlockEvent(reply_id=msg.id, block_id=block.id, hint=block.hint,
                                                                source=block.source))
             elif isinstance(block, ToolCallBlock):
                 out += self._catch_up_call(block)
@@ -351,7 +319,7 @@ class VercelBridge:
             self._ended = self.parked = False
             out.insert(0, self._start_chunk(msg))
         if msg.finished_reason is not None:
-            return out + self._ReplyEndEvent(ReplyEndEvent(session_id="", reply_id=msg.id,
+            return out + self._ReplyEndEvent(ev.ReplyEndEvent(session_id="", reply_id=msg.id,
                                                            finished_reason=msg.finished_reason, error=msg.error))
         usage = self._usage()
         if usage is not None:
@@ -439,9 +407,9 @@ class VercelBridge:
         requests; submitted: the hand-over to the app), then the response's end."""
         asking = [c for c in calls if c.state == ToolCallState.ASKING]
         if asking:
-            return self._RequireUserConfirmEvent(RequireUserConfirmEvent(reply_id=self._msg.id if self._msg else "",
+            return self._RequireUserConfirmEvent(ev.RequireUserConfirmEvent(reply_id=self._msg.id if self._msg else "",
                                                                          tool_calls=asking))
-        return self._RequireExternalExecutionEvent(RequireExternalExecutionEvent(
+        return self._RequireExternalExecutionEvent(ev.RequireExternalExecutionEvent(
             reply_id=self._msg.id if self._msg else "", tool_calls=calls))
 
     # -- helpers ----------------------------------------------------------------------
@@ -544,22 +512,22 @@ class VercelBridge:
 
     # -- one handler per event type (named after the event class) -----------------------
 
-    def _ReplyStartEvent(self, e: ReplyStartEvent) -> list[Chunk]:
+    def _ReplyStartEvent(self, e: ev.ReplyStartEvent) -> list[Chunk]:
         self._started = True
         self._ended = False
         self.parked = False
         meta = {"name": e.name, "role": e.role, "session_id": e.session_id, "reply_id": e.reply_id}
         return [{"type": "start", "messageId": e.reply_id, "messageMetadata": {"agentscope": meta}}]
 
-    def _ReplyEndEvent(self, e: ReplyEndEvent) -> list[Chunk]:
+    def _ReplyEndEvent(self, e: ev.ReplyEndEvent) -> list[Chunk]:
         self._ended = True
         out = self._close_open()
-        reason = ReplyFinishedReason(e.finished_reason)
+        reason = ev.ReplyFinishedReason(e.finished_reason)
         meta: dict[str, Any] = {"finished_reason": reason.value}
         usage = self._usage()
         if usage is not None:
             meta["usage"] = usage
-        if reason is ReplyFinishedReason.ERROR:
+        if reason is ev.ReplyFinishedReason.ERROR:
             # useChat stops applying chunks at an error chunk: the metadata goes first.
             error = e.error
             if error is not None:
@@ -573,14 +541,14 @@ class VercelBridge:
                     "messageMetadata": {"agentscope": meta}})
         return out
 
-    def _ModelCallStartEvent(self, e: ModelCallStartEvent) -> list[Chunk]:
+    def _ModelCallStartEvent(self, e: ev.ModelCallStartEvent) -> list[Chunk]:
         out: list[Chunk] = [{"type": "finish-step"}] if self._step_open else []
         self._step_open = True
         self._steps += 1
         out.append({"type": "start-step"})
         return out
 
-    def _ModelCallEndEvent(self, e: ModelCallEndEvent) -> list[Chunk]:
+    def _ModelCallEndEvent(self, e: ev.ModelCallEndEvent) -> list[Chunk]:
         out: list[Chunk] = [{"type": "finish-step"}] if self._step_open else []
         self._step_open = False
         # message metadata is deep-merged by the client: the running sum replaces the last.
@@ -589,7 +557,7 @@ class VercelBridge:
             out.append({"type": "message-metadata", "messageMetadata": {"agentscope": {"usage": usage}}})
         return out
 
-    def _TextBlockStartEvent(self, e: TextBlockStartEvent) -> list[Chunk]:
+    def _TextBlockStartEvent(self, e: ev.TextBlockStartEvent) -> list[Chunk]:
         id = e.block_id
         if id in self._text:
             return []  # a second text-start would open a second part and take the deltas
@@ -600,7 +568,7 @@ class VercelBridge:
         self._open_text[id] = None
         return [{"type": "text-start", "id": id, "providerMetadata": {"agentscope": {"block_id": id}}}]
 
-    def _TextBlockDeltaEvent(self, e: TextBlockDeltaEvent) -> list[Chunk]:
+    def _TextBlockDeltaEvent(self, e: ev.TextBlockDeltaEvent) -> list[Chunk]:
         id = e.block_id
         if id not in self._text:
             return []  # agentscope drops it too
@@ -611,7 +579,7 @@ class VercelBridge:
         self._open_text[id] = None
         return [{"type": "text-start", "id": id, "providerMetadata": {"agentscope": {"block_id": id}}}, delta]
 
-    def _TextBlockEndEvent(self, e: TextBlockEndEvent) -> list[Chunk]:
+    def _TextBlockEndEvent(self, e: ev.TextBlockEndEvent) -> list[Chunk]:
         id = e.block_id
         block = self._text.get(id)
         if block is None or id not in self._open_text:
@@ -631,7 +599,7 @@ class VercelBridge:
         out.append(end)
         return out
 
-    def _ThinkingBlockStartEvent(self, e: ThinkingBlockStartEvent) -> list[Chunk]:
+    def _ThinkingBlockStartEvent(self, e: ev.ThinkingBlockStartEvent) -> list[Chunk]:
         id = e.block_id
         if id in self._thinking:
             return []
@@ -642,7 +610,7 @@ class VercelBridge:
         self._open_reasoning[id] = None
         return [{"type": "reasoning-start", "id": id}]
 
-    def _ThinkingBlockDeltaEvent(self, e: ThinkingBlockDeltaEvent) -> list[Chunk]:
+    def _ThinkingBlockDeltaEvent(self, e: ev.ThinkingBlockDeltaEvent) -> list[Chunk]:
         id = e.block_id
         if id not in self._thinking:
             return []
@@ -652,23 +620,23 @@ class VercelBridge:
         self._open_reasoning[id] = None
         return [{"type": "reasoning-start", "id": id}, delta]
 
-    def _ThinkingBlockEndEvent(self, e: ThinkingBlockEndEvent) -> list[Chunk]:
+    def _ThinkingBlockEndEvent(self, e: ev.ThinkingBlockEndEvent) -> list[Chunk]:
         if e.block_id not in self._open_reasoning:
             return []
         self._open_reasoning.pop(e.block_id, None)
         return [{"type": "reasoning-end", "id": e.block_id}]
 
-    def _DataBlockStartEvent(self, e: DataBlockStartEvent) -> list[Chunk]:
+    def _DataBlockStartEvent(self, e: ev.DataBlockStartEvent) -> list[Chunk]:
         if e.block_id not in self._data:
             block = self._new_block(DataBlock, e.block_id)
             if block is not None:
                 self._data[e.block_id] = block
         return []  # a file part is whole: it is sent at the END
 
-    def _DataBlockDeltaEvent(self, e: DataBlockDeltaEvent) -> list[Chunk]:
+    def _DataBlockDeltaEvent(self, e: ev.DataBlockDeltaEvent) -> list[Chunk]:
         return []  # the Msg's reducer gathers the bytes (or the URL)
 
-    def _DataBlockEndEvent(self, e: DataBlockEndEvent) -> list[Chunk]:
+    def _DataBlockEndEvent(self, e: ev.DataBlockEndEvent) -> list[Chunk]:
         block = self._data.get(e.block_id)
         if block is None:
             return []
@@ -683,13 +651,13 @@ class VercelBridge:
             meta["name"] = block.name
         return {"type": "file", "url": url, "mediaType": media_type, "providerMetadata": {"agentscope": meta}}
 
-    def _HintBlockEvent(self, e: HintBlockEvent) -> list[Chunk]:
+    def _HintBlockEvent(self, e: ev.HintBlockEvent) -> list[Chunk]:
         data: dict[str, Any] = {"hint": e.hint if isinstance(e.hint, str) else msgspec.to_builtins(e.hint)}
         if e.source is not None:
             data["source"] = e.source
         return [{"type": "data-agentscope-hint", "id": e.block_id, "data": data}]
 
-    def _ToolCallStartEvent(self, e: ToolCallStartEvent) -> list[Chunk]:
+    def _ToolCallStartEvent(self, e: ev.ToolCallStartEvent) -> list[Chunk]:
         id = e.tool_call_id
         if id in self._calls:
             return []
@@ -700,7 +668,7 @@ class VercelBridge:
         return [{"type": "tool-input-start", **self._tool_fields(id, e.tool_call_name),
                  "providerExecuted": e.tool_call_name not in self._external}]
 
-    def _ToolCallDeltaEvent(self, e: ToolCallDeltaEvent) -> list[Chunk]:
+    def _ToolCallDeltaEvent(self, e: ev.ToolCallDeltaEvent) -> list[Chunk]:
         call = self._calls.get(e.tool_call_id)
         if call is None or call.phase is not _Phase.STREAMING:
             # After tool-input-available a delta would drag the part back to
@@ -708,26 +676,26 @@ class VercelBridge:
             return []
         return [{"type": "tool-input-delta", "toolCallId": e.tool_call_id, "inputTextDelta": e.delta}]
 
-    def _ToolCallEndEvent(self, e: ToolCallEndEvent) -> list[Chunk]:
+    def _ToolCallEndEvent(self, e: ev.ToolCallEndEvent) -> list[Chunk]:
         call = self._calls.get(e.tool_call_id)
         if call is None or call.phase is not _Phase.STREAMING:
             return []
         return [self._input_available(e.tool_call_id, call)]
 
-    def _ToolResultStartEvent(self, e: ToolResultStartEvent) -> list[Chunk]:
+    def _ToolResultStartEvent(self, e: ev.ToolResultStartEvent) -> list[Chunk]:
         if e.tool_call_id not in self._results:
             block = self._new_block(ToolResultBlock, e.tool_call_id)
             if block is not None:
                 self._results[e.tool_call_id] = block
         return []  # outputs are whole: sent at the END
 
-    def _ToolResultTextDeltaEvent(self, e: ToolResultTextDeltaEvent) -> list[Chunk]:
+    def _ToolResultTextDeltaEvent(self, e: ev.ToolResultTextDeltaEvent) -> list[Chunk]:
         return []
 
-    def _ToolResultDataDeltaEvent(self, e: ToolResultDataDeltaEvent) -> list[Chunk]:
+    def _ToolResultDataDeltaEvent(self, e: ev.ToolResultDataDeltaEvent) -> list[Chunk]:
         return []
 
-    def _ToolResultEndEvent(self, e: ToolResultEndEvent) -> list[Chunk]:
+    def _ToolResultEndEvent(self, e: ev.ToolResultEndEvent) -> list[Chunk]:
         result = self._results.get(e.tool_call_id)
         if result is None:
             return []
@@ -735,10 +703,10 @@ class VercelBridge:
             self._results[e.tool_call_id] = None
         return self._deliver(result)
 
-    def _ExceedMaxItersEvent(self, e: ExceedMaxItersEvent) -> list[Chunk]:
+    def _ExceedMaxItersEvent(self, e: ev.ExceedMaxItersEvent) -> list[Chunk]:
         return [{"type": "data-agentscope-exceed-max-iters", "id": e.id, "data": {"name": e.name}, "transient": True}]
 
-    def _RequireUserConfirmEvent(self, e: RequireUserConfirmEvent) -> list[Chunk]:
+    def _RequireUserConfirmEvent(self, e: ev.RequireUserConfirmEvent) -> list[Chunk]:
         out: list[Chunk] = []
         for asked in e.tool_calls:
             call = self._calls.get(asked.id)
@@ -752,7 +720,7 @@ class VercelBridge:
                             "suggested_rules": msgspec.to_builtins(asked.suggested_rules)}}})
         return [*out, *self._park()]
 
-    def _UserConfirmResultEvent(self, e: UserConfirmResultEvent) -> list[Chunk]:
+    def _UserConfirmResultEvent(self, e: ev.UserConfirmResultEvent) -> list[Chunk]:
         out: list[Chunk] = []
         for answer in e.confirm_results:
             id = answer.tool_call.id
@@ -763,7 +731,7 @@ class VercelBridge:
             out.append({"type": "tool-approval-response", "approvalId": f"{id}.confirm", "approved": answer.confirmed})
         return out
 
-    def _RequireExternalExecutionEvent(self, e: RequireExternalExecutionEvent) -> list[Chunk]:
+    def _RequireExternalExecutionEvent(self, e: ev.RequireExternalExecutionEvent) -> list[Chunk]:
         # Every call, for onData (lossless, and the only notice for calls of an
         # earlier model call), then the native hand-over where the client allows it.
         calls = [{"id": c.id, "name": c.name, "input": c.input} for c in e.tool_calls]
@@ -782,7 +750,7 @@ class VercelBridge:
                         "providerExecuted": False, "providerMetadata": {"agentscope": {"raw_input": asked.input}}})
         return [*out, *self._park()]
 
-    def _ExternalExecutionResultEvent(self, e: ExternalExecutionResultEvent) -> list[Chunk]:
+    def _ExternalExecutionResultEvent(self, e: ev.ExternalExecutionResultEvent) -> list[Chunk]:
         out: list[Chunk] = []
         for result in e.execution_results:
             if result.id in self._results:
@@ -791,11 +759,11 @@ class VercelBridge:
             out += self._deliver(result)
         return out
 
-    def _UserInterruptEvent(self, e: UserInterruptEvent) -> list[Chunk]:
+    def _UserInterruptEvent(self, e: ev.UserInterruptEvent) -> list[Chunk]:
         return [{"type": "data-agentscope-user-interrupt", "id": e.id, "data": {"reply_id": e.reply_id},
                  "transient": True}]
 
-    def _CustomEvent(self, e: CustomEvent) -> list[Chunk]:
+    def _CustomEvent(self, e: ev.CustomEvent) -> list[Chunk]:
         # Transient: onData sees it, the message does not keep it (append_event ignores CUSTOM).
         return [{"type": f"data-{e.name}", "id": e.id, "data": e.value, "transient": True}]
 
@@ -841,7 +809,7 @@ def _encode_into(chunks: Iterable[Chunk], buf: bytearray) -> None:
         buf += b"\n\n"
 
 
-def to_chunks(events: Iterable[AgentEvent | UnknownEvent], *, reply_id: str | None = None,
+def to_chunks(events: Iterable[ev.AgentEvent | ev.UnknownEvent], *, reply_id: str | None = None,
               dynamic_tools: bool = False, external_tools: Iterable[str] = ()) -> list[Chunk]:
     """Every chunk of one reply's events, the stream closed at the end."""
     bridge = VercelBridge(reply_id, dynamic_tools=dynamic_tools, external_tools=external_tools)
@@ -850,13 +818,13 @@ def to_chunks(events: Iterable[AgentEvent | UnknownEvent], *, reply_id: str | No
     return chunks
 
 
-def to_sse(events: Iterable[AgentEvent | UnknownEvent], *, reply_id: str | None = None,
+def to_sse(events: Iterable[ev.AgentEvent | ev.UnknownEvent], *, reply_id: str | None = None,
            dynamic_tools: bool = False, external_tools: Iterable[str] = ()) -> bytes:
     """One reply's events as the whole body of a UI message stream response,
     ``data: [DONE]`` included (what ``python -m wire convert --to vercel`` writes)."""
     bridge = VercelBridge(reply_id, dynamic_tools=dynamic_tools, external_tools=external_tools)
     buf = bytearray()
-    batch: list[AgentEvent | UnknownEvent] = []
+    batch: list[ev.AgentEvent | ev.UnknownEvent] = []
     for event in events:  # in batches: each batch's chunks are written and freed before the next
         batch.append(event)
         if len(batch) == 256:

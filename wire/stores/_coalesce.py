@@ -28,25 +28,8 @@ from typing import Any, TypeAlias
 
 from msgspec.structs import replace
 
+from wire import events as ev
 from wire.blocks import Base64Source, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
-from wire.events import (
-    CustomEvent,
-    DataBlockDeltaEvent,
-    DataBlockEndEvent,
-    DataBlockStartEvent,
-    TextBlockDeltaEvent,
-    TextBlockEndEvent,
-    TextBlockStartEvent,
-    ThinkingBlockDeltaEvent,
-    ThinkingBlockEndEvent,
-    ThinkingBlockStartEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-    ToolResultEndEvent,
-    ToolResultStartEvent,
-    ToolResultTextDeltaEvent,
-)
 from wire.resume import read_checkpoint
 from wire.stores import Entry
 
@@ -56,20 +39,22 @@ _TEXT, _THINKING, _DATA, _CALL, _RESULT = "text", "thinking", "data", "call", "r
 
 # Event type -> (kind of block, field naming the block) for STARTs and ENDs.
 _STARTS: dict[type[Any], tuple[str, str]] = {
-    TextBlockStartEvent: (_TEXT, "block_id"), ThinkingBlockStartEvent: (_THINKING, "block_id"),
-    DataBlockStartEvent: (_DATA, "block_id"), ToolCallStartEvent: (_CALL, "tool_call_id"),
-    ToolResultStartEvent: (_RESULT, "tool_call_id")}
+    ev.TextBlockStartEvent: (_TEXT, "block_id"), ev.ThinkingBlockStartEvent: (_THINKING, "block_id"),
+    ev.DataBlockStartEvent: (_DATA, "block_id"), ev.ToolCallStartEvent: (_CALL, "tool_call_id"),
+    ev.ToolResultStartEvent: (_RESULT, "tool_call_id")}
 _ENDS: dict[type[Any], tuple[str, str]] = {
-    TextBlockEndEvent: (_TEXT, "block_id"), ThinkingBlockEndEvent: (_THINKING, "block_id"),
-    DataBlockEndEvent: (_DATA, "block_id"), ToolCallEndEvent: (_CALL, "tool_call_id"),
-    ToolResultEndEvent: (_RESULT, "tool_call_id")}
+    ev.TextBlockEndEvent: (_TEXT, "block_id"), ev.ThinkingBlockEndEvent: (_THINKING, "block_id"),
+    ev.DataBlockEndEvent: (_DATA, "block_id"), ev.ToolCallEndEvent: (_CALL, "tool_call_id"),
+    ev.ToolResultEndEvent: (_RESULT, "tool_call_id")}
 _BLOCKS: dict[type[Any], str] = {TextBlock: _TEXT, ThinkingBlock: _THINKING, DataBlock: _DATA,
                                  ToolCallBlock: _CALL, ToolResultBlock: _RESULT}
 # Delta type -> (kind of block, field naming the block, field holding the piece).
 _DELTAS: dict[type[Any], tuple[str, str, str]] = {
-    TextBlockDeltaEvent: (_TEXT, "block_id", "delta"), ThinkingBlockDeltaEvent: (_THINKING, "block_id", "delta"),
-    ToolCallDeltaEvent: (_CALL, "tool_call_id", "delta"), ToolResultTextDeltaEvent: (_RESULT, "tool_call_id", "delta"),
-    DataBlockDeltaEvent: (_DATA, "block_id", "data")}
+    ev.TextBlockDeltaEvent: (_TEXT, "block_id", "delta"),
+    ev.ThinkingBlockDeltaEvent: (_THINKING, "block_id", "delta"),
+    ev.ToolCallDeltaEvent: (_CALL, "tool_call_id", "delta"),
+    ev.ToolResultTextDeltaEvent: (_RESULT, "tool_call_id", "delta"),
+    ev.DataBlockDeltaEvent: (_DATA, "block_id", "data")}
 
 
 Coalesce: TypeAlias = bool | float
@@ -113,7 +98,7 @@ class Coalescer:
                 block = (event.reply_id, kind, getattr(event, field))  # type: ignore[union-attr]
                 value = getattr(event, piece)
                 if block in self.open and not event.metadata and (  # type: ignore[union-attr]
-                        type(value) is str if cls is not DataBlockDeltaEvent else
+                        type(value) is str if cls is not ev.DataBlockDeltaEvent else
                         type(value) is bytes and event.url is None):  # type: ignore[union-attr]
                     key = (cls, block, getattr(event, "media_type", None))
             if key is not None and key == run_key:
@@ -135,10 +120,10 @@ class Coalescer:
             self.open.add((event.reply_id, shape[0], getattr(event, shape[1])))
         elif (shape := _ENDS.get(cls)) is not None:
             self.open.discard((event.reply_id, shape[0], getattr(event, shape[1])))
-        elif cls is DataBlockDeltaEvent and event.url:
+        elif cls is ev.DataBlockDeltaEvent and event.url:
             # The block's source is a URL now: a base64 chunk after it is an anomaly, one per chunk.
             self.open.discard((event.reply_id, _DATA, event.block_id))
-        elif cls is CustomEvent and (msg := read_checkpoint(event)) is not None:
+        elif cls is ev.CustomEvent and (msg := read_checkpoint(event)) is not None:
             self.open = {block for block in self.open if block[0] != msg.id}
             for item in msg.content:
                 kind = _BLOCKS.get(type(item))
@@ -153,9 +138,9 @@ def _merged(run: list[Entry]) -> Entry:
     if len(run) == 1:
         return run[0]
     first = run[0][1]
-    if type(first) is DataBlockDeltaEvent:
+    if type(first) is ev.DataBlockDeltaEvent:
         data = b"".join(event.data for _, event in run)  # type: ignore[union-attr, misc]
-        return run[-1][0], DataBlockDeltaEvent(id=first.id, created_at=first.created_at, reply_id=first.reply_id,
+        return run[-1][0], ev.DataBlockDeltaEvent(id=first.id, created_at=first.created_at, reply_id=first.reply_id,
                                                block_id=first.block_id, media_type=first.media_type, data=data)
     joined = "".join(event.delta for _, event in run)  # type: ignore[union-attr]
     return run[-1][0], replace(first, delta=joined)  # type: ignore[type-var]

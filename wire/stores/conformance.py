@@ -35,24 +35,10 @@ from typing import Any, TypeAlias
 import anyio
 import pytest
 
+from wire import events as ev
 from wire import json as wire_json
 from wire.blocks import ToolCallBlock, ToolCallState
 from wire.errors import LocalProtocolError
-from wire.events import (
-    AgentEvent,
-    ConfirmResult,
-    CustomEvent,
-    ReplyEndEvent,
-    ReplyStartEvent,
-    RequireUserConfirmEvent,
-    TextBlockDeltaEvent,
-    TextBlockEndEvent,
-    TextBlockStartEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-    UserConfirmResultEvent,
-)
 from wire.framing import SSEDecoder
 from wire.messages import AssistantMsg, Msg
 from wire.resume import CHECKPOINT, RESTART, Conversation
@@ -66,15 +52,15 @@ Stores: TypeAlias = Callable[..., AbstractAsyncContextManager[Opened]]
 and a function that opens a reader of the same log."""
 
 
-def reply(n: int, reply_id: str = "r1") -> tuple[Msg, list[AgentEvent]]:
+def reply(n: int, reply_id: str = "r1") -> tuple[Msg, list[ev.AgentEvent]]:
     """A reply of ``n`` events (``n >= 4``), nearly all text deltas, and the
     empty Msg it starts from."""
     msg = AssistantMsg("Friday", [], id=reply_id)
-    events: list[AgentEvent] = [ReplyStartEvent(session_id="s1", reply_id=reply_id, name="Friday"),
-                                TextBlockStartEvent(reply_id=reply_id, block_id="b1")]
-    events += [TextBlockDeltaEvent(reply_id=reply_id, block_id="b1", delta=f"{i} é ") for i in range(n - 4)]
-    events += [TextBlockEndEvent(reply_id=reply_id, block_id="b1"),
-               ReplyEndEvent(session_id="s1", reply_id=reply_id)]
+    events: list[ev.AgentEvent] = [ev.ReplyStartEvent(session_id="s1", reply_id=reply_id, name="Friday"),
+                                ev.TextBlockStartEvent(reply_id=reply_id, block_id="b1")]
+    events += [ev.TextBlockDeltaEvent(reply_id=reply_id, block_id="b1", delta=f"{i} é ") for i in range(n - 4)]
+    events += [ev.TextBlockEndEvent(reply_id=reply_id, block_id="b1"),
+               ev.ReplyEndEvent(session_id="s1", reply_id=reply_id)]
     return msg, events
 
 
@@ -89,29 +75,29 @@ def rebuild(msg: Msg, events: list[Any]) -> Msg:
     return built
 
 
-def session(n: int) -> tuple[list[Msg], list[AgentEvent]]:
+def session(n: int) -> tuple[list[Msg], list[ev.AgentEvent]]:
     """A session of ``n`` replies: the second parks on a confirmation, is
     answered and goes on; each reply's Msg begins at its REPLY_START."""
-    events: list[AgentEvent] = []
+    events: list[ev.AgentEvent] = []
     for r in range(n):
         reply_id = f"r{r}"
-        events += [ReplyStartEvent(session_id="s1", reply_id=reply_id, name="Friday"),
-                   TextBlockStartEvent(reply_id=reply_id, block_id=f"t{r}")]
-        events += [TextBlockDeltaEvent(reply_id=reply_id, block_id=f"t{r}", delta=f"{r}.{i} ") for i in range(30)]
-        events.append(TextBlockEndEvent(reply_id=reply_id, block_id=f"t{r}"))
+        events += [ev.ReplyStartEvent(session_id="s1", reply_id=reply_id, name="Friday"),
+                   ev.TextBlockStartEvent(reply_id=reply_id, block_id=f"t{r}")]
+        events += [ev.TextBlockDeltaEvent(reply_id=reply_id, block_id=f"t{r}", delta=f"{r}.{i} ") for i in range(30)]
+        events.append(ev.TextBlockEndEvent(reply_id=reply_id, block_id=f"t{r}"))
         if r == 1:
             call = ToolCallBlock(id="c1", name="search", input='{"q": "x"}', state=ToolCallState.ASKING)
-            events += [ToolCallStartEvent(reply_id=reply_id, tool_call_id="c1", tool_call_name="search"),
-                       ToolCallDeltaEvent(reply_id=reply_id, tool_call_id="c1", delta='{"q": "x"}'),
-                       ToolCallEndEvent(reply_id=reply_id, tool_call_id="c1"),
-                       RequireUserConfirmEvent(reply_id=reply_id, tool_calls=[call]),
-                       UserConfirmResultEvent(reply_id=reply_id, confirm_results=[
-                           ConfirmResult(confirmed=True, tool_call=call)]),
-                       ReplyStartEvent(session_id="s1", reply_id=reply_id, name="Friday"),
-                       TextBlockStartEvent(reply_id=reply_id, block_id="after"),
-                       TextBlockDeltaEvent(reply_id=reply_id, block_id="after", delta="allowed"),
-                       TextBlockEndEvent(reply_id=reply_id, block_id="after")]
-        events.append(ReplyEndEvent(session_id="s1", reply_id=reply_id))
+            events += [ev.ToolCallStartEvent(reply_id=reply_id, tool_call_id="c1", tool_call_name="search"),
+                       ev.ToolCallDeltaEvent(reply_id=reply_id, tool_call_id="c1", delta='{"q": "x"}'),
+                       ev.ToolCallEndEvent(reply_id=reply_id, tool_call_id="c1"),
+                       ev.RequireUserConfirmEvent(reply_id=reply_id, tool_calls=[call]),
+                       ev.UserConfirmResultEvent(reply_id=reply_id, confirm_results=[
+                           ev.ConfirmResult(confirmed=True, tool_call=call)]),
+                       ev.ReplyStartEvent(session_id="s1", reply_id=reply_id, name="Friday"),
+                       ev.TextBlockStartEvent(reply_id=reply_id, block_id="after"),
+                       ev.TextBlockDeltaEvent(reply_id=reply_id, block_id="after", delta="allowed"),
+                       ev.TextBlockEndEvent(reply_id=reply_id, block_id="after")]
+        events.append(ev.ReplyEndEvent(session_id="s1", reply_id=reply_id))
     conversation = Conversation()
     conversation.extend(events)
     return list(conversation.replies.values()), events
@@ -123,7 +109,7 @@ def _replies(events: list[Any], conversation: Conversation | None = None) -> lis
     return [wire_json.encode(msg) for msg in conversation.replies.values()]
 
 
-def _built(msg: Msg, events: list[AgentEvent]) -> Msg:
+def _built(msg: Msg, events: list[ev.AgentEvent]) -> Msg:
     """The Msg the whole reply builds."""
     whole = _fresh(msg)
     whole.extend_events(events)
@@ -159,7 +145,7 @@ async def _read_sse(log: EventStore, last_event_id: str | None = None, **options
 
 
 def _is_checkpoint(event: Any) -> bool:
-    return type(event) is CustomEvent and event.name == CHECKPOINT
+    return type(event) is ev.CustomEvent and event.name == CHECKPOINT
 
 
 @pytest.mark.anyio
@@ -200,7 +186,7 @@ class StoreContract:
             for bogus in ("99999999999999999-0", "not an id", "9" * 5000, "١٢", "0-1"):
                 for resume in ("replay", "checkpoint"):
                     got = await _read_all(reader(), bogus, resume=resume)
-                    assert type(got[0][1]) is CustomEvent and got[0][1].name == RESTART and got[0][0] == ""
+                    assert type(got[0][1]) is ev.CustomEvent and got[0][1].name == RESTART and got[0][0] == ""
                     assert [i for i, _ in got[1:]] == ids
 
     async def test_a_live_reader_gets_every_event_appended_later_and_stops_at_close(self, stores: Stores) -> None:
@@ -243,7 +229,7 @@ class StoreContract:
     async def test_a_checkpoint_event_cannot_be_appended(self, stores: Stores) -> None:
         msg, events = reply(5)
         async with stores(_fresh(msg)) as (log, _):
-            forged = CustomEvent(name=CHECKPOINT, value={"msg": {"name": "evil"}})
+            forged = ev.CustomEvent(name=CHECKPOINT, value={"msg": {"name": "evil"}})
             with pytest.raises(LocalProtocolError):
                 await log.extend([events[0], forged])
 
@@ -338,7 +324,7 @@ class StoreContract:
 
     async def test_a_reply_parked_by_one_writer_is_taken_on_by_another(self, stores: Stores) -> None:
         expected, events = session(3)
-        park = next(i for i, e in enumerate(events) if type(e) is RequireUserConfirmEvent) + 1
+        park = next(i for i, e in enumerate(events) if type(e) is ev.RequireUserConfirmEvent) + 1
         async with stores(None, keep=16) as (log, reader):
             for event in events[:park]:  # this replica's agent runs up to the park
                 await log.append(event)
