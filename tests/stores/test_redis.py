@@ -1,4 +1,4 @@
-"""wire.redis against a real redis-server (started by the tests on a free
+"""wire.stores.redis against a real redis-server (started by the tests on a free
 127.0.0.1 port; see tests/redis_server.py), and against agentscope 2.0.11's
 own RedisMessageBus and publish_session_event on the same server.
 
