@@ -33,7 +33,7 @@ import wire
 import wire.resume
 from tests.bridges import vercel_client
 from tests.bridges.agui_client import CLIENT_DIR, NODE, custom_mismatches, mismatches, needs_client
-from tests.helpers import CASES, Case
+from tests.helpers import CASES, Case, require_npm
 from wire.bridges.agui import AGUIBridge, encode_sse_batch, to_agui_sse
 from wire.bridges.vercel import VercelBridge, to_sse
 from wire.resume import CHECKPOINT, checkpoint
@@ -135,8 +135,7 @@ def test_join_is_feeding_a_checkpoint_to_a_new_bridge_and_leaves_open_blocks_ope
 
 @pytest.fixture(scope="module")
 def vercel_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    if vercel_client.NODE is None or not (vercel_client.CLIENT / "node_modules" / "ai").exists():
-        pytest.skip("needs node and `npm ci` in tests/clients-vercel")
+    require_npm("tests/clients-vercel")
     tmp = tmp_path_factory.mktemp("vercel-checkpoints")
     cases = []
     for i, (name, (_, stream, _)) in enumerate(STREAMS.items()):
@@ -237,7 +236,6 @@ def test_cli_convert_of_a_capture_that_starts_with_a_checkpoint(tmp_path: Path) 
     assert vercel_out.read_bytes() == to_sse(stream)
     report = _run_agui_batch({"cli": agui_out.read_bytes()}, tmp_path)["cli"]
     assert mismatches(expected, report) == []
-    if vercel_client.NODE is not None and (vercel_client.CLIENT / "node_modules" / "ai").exists():
-        [result] = json.loads(vercel_client.run_client("read", [{"name": "cli", "sse": str(vercel_out)}], tmp_path))
-        vercel_client.compare(result["read"]["message"], json.loads(case.expected_msg), "cli",
-                              vercel_client.late_inputs(wire.json.decode_events(case.events_jsonl)))
+    [result] = json.loads(vercel_client.run_client("read", [{"name": "cli", "sse": str(vercel_out)}], tmp_path))
+    vercel_client.compare(result["read"]["message"], json.loads(case.expected_msg), "cli",
+                          vercel_client.late_inputs(wire.json.decode_events(case.events_jsonl)))

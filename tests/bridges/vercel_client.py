@@ -13,24 +13,21 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, needs_npm, require_npm
 from wire.blocks import DataBlock, TextBlock
 from wire.events import AgentEvent, ToolCallDeltaEvent, ToolCallEndEvent
 
 CLIENT = ROOT / "tests" / "clients-vercel"
 NODE = shutil.which("node")
-needs_client = pytest.mark.skipif(
-    NODE is None or not (CLIENT / "node_modules" / "ai").exists(),
-    reason="needs node and `npm ci` in tests/clients-vercel (.ci/run installs both)",
-)
+# Fails, naming the step, without node or `npm ci` in tests/clients-vercel (.ci/run does both).
+needs_client = needs_npm("tests/clients-vercel")
 
 def run_client(mode: str, payload: Any, tmp: Path) -> str:
     request = tmp / f"{mode}.json"
     request.write_text(json.dumps(payload), encoding="utf-8")
-    assert NODE is not None
-    done = subprocess.run([NODE, "run.mjs", mode, str(request)], cwd=CLIENT, capture_output=True, timeout=120)
+    node = require_npm("tests/clients-vercel")
+    done = subprocess.run([node, "run.mjs", mode, str(request)], cwd=CLIENT, capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr.decode()
     return done.stdout.decode()
 

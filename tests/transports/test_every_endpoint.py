@@ -1,5 +1,5 @@
 """Any store behind any endpoint in front of its real client gives the same
-Msg: {a bounded ``EventLog``, a ``RedisEventLog`` trimmed by ``max_len``} ×
+Msg: {a bounded ``EventLog``, a ``RedisEventLog`` trimmed by ``max_len``} x
 {``sse_endpoint``, ``ndjson_endpoint``, ``agui_endpoint``, the Vercel
 ``resume_endpoint``}, over uvicorn on loopback, for every agentscope vector
 longer than the store keeps (so every reader starts from a checkpoint).
@@ -29,7 +29,7 @@ from starlette.routing import Route
 
 import wire
 from tests.bridges import agui_client, vercel_client
-from tests.helpers import CASES, Case, serve_asgi
+from tests.helpers import CASES, Case, require_npm, serve_asgi
 from tests.redis_server import RedisServer, connect, redis_server
 from wire.bridges.agui_http import agui_endpoint
 from wire.bridges.vercel_http import resume_endpoint
@@ -161,9 +161,7 @@ def test_agui_client_builds_the_msg(server: str, store: str, case: Case) -> None
 @pytest.fixture(scope="module")
 def vercel_reads(server: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """What ai's readUIMessageStream builds from each served body (one node run for all)."""
-    if vercel_client.NODE is None or not (vercel_client.CLIENT / "node_modules" / "ai").exists():
-        pytest.fail("tests/clients-vercel/node_modules is missing: run `npm ci` in tests/clients-vercel "
-                    "(.ci/run does)")
+    require_npm("tests/clients-vercel")
     tmp: Path = tmp_path_factory.mktemp("vercel-matrix")
     cases = []
     for store in STORES:
