@@ -11,11 +11,15 @@ where agentscope always writes one. :func:`encode` writes what
 holds it to agentscope's pydantic dump over every vector and generated
 events).
 
-How: the same Structs, each turned into a dict of all its fields, in the
-order ``model_dump`` writes them, by ``msgspec.structs.astuple``, recursing
-only into the fields whose type can hold a Struct (the tool calls of a
-confirmation, a REPLY_END's error...), then one msgspec encode; no
-pydantic, and no second Struct per class.
+How: each Struct's values (``msgspec.structs.astuple``), the tag put where
+``model_dump`` writes it, go into a second Struct made once per class whose
+fields are the same keys, all written; the fields whose type can hold a
+Struct (the tool calls of a confirmation, a REPLY_END's error...) are
+turned the same way first; then one msgspec encode. No pydantic. A text
+delta costs 0.9 us of CPU against 0.6 for ``wire.json.encode`` and 6.2 for
+agentscope's ``json.dumps(event.model_dump(mode="json"))``; a
+USER_CONFIRM_RESULT (nested Structs, the slow path), 8.6 against 1.4 and
+20.5 (one machine, ``timeit`` with ``process_time``).
 """
 
 from __future__ import annotations
@@ -41,11 +45,14 @@ _EVENT_BASE = ("id", "created_at", "metadata")
 class _Plan:
     """How to write one Struct class: its keys in agentscope's order, where
     its tag goes among its fields' values (-1: untagged), the positions (in
-    the keys) of the fields that can hold a Struct, and whether instances
-    carry extra attributes (ThinkingBlock's provider keys, written after
-    the fields as wire.json writes them)."""
+    the keys) of the fields that can hold a Struct, whether instances carry
+    extra attributes (ThinkingBlock's provider keys, written after the
+    fields as wire.json writes them), and ``dump``: a Struct of those keys,
+    every one required and written, made from the values by position (msgspec
+    encodes a Struct about three times faster than a dict of the same keys,
+    and builds it from a tuple without one)."""
 
-    __slots__ = ("extra", "keys", "nested", "tag", "tag_at")
+    __slots__ = ("dump", "extra", "keys", "nested", "tag", "tag_at")
 
     def __init__(self, cls: type) -> None:
         config = cls.__struct_config__  # type: ignore[attr-defined]
@@ -62,6 +69,8 @@ class _Plan:
         self.keys = tuple(names)
         self.nested = tuple(nested)
         self.extra = bool(config.dict)
+        self.dump: Any = msgspec.defstruct(f"{cls.__name__}Dump", [(f"f{i}", Any, msgspec.field(name=name))
+                                                                    for i, name in enumerate(names)], gc=False)
 
 
 _plans: dict[type, _Plan] = {}
@@ -72,9 +81,14 @@ def encode(event: Any) -> bytes:
     agentscope's ``model_dump(mode="json")`` of it (every key, in its order),
     in compact JSON. An UnknownEvent is written as the bytes it was read from
     (as ``wire.json`` writes it)."""
-    if not isinstance(event, msgspec.Struct):
-        return wire_json.encode(event)
     try:
+        plan = _plans.get(type(event))
+        if plan is not None and plan.tag_at > 0 and not plan.nested:  # a flat event: the hot path
+            values = astuple(event)
+            at = plan.tag_at
+            return _encoder.encode(plan.dump(*values[:at], plan.tag, *values[at:]))
+        if not isinstance(event, msgspec.Struct):
+            return wire_json.encode(event)
         return _encoder.encode(_whole(event))
     except ENCODE_ERRORS as exc:
         raise encode_error(event, exc) from exc
@@ -86,18 +100,21 @@ def _whole(obj: Any) -> Any:
         plan = _plans.get(cls)
         if plan is None:
             plan = _plans[cls] = _Plan(cls)
-        values = astuple(obj)
+        values: Any = astuple(obj)
         at = plan.tag_at
         if at > 0:
             values = (*values[:at], plan.tag, *values[at:])
         elif at == 0:
             values = (plan.tag, *values)
-        out = dict(zip(plan.keys, values, strict=True))
-        for i in plan.nested:
-            out[plan.keys[i]] = _whole(values[i])
+        if plan.nested:
+            values = list(values)
+            for i in plan.nested:
+                values[i] = _whole(values[i])
         if plan.extra and vars(obj):
+            out = dict(zip(plan.keys, values, strict=True))
             out.update(vars(obj))
-        return out
+            return out
+        return plan.dump(*values)
     if type(obj) is list:
         return [_whole(item) for item in obj]
     return obj
