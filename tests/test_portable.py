@@ -7,9 +7,11 @@ n * n in time and memory (117 KiB of JSON took seconds and 1.5 GB)."""
 
 from __future__ import annotations
 
+import json
 import struct
 import tracemalloc
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -120,3 +122,23 @@ def test_the_offender_is_named_with_its_path(value: Any, where: str, what: str) 
                                    {"a": {"b": {}}, "c": [None, True, 1.5, "s", [[]]]}])
 def test_portable_values_pass(value: Any) -> None:
     assert problem(value, "v") is None
+
+
+# -- the shared vectors (the TypeScript runtime reads the same file) -------------------------------------
+
+VECTORS = json.loads((Path(__file__).parent / "vectors" / "value-rule" / "cases.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", VECTORS["cases"], ids=[c["name"] for c in VECTORS["cases"]])
+def test_the_value_rule_vectors(case: dict[str, Any]) -> None:
+    if case["framing"] == "ndjson":
+        decoder: Any = NDJSONDecoder()
+        data = case["payload"].encode() + b"\n"
+    else:
+        decoder = MsgpackFrameDecoder()
+        data = bytes.fromhex(case["payload"])
+    if case["accepted"]:
+        assert len(decoder.feed(data)) == 1
+    else:
+        with pytest.raises(wire.DecodeError):
+            decoder.feed(data)

@@ -128,6 +128,11 @@ export class StreamDecoder {
                 offset: offset + inside, index: this.index,
             });
         }
+        if (MAY_BE_OUT_OF_RANGE.test(text)) {
+            const reason = numberOutOfRange(text);
+            if (reason !== undefined)
+                throw new DecodeError(reason, { offset, index: this.index });
+        }
         this.event(value, out, offset, () => (typeof payload === "string" ? UTF8.encode(payload) : payload.slice()), "json");
     }
     /** A parsed payload checked and put into `out` under the unknown-event policy. */
@@ -185,4 +190,48 @@ function editDistance(a, b) {
         previous = row;
     }
     return previous[b.length];
+}
+// JSON.parse reads any number: 1e400 as Infinity, 18446744073709551616 as a float that is not
+// it. wire's value rule (wire/_portable.py) refuses both, as Python's decoders do: floats must
+// be finite and integers within -2**63 .. 2**64-1, the range MessagePack carries. Only a text
+// with a 16-digit run or a 3-digit exponent can hold such a number, so only that is scanned.
+const MAY_BE_OUT_OF_RANGE = /[0-9]{16}|[eE][+-]?[0-9]{3}/;
+const NUMBER = /-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+const INT_MIN = -(2n ** 63n);
+const INT_MAX = 2n ** 64n - 1n;
+/** Why a JSON text (already parsed, so well-formed) holds a number wire refuses, or undefined. */
+function numberOutOfRange(text) {
+    let inString = false;
+    for (let i = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (inString) {
+            if (c === 0x5c)
+                i++; // a backslash: skip the escaped character
+            else if (c === 0x22)
+                inString = false;
+            continue;
+        }
+        if (c === 0x22) {
+            inString = true;
+        }
+        else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+            NUMBER.lastIndex = i;
+            const match = NUMBER.exec(text);
+            if (match === null)
+                continue;
+            const token = match[0];
+            if (match[1] !== undefined || match[2] !== undefined) {
+                if (!Number.isFinite(Number(token)))
+                    return "Number out of range";
+            }
+            else if (token.length > 15) {
+                const value = BigInt(token);
+                if (value < INT_MIN || value > INT_MAX) {
+                    return "an integer outside -2**63 .. 2**64-1, which MessagePack cannot carry";
+                }
+            }
+            i += token.length - 1;
+        }
+    }
+    return undefined;
 }

@@ -17,12 +17,14 @@ import { concat, STRICT_UTF8, StreamDecoder } from "./streaming.js";
 const MSGPACK = new Decoder();
 
 /**
- * The offset in `payload` of the first `str` that is not valid UTF-8, or -1.
- * @msgpack/msgpack turns bad UTF-8 into U+FFFD; wire refuses it, as it does
- * in JSON. A walk over the items' headers (https://github.com/msgpack/msgpack/blob/master/spec.md);
- * a malformed payload stops it, and the decoder then says what is wrong.
+ * The first item of `payload` that wire refuses although @msgpack/msgpack reads it, with its
+ * offset: a `str` that is not valid UTF-8 (@msgpack/msgpack turns bad UTF-8 into U+FFFD; wire
+ * refuses it, as it does in JSON), an `ext` (a timestamp or an application type, which JSON
+ * cannot carry) or a NaN or infinite float (wire's value rule, wire/_portable.py). A walk over
+ * the items' headers (https://github.com/msgpack/msgpack/blob/master/spec.md); a malformed
+ * payload stops it, and the decoder then says what is wrong.
  */
-function badString(payload: Uint8Array): number {
+function refused(payload: Uint8Array): { at: number; reason: string } | undefined {
   const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
   let pos = 0;
   let items = 1;
@@ -39,8 +41,14 @@ function badString(payload: Uint8Array): number {
       items += head & 15;
     } else if (head <= 0xbf) {
       [str, size] = [true, head & 31];
+    } else if ((head >= 0xc7 && head <= 0xc9) || (head >= 0xd4 && head <= 0xd8)) {
+      return { at: pos, reason: "a value of type Ext, which JSON and MessagePack do not both carry" };
+    } else if ((head === 0xca || head === 0xcb) && pos + (head === 0xca ? 5 : 9) <= payload.length
+        && !Number.isFinite(head === 0xca ? view.getFloat32(pos + 1) : view.getFloat64(pos + 1))) {
+      const value = head === 0xca ? view.getFloat32(pos + 1) : view.getFloat64(pos + 1);
+      return { at: pos, reason: `the float ${Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf"}, which JSON cannot carry` };
     } else if (pos + 5 > payload.length && head >= 0xc4) {
-      return -1; // truncated: the decoder reports it
+      return undefined; // truncated: the decoder reports it
     } else {
       switch (head) {
         case 0xd9: [str, size, header] = [true, view.getUint8(pos + 1), 2]; break;
@@ -67,7 +75,7 @@ function badString(payload: Uint8Array): number {
         case 0xdd: [items, header] = [items + view.getUint32(pos + 1), 5]; break;
         case 0xde: [items, header] = [items + 2 * view.getUint16(pos + 1), 3]; break;
         case 0xdf: [items, header] = [items + 2 * view.getUint32(pos + 1), 5]; break;
-        default: return -1; // 0xc1, never used: the decoder reports it
+        default: return undefined; // 0xc1, never used: the decoder reports it
       }
     }
     if (str && size) {
@@ -76,13 +84,13 @@ function badString(payload: Uint8Array): number {
         try {
           STRICT_UTF8.decode(body);
         } catch {
-          return pos;
+          return { at: pos, reason: "invalid UTF-8 in a str" };
         }
       }
     }
     pos += header + size;
   }
-  return -1;
+  return undefined;
 }
 
 /** Events from length-prefixed MessagePack frames. `E` widens to `WireEvent | UnknownEvent` with `unknown: "keep"`. */
@@ -116,9 +124,9 @@ export class MsgpackFrameDecoder<E extends WireEvent | UnknownEvent = WireEvent>
         if (end > buf.length) break;
         const payload = buf.subarray(pos + 4, end);
         let value: unknown;
-        const bad = badString(payload);
-        if (bad >= 0) {
-          throw new DecodeError("invalid UTF-8 in a str", { offset: this.offset + pos + 4 + bad, index: this.index });
+        const bad = refused(payload);
+        if (bad !== undefined) {
+          throw new DecodeError(bad.reason, { offset: this.offset + pos + 4 + bad.at, index: this.index });
         }
         try {
           value = MSGPACK.decode(payload);
