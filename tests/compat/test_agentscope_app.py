@@ -156,6 +156,31 @@ async def test_wire_and_agentscope_write_one_session_and_every_reader_rebuilds_e
         assert {r: in_storage[r] for r in by_wire} == {r: expected[r] for r in by_wire}
 
 
+async def test_a_reader_left_behind_by_the_trim_rebuilds_a_reply_agentscope_parked_and_wire_finished(
+        redis_server: RedisServer) -> None:
+    sid = uuid.uuid4().hex
+    key = agentscope_session_key(sid)
+    events = session_events(2, "x-", sid)
+    end = next(i for i, e in enumerate(events) if isinstance(e, wire.ReplyEndEvent)) + 1
+    park = next(i for i, e in enumerate(events) if isinstance(e, wire.RequireUserConfirmEvent)) + 1
+    async with agentscope_stores(redis_server) as (storage, bus), connect(redis_server) as client:
+        await agentscope_writes(bus, storage, USER, sid, events[:end])
+        await agentscope_writes(bus, storage, USER, sid, events[end:park])
+        log = RedisEventLog(client, key, publish=True)
+        history = AgentscopeHistory(log, storage=storage, bus=bus, user_id=USER, session_id=sid)
+        ids = await history.extend(events[park:])
+        await history.close()
+        await log.trim(ids[-1])  # all but the last entry (REPLY_END) gone
+        expected = masked(replies_of(events))["x-r1"]
+        assert masked(encoded(await RedisEventLog(client, key).snapshot()))["x-r1"] == expected
+        followed: list[Any] = []
+        with anyio.fail_after(10):
+            async with aclosing(RedisEventLog(client, key).follow()) as batches:
+                async for batch in batches:
+                    followed.extend(event for _, event in batch)
+        assert masked(replies_of(followed))["x-r1"] == expected
+
+
 async def test_the_cursor_moves_at_each_end_and_park_only(redis_server: RedisServer) -> None:
     from agentscope.app.message_bus import MessageBusKeys as Keys
 

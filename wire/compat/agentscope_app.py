@@ -28,8 +28,10 @@ was: it never promises a reply the storage lacks.
 Replies of one session may be written by wire and by agentscope in turn. A
 reply this producer did not begin (a reply agentscope parked, answered here)
 is taken from the storage, where agentscope put it at its park, then
-continued. agentscope is imported when an :class:`AgentscopeHistory` is
-made; wire does not depend on it.
+continued (and handed to the log, whose checkpoints of it then hold all of
+it: a reader left behind by the stream's trim still rebuilds it).
+agentscope is imported when an :class:`AgentscopeHistory` is made; wire
+does not depend on it.
 
 What it does not do: hold the app's run lock (``is_running`` stays false
 while wire writes), write the agent's state (``update_session_state``), or
@@ -119,27 +121,30 @@ class AgentscopeHistory:
         await self.log.close()
 
     async def _write(self, events: list[AgentEvent]) -> list[str]:
+        for event in events:  # replies met for the first time, before the log applies them
+            reply_id: str | None = getattr(event, "reply_id", None)  # CUSTOM has none
+            if reply_id is not None and reply_id not in self.replies:
+                self.replies[reply_id] = await self._begin(event)
         ids = await self.log.extend(events)
         for event in events:
-            if type(event) is CustomEvent:
-                continue
-            reply_id: str = event.reply_id  # type: ignore[union-attr]  # every event but CUSTOM has one
-            msg = self.replies.get(reply_id)
-            if msg is None:
-                msg = self.replies[reply_id] = await self._begin(event)
-            msg.append_event(event)
+            if type(event) is not CustomEvent:
+                self.replies[event.reply_id].append_event(event)  # type: ignore[union-attr]
         return ids
 
     async def _begin(self, event: AgentEvent) -> Msg:
         """The Msg of a reply met for the first time: begun at its REPLY_START,
-        or else one agentscope began, as its storage holds it."""
+        or else one agentscope began, as its storage holds it (the log gets
+        it too, for its checkpoints of the reply)."""
         if type(event) is ReplyStartEvent:
             return begin_reply(event)
         reply_id: str = event.reply_id  # type: ignore[union-attr]
         stored = await self.storage.get_message(self.user_id, self.session_id, reply_id)
-        if stored is not None:
-            return wire_json.decode_msg(stored.model_dump_json())
-        return Msg(name="", role="assistant", content=[], id=reply_id)  # as wire.resume.Conversation joins one
+        if stored is None:
+            return Msg(name="", role="assistant", content=[], id=reply_id)  # as wire.resume.Conversation joins one
+        data = stored.model_dump_json()
+        if reply_id not in self.log.replies:
+            self.log.take_on(wire_json.decode_msg(data))
+        return wire_json.decode_msg(data)
 
     async def _keep(self, reply_id: str, entry_id: str) -> None:
         keys = self._keys

@@ -72,6 +72,14 @@ class Producer(LogBase):
         """The Msg of every reply this producer wrote, by reply id."""
         return self._replies.msgs
 
+    def take_on(self, msg: Msg) -> None:
+        """Go on with a reply another writer began and left no checkpoint of
+        (one agentscope's app parked, answered here): ``msg`` is its Msg as
+        that writer left it (the producer keeps and updates it), so that this
+        producer's checkpoints of the reply hold all of it. A reply with a
+        checkpoint is taken on by itself at its first event."""
+        self._replies.adopt(msg, [])
+
     async def close(self) -> None:
         """The session is over: write its final checkpoint and mark its end,
         where readers following the log stop (until a producer writes again)."""
