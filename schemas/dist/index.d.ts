@@ -12,5 +12,6 @@ export { MsgpackFrameDecoder } from "./msgpack.js";
 export { NDJSONDecoder } from "./ndjson.js";
 export { type Anomaly, AnomalyKind, anomaliesOf, appendEvent, type AppendOptions, extendEvents } from "./reducer.js";
 export { type JSONValue, PartialJSON, PartialJSONError } from "./partial.js";
+export { type Answered, answer, type AnswerOptions, beginReply, type ChatInput, confirmation, ConnectionFailed, Conversation, followSession, HTTPStatusError, RESTART, RETRYABLE, type SessionBackoff, type SessionFollower, type SessionOptions, userMsg, type Waiting, waiting, } from "./session.js";
 export { SSEDecoder, type SSEDecoderOptions } from "./sse.js";
 export { DEFAULT_MAX_FRAME_BYTES, type DecoderOptions } from "./streaming.js";

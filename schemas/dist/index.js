@@ -11,5 +11,6 @@ export { MsgpackFrameDecoder } from "./msgpack.js";
 export { NDJSONDecoder } from "./ndjson.js";
 export { AnomalyKind, anomaliesOf, appendEvent, extendEvents } from "./reducer.js";
 export { PartialJSON, PartialJSONError } from "./partial.js";
+export { answer, beginReply, confirmation, ConnectionFailed, Conversation, followSession, HTTPStatusError, RESTART, RETRYABLE, userMsg, waiting, } from "./session.js";
 export { SSEDecoder } from "./sse.js";
 export { DEFAULT_MAX_FRAME_BYTES } from "./streaming.js";

@@ -1,5 +1,6 @@
 """What schemas/README.md and the runtime's comments tell a frontend
-developer, held to the package: the README leads with ``followReply``, its
+developer, held to the package: the README leads with its clients
+(``followSession`` and ``answer``, then ``followReply``), its
 export table names every export of ``schemas/src/index.ts`` (the one export
 list), and every ``wire.*`` module or name they mention exists in wire's
 Python package. Needs no node."""
@@ -63,18 +64,19 @@ def test_the_check_sees_a_missing_export() -> None:
     assert not documented("followReply", "| `followReplyX` | |") and documented("followReply", "| `followReply(url)` |")
 
 
-def test_the_readme_leads_with_follow_reply() -> None:
-    """The first paragraph names the package's followReply, and its section
-    is the first of the guide."""
+def test_the_readme_leads_with_the_clients() -> None:
+    """The first paragraph names the package's clients, and their sections
+    are the first two of the guide."""
     first_paragraph = README.split("\n\n")[1]
-    assert "`followReply(url)`" in first_paragraph
+    assert all(call in first_paragraph for call in ("`followSession(url)`", "`answer(url, ...)`", "`followReply(url)`"))
     sections = re.findall(r"^## (.+)$", README, re.M)
-    assert sections[0] == "Following a reply, and a tool call's arguments as they stream"
+    assert sections[:2] == ["Following a session: confirmations and answers",
+                            "Following a reply, and a tool call's arguments as they stream"]
 
 
 # Tokens that look like modules but are not: the declaration file, its import
-# path, and the checkpoint event's name.
-NOT_MODULES = {"wire.d.ts", "wire.js", "wire.checkpoint"}
+# path, and the checkpoint and restart events' names.
+NOT_MODULES = {"wire.d.ts", "wire.js", "wire.checkpoint", "wire.restart"}
 SOURCES = [SCHEMAS / "README.md", *sorted((SCHEMAS / "src").glob("*.ts"))]
 
 

@@ -1,5 +1,5 @@
-"""The examples of schemas/README.md's section on followReply and PartialJSON
-compile with tsc --strict against the package, as a frontend would import it
+"""The examples of schemas/README.md's sections on followSession and answer,
+and on followReply and PartialJSON, compile with tsc --strict against the package, as a frontend would import it
 (``@wire/agentscope-types``), so that they never use a function the reader
 cannot see or a signature that changed."""
 
@@ -14,13 +14,14 @@ from tests.helpers import ROOT, needs_npm
 
 SCHEMAS = ROOT / "schemas"
 TSC = SCHEMAS / "node_modules" / ".bin" / "tsc"
+SESSION = "## Following a session: confirmations and answers"
 SECTION = "## Following a reply, and a tool call's arguments as they stream"
 
 
-def examples() -> list[str]:
+def examples(heading: str = SECTION) -> list[str]:
     text = (SCHEMAS / "README.md").read_text(encoding="utf-8")
-    section = text[text.index(SECTION):]
-    end = section.find("\n## ", len(SECTION))
+    section = text[text.index(heading):]
+    end = section.find("\n## ", len(heading))
     # `typescript` blocks: test_schema.py checks `ts` blocks against tests/ts/consumer.ts.
     return re.findall(r"```typescript\n(.*?)```", section if end < 0 else section[:end], re.S)
 
@@ -29,6 +30,9 @@ def test_section_has_both_examples() -> None:
     found = examples()
     assert len(found) == 2
     assert "followReply(" in found[0] and "new PartialJSON()" in found[1]
+    session = examples(SESSION)
+    assert len(session) == 1
+    assert all(call in session[0] for call in ("followSession(", "answer(", "confirmation(", "waiting("))
 
 
 @needs_npm("schemas")
@@ -37,7 +41,7 @@ def test_examples_compile(tmp_path: Path) -> None:
     package.parent.mkdir(parents=True)
     package.symlink_to(SCHEMAS, target_is_directory=True)  # as `npm install ../schemas` links it
     names = []
-    for number, code in enumerate(examples()):
+    for number, code in enumerate(examples(SESSION) + examples()):
         name = f"example{number}.ts"
         (tmp_path / name).write_text(code if "export" in code else code + "\nexport {};\n", encoding="utf-8")
         names.append(name)
