@@ -243,7 +243,7 @@ def test_hostile_2_0_bytes_are_decode_errors(data: bytes) -> None:
 
 
 def test_a_null_invocation_id_comes_back() -> None:
-    d = {"id": "m", "name": "n", "role": "user", "content": "hi", "metadata": {},
+    d: dict[str, Any] = {"id": "m", "name": "n", "role": "user", "content": "hi", "metadata": {},
          "timestamp": "2026-02-03 04:05:06.789", "invocation_id": None}
     assert to_agentscope1(from_agentscope1(d)) == d
     back = json.loads(convert_to_agentscope1(convert_from_agentscope1(json.dumps(d).encode())))

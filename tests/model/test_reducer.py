@@ -501,7 +501,7 @@ def test_a_value_of_the_wrong_type_is_an_anomaly_and_skipped(before: list[Any], 
 def test_a_wrong_delta_inside_a_run_of_deltas_is_seen_by_extend_events() -> None:
     """extend_events joins runs of deltas: a delta of another type must not
     join them (it used to fail with a bare ``can only concatenate str``)."""
-    events = [START_TEXT, delta("a"), delta("b"),
+    events: list[wire.AgentEvent] = [START_TEXT, delta("a"), delta("b"),
               wire.TextBlockDeltaEvent(reply_id=REPLY, block_id="b", delta=5), delta("c")]  # type: ignore[arg-type]
     msg = initial_msg().extend_events(events)
     assert [(a.index, a.kind) for a in msg.anomalies] == [(3, wire.AnomalyKind.WRONG_TYPE)]
