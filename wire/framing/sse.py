@@ -55,7 +55,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from itertools import chain, repeat
-from operator import itemgetter, methodcaller
+from operator import countOf, itemgetter, methodcaller
 from typing import Any, Literal, TypeAlias, TypeVar, overload
 
 import msgspec
@@ -529,7 +529,6 @@ def _sse_hook(obj: Any) -> Any:
 
 
 _ID_AND_DATA = b"id: %d\ndata: "
-_ENTRY_AND_DATA = b"id: %s\ndata: "
 
 
 class SSEEncoder:
@@ -616,26 +615,49 @@ class SSEEncoder:
     def encode_entries(self, ids: Sequence[str | bytes], items: Sequence[Item]) -> bytes:
         """Frames whose ``id`` is a store's entry id (``ids[i]`` for
         ``items[i]``) instead of the counter, which this leaves alone. Plain
-        one-line raw payloads are joined in C, as :meth:`encode_batch` does."""
+        one-line raw payloads are joined in C, as :meth:`encode_batch` does;
+        so are events, written by one msgspec call for the batch."""
         if len(ids) != len(items):
             raise ValueError(f"{len(ids)} ids for {len(items)} items")
-        marks = [entry_id if type(entry_id) is bytes else entry_id.encode() for entry_id in ids]  # type: ignore[union-attr]
+        marks = _marks(ids)
         joined = b" ".join(marks)  # one C-level scan for the batch
         if 10 in joined or 13 in joined or 0 in joined:
             raise EncodeError("an SSE id cannot hold CR, LF or NUL")
-        prefixes = map(_ENTRY_AND_DATA.__mod__, marks)
-        payloads = line_payloads(list(items)) if items and type(items[0]) is RawFrame else None
+        if not items:
+            return b""
+        items = items if isinstance(items, list) else list(items)
+        payloads = line_payloads(items) if type(items[0]) is RawFrame else self._lines(items)
         if payloads is not None:
-            return b"".join(chain.from_iterable(zip(prefixes, payloads, repeat(b"\n\n"))))
+            return _interleaved(marks, payloads)
+        # Something the batch paths leave alone (a raw payload with a line
+        # break, an item that fails to encode): one frame at a time, so that
+        # an error names its item and the frames come out as encode_into writes them.
         counter, self.next_id = self.next_id, None
         buf = bytearray()
         try:
-            for prefix, item in zip(prefixes, items, strict=True):
-                buf += prefix[:-6]  # "id: <id>\n"; encode_into writes "data: "
+            for mark, item in zip(marks, items, strict=True):
+                buf += b"id: %s\n" % mark  # encode_into writes "data: "
                 self.encode_into(item, buf)
         finally:
             self.next_id = counter
         return bytes(buf)
+
+    def _lines(self, items: list[Any]) -> list[bytes] | None:
+        """Each item's JSON, from one msgspec call for the batch, if each is
+        one line (RawFrames and unknown events with a line break are not);
+        None to go one item at a time."""
+        if countOf(map(type, items), RawFrame):  # msgspec would write a RawFrame as an object
+            return None
+        try:
+            lines = self._encoder.encode_lines(items).split(b"\n")
+        except ENCODE_ERRORS:
+            return None
+        # msgspec writes no LF inside a JSON value: one more line than items
+        # (the last LF's) means none came from a hook's raw payload.
+        if len(lines) != len(items) + 1:
+            return None
+        del lines[-1]
+        return lines
 
     @staticmethod
     def comment(text: str = "") -> bytes:
@@ -651,3 +673,30 @@ class SSEEncoder:
         if milliseconds < 0:
             raise EncodeError("retry must not be negative")
         return b"retry: %d\n\n" % milliseconds
+
+
+def _marks(ids: Sequence[str | bytes]) -> list[bytes]:
+    """The entry ids as bytes: one encode and one split for a batch of str
+    ids without a space (a store's), else one at a time."""
+    if ids and type(ids[0]) is str:
+        try:
+            marks = " ".join(ids).encode().split(b" ")  # type: ignore[arg-type]
+        except TypeError:  # bytes among them
+            pass
+        else:
+            if len(marks) == len(ids):
+                return marks
+    return [entry_id if type(entry_id) is bytes else entry_id.encode() for entry_id in ids]  # type: ignore[union-attr]
+
+
+def _interleaved(marks: list[bytes], payloads: list[bytes]) -> bytes:
+    """``id: <mark>``, ``data: <payload>`` frames joined in one C call:
+    the parts are laid out by slice assignment, with no Python per frame."""
+    n = len(marks)
+    parts = [b"\ndata: "] * (4 * n + 1)
+    parts[4::4] = [b"\n\nid: "] * n
+    parts[0] = b"id: "
+    parts[-1] = b"\n\n"
+    parts[1::4] = marks
+    parts[3::4] = payloads
+    return b"".join(parts)
