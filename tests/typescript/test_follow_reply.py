@@ -90,6 +90,10 @@ def make_app(pace: float) -> Starlette:
         request.app.state.tasks.start_soon(produce, log)
         return Response(status_code=201)
 
+    async def epoch(request: Request) -> Response:
+        """The log's epoch: its entry ids are ``<epoch>-<position>``."""
+        return Response(logs[request.path_params["name"]].epoch, media_type="text/plain")
+
     async def msg(request: Request) -> Response:
         log = logs[request.path_params["name"]]
         while not log.closed:
@@ -111,6 +115,7 @@ def make_app(pace: float) -> Starlette:
         Route("/replies/{name}/events", sse_endpoint(find)),
         Route("/replies/{name}/replay", sse_endpoint(find, resume="replay")),
         Route("/replies/{name}/msg", msg),
+        Route("/replies/{name}/epoch", epoch),
     ])
 
 
@@ -131,6 +136,13 @@ def server_msg(base: str, name: str) -> Any:
     import httpx
 
     return httpx.get(f"{base}/replies/{name}/msg", timeout=30).json()
+
+
+def entry_id(base: str, name: str, position: int) -> str:
+    """The id the reply ``name``'s log gives its event at ``position``."""
+    import httpx
+
+    return f"{httpx.get(f'{base}/replies/{name}/epoch', timeout=30).text}-{position}"
 
 
 def start(base: str, name: str) -> None:
@@ -158,7 +170,7 @@ def test_follow_reply_ends_with_the_servers_msg(base: str, name: str, route: str
     assert seen["checkpoints"] == checkpoints
     assert seen["completed"] == 1
     assert seen["types"][-1] == "REPLY_END"
-    assert seen["lastEventId"] == str(len(EVENTS) - 1)
+    assert seen["lastEventId"] == entry_id(base, name, len(EVENTS) - 1)
     if route == "replay" or not dropped:
         assert seen["events"] == len(EVENTS)  # every event once: none lost, none twice
     else:
@@ -174,10 +186,25 @@ def test_resume_from_a_kept_id_starts_with_a_checkpoint(base: str) -> None:
     checkpoint holding the Msg so far, and the Msg still ends as the server's."""
     start(base, "kept")
     time.sleep(0.2)  # some events are in the log
-    seen = follow(f"{base}/replies/kept/events", "7")
+    seen = follow(f"{base}/replies/kept/events", entry_id(base, "kept", 7))
     assert seen["types"][0] == "wire.checkpoint"
     assert seen["connections"] == 1
     assert seen["msg"] == server_msg(base, "kept")
+
+
+@pytest.mark.xfail(strict=True, reason="followReply (schemas/src/client.ts applyOne) does not drop its Msg at a "
+                   "wire.restart: it begins a nameless Msg from the restart event and the reply's events go astray")
+def test_resume_with_an_id_of_another_log_restarts_from_the_first_event(base: str) -> None:
+    """A page kept an id of a log that is gone (the server restarted and made
+    the reply's log again): a wire.restart, then the log from its first event."""
+    start(base, "stale")
+    expected = server_msg(base, "stale")  # waits for the end
+    epoch = entry_id(base, "stale", 0).partition("-")[0]
+    seen = follow(f"{base}/replies/stale/events", f"{'0' if epoch[0] != '0' else '1'}{epoch[1:]}-7")
+    assert "error" not in seen, seen
+    assert seen["types"][:2] == ["wire.restart", "REPLY_START"] and seen["types"].count("REPLY_START") == 1
+    assert seen["lastEventId"] == entry_id(base, "stale", len(EVENTS) - 1)
+    assert seen["msg"] == expected
 
 
 def test_a_missing_reply_is_an_error_not_a_retry(base: str) -> None:
@@ -198,7 +225,7 @@ def test_resume_after_the_end_completes_from_the_checkpoint(base: str) -> None:
     checkpoint holds the finished Msg and nothing follows it; that is the end."""
     start(base, "ended")
     expected = server_msg(base, "ended")  # waits for the end
-    seen = follow(f"{base}/replies/ended/events", "3")
+    seen = follow(f"{base}/replies/ended/events", entry_id(base, "ended", 3))
     assert "error" not in seen, seen
     assert seen["types"] == ["wire.checkpoint"]
     assert (seen["connections"], seen["completed"]) == (1, 1)
