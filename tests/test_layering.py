@@ -18,8 +18,9 @@ siblings and must not import each other):
 * ``resume`` (checkpoints), then the framings: ``framing._base`` (the
   decoder contract) and ``framing._sse_spec`` (the SSE spec parser), the three
   framings, the ``framing`` registry
-* ``schema``; the stores (``stores`` protocols, ``stores.memory``,
-  ``stores.redis``); the
+* ``schema``; the stores (``stores``, the contract; the sessions and
+  coalescing it shares; the Redis log's parts; ``stores.memory``,
+  ``stores.redis``; ``stores.conformance``, the suite every store runs); the
   transports (``transports.streams``, ``transports.http``)
 * the bridges to other frontends' protocols (``bridges.*``, their Starlette
   helpers above the transports) and the converters of other message models
@@ -60,15 +61,20 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("framings", {"framing.ndjson", "framing.lengthprefix", "framing.sse"}),
     ("framing: registry", {"framing"}),
     ("schema", {"schema"}),
-    ("stores: protocols", {"stores"}),
+    ("stores: the contract", {"stores"}),
+    ("stores: sessions and coalescing", {"stores._replies", "stores._coalesce"}),
+    ("stores: the redis log's parts", {"stores.redis._common", "stores.redis._dump"}),
+    ("stores: the redis log's halves", {"stores.redis._producer", "stores.redis._reader"}),
     ("stores", {"stores.memory", "stores.redis"}),
+    ("stores: the contract's test suite", {"stores.conformance"}),
     ("transports: the chat body", {"transports.chat"}),
     ("transports", {"transports", "transports.streams", "transports.http"}),
     ("transports: the client", {"transports.client"}),
     ("bridges and converters", {"bridges", "bridges.agui", "bridges.vercel",
                                 "compat", "compat.agentscope1", "compat.agentx", "compat.agentscope_app"}),
     ("bridges: http", {"bridges.agui_http", "bridges.vercel_http"}),
-    ("edges: demo", {"demo", "demo_web"}),
+    ("edges: the demo agent", {"demo"}),
+    ("edges: the web demo", {"demo_web"}),
     ("edges: cli", {"cli"}),
     ("edges: entry point", {"__main__"}),
 ]
@@ -80,6 +86,10 @@ INIT_MAY_IMPORT = {m for _, modules in LAYERS[:LEVEL["__init__"]] for m in modul
 OPTIONAL: dict[str, set[str]] = {
     "stores.memory": {"anyio"},
     "stores.redis": {"anyio", "redis"},
+    "stores.redis._common": {"redis"},
+    "stores.redis._producer": {"redis"},
+    "stores.redis._reader": {"anyio", "redis"},
+    "stores.conformance": {"anyio", "pytest"},  # the test suite a store runs
     "transports.streams": {"anyio"},
     "transports.http": {"starlette", "anyio"},
     "transports.client": {"anyio", "httpx"},
