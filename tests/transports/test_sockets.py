@@ -191,7 +191,7 @@ async def test_sse_drop_and_resume_with_a_checkpoint(server: tuple[str, Replies]
                 else:
                     msg.append_event(event)
         assert checkpoints == 1
-        assert decoder.last_event_id == str(len(EVENTS) - 1)
+        assert decoder.last_event_id == f"{replies.logs[name].epoch}-{len(EVENTS) - 1}"
     assert msg == expected
     assert msg.get_text_content() == expected.get_text_content()  # no text lost or doubled
     assert wire.json.encode(msg) == wire.json.encode(expected)
