@@ -36,7 +36,7 @@ def test_peak_per_limit(benchmark: Any, framing: str, shape: str) -> None:
 def main() -> None:
     print(f"Python {platform.python_version()} on {platform.machine()}; "
           f"{sys.argv[0]} (tracemalloc peaks above the decoder's starting point)\n")
-    for limit in (256 * 1024, 4 * 1024 * 1024):
+    for limit in (64 * 1024, 256 * 1024, 4 * 1024 * 1024):
         print(f"#### max_frame_bytes = {limit // 1024:,} KiB\n")
         print(memory.table(limit))
         print()
