@@ -501,10 +501,10 @@ class SSEDecoder(StreamDecoder[T]):
         if start is not None:
             raise FrameError("the stream ended inside a frame (no blank line after it)",
                              offset=start, index=self._index)
-        if self._index == 0 and not self._looks_right(self._first):
-            # A browser would see no message in it; a client expecting events
-            # must hear why (an HTML page with blank lines in it reads so).
-            raise FrameError("no event in it", offset=0, index=0)
+        # A stream that ends cleanly with no event in it is no error here, as
+        # in a browser and in the TypeScript decoder, even when its first
+        # line is no SSE (an HTML page with blank lines reads so): the HTTP
+        # clients check the status and content type before a byte is decoded.
 
 
 def _data(payload: bytes) -> bytes:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing, suppress
-from typing import Any
+from typing import Any, TypeVar
 from weakref import WeakKeyDictionary
 
 import anyio
@@ -376,6 +376,16 @@ class Reader(LogBase):
             shared = _SHARED[self.client] = _SharedReads()
         return await shared.get((self.key, cursor, count), lambda: self._poll(cursor, count))
 
+    async def _shared_wait(self, cursor: bytes, block_ms: int) -> None:
+        """:meth:`_wait`, shared with the other readers of this key on this
+        client: the live readers of a log all wait at its newest entry, and
+        one blocking XREAD (one connection) serves them all, rather than a
+        connection held per reader."""
+        shared = _SHARED.get(self.client)
+        if shared is None:
+            shared = _SHARED[self.client] = _SharedReads()
+        await shared.get(("wait", self.key, cursor, block_ms), lambda: self._wait(cursor, block_ms))
+
     async def _wait(self, cursor: bytes, block_ms: int) -> None:
         """Until an entry after ``cursor`` exists, or ``block_ms`` passed.
         Nothing appended between the last read and this wait is missed:
@@ -417,7 +427,7 @@ class Reader(LogBase):
                 if heartbeat is not None and anyio.current_time() - idle_since >= heartbeat:
                     idle_since = anyio.current_time()
                     yield _EMPTY
-                await self._retrying("follow", self._wait, cursor, block_ms)
+                await self._retrying("follow", self._shared_wait, cursor, block_ms)
                 continue
             idle_since = anyio.current_time()
             cursor = last
@@ -451,7 +461,7 @@ def _forged(item: Any) -> bool:
     return type(item) is RawFrame and _FORGED in bytes(item.payload)
 
 
-_PollKey = tuple[str, bytes, int]
+T = TypeVar("T")
 
 
 class _SharedReads:
@@ -468,15 +478,15 @@ class _SharedReads:
 
     def __init__(self) -> None:
         # A read under way: set when it ends, with its result (none if it failed).
-        self.reading: dict[_PollKey, tuple[anyio.Event, list[_Poll]]] = {}
+        self.reading: dict[tuple[Any, ...], tuple[anyio.Event, list[Any]]] = {}
 
-    async def get(self, key: _PollKey, read: Callable[[], Awaitable[_Poll]]) -> _Poll:
+    async def get(self, key: tuple[Any, ...], read: Callable[[], Awaitable[T]]) -> T:
         under_way = self.reading.get(key)
         if under_way is not None:
             done, result = under_way
             await done.wait()
             if result:
-                return result[0]
+                return result[0]  # type: ignore[no-any-return]
             return await read()  # it failed there: try here (the caller retries as it does)
         done, result = self.reading[key] = (anyio.Event(), [])
         try:
@@ -484,7 +494,7 @@ class _SharedReads:
         finally:
             del self.reading[key]
             done.set()
-        return result[0]
+        return result[0]  # type: ignore[no-any-return]
 
 
 _SHARED: WeakKeyDictionary[Any, _SharedReads] = WeakKeyDictionary()
