@@ -47,10 +47,10 @@ import anyio
 import httpx
 
 from wire.errors import RemoteProtocolError, WireError
-from wire.events import ExternalExecutionResultEvent, UserConfirmResultEvent
+from wire.events import CustomEvent, ExternalExecutionResultEvent, UserConfirmResultEvent
 from wire.framing import SSEDecoder
 from wire.messages import Msg
-from wire.resume import Conversation
+from wire.resume import CHECKPOINT, Conversation
 from wire.stores import StoredEvent
 from wire.transports.chat import ChatRequest, encode_chat_request, waiting
 
@@ -237,7 +237,9 @@ class Follower:
         self.conversation.extend(events)
         for event in events:
             reply_id = getattr(event, "reply_id", None)
-            if reply_id is not None:
+            if reply_id is None and type(event) is CustomEvent and event.name == CHECKPOINT:
+                reply_id = event.value["msg"]["id"]  # read by the conversation: the reply it replaced
+            if isinstance(reply_id, str):
                 touched.add(reply_id)
         # A wire.restart comes with an empty id: the next connection starts over.
         self.last_event_id = decoder.last_event_id or None

@@ -1,0 +1,171 @@
+"""``wire.transports.client`` against a real uvicorn on loopback, over both
+stores: a chat with confirmations round trip; followers whose connections
+are cut mid-session resume (checkpoint or replay, ``Last-Event-ID`` or
+``?after=``) and end with the same Msg bytes as one that never dropped and
+one that came afterwards; a 404, a refusal and an HTML page are errors that
+name the status and the content type; a dead server is given up on."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+import wire
+from tests.helpers import serve_asgi
+from tests.redis_server import RedisServer, free_port, redis_server
+from tests.transports.chat_app import TEXT_DELTAS, make_app
+from wire import json as wire_json
+from wire.resume import Conversation
+from wire.transports.chat import confirmation, waiting
+from wire.transports.client import ConnectionFailed, Follower, HTTPStatusError, answer
+
+__all__ = ("redis_server",)  # the fixture, imported to be used here
+pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings(
+    "ignore:Async generator 'httpcore.:ResourceWarning", "ignore:Async generator 'httpx.:ResourceWarning")]
+
+ALICE = {"x-user-id": "alice"}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(params=["memory", "redis"])
+def base(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The chat service on uvicorn, its logs in memory or in Redis."""
+    url = None
+    if request.param == "redis":
+        pytest.importorskip("redis.asyncio")
+        server: RedisServer = request.getfixturevalue("redis_server")
+        url = server.url
+    with serve_asgi(make_app(url, max_len=60 if url else None)) as found:
+        yield found
+
+
+def replies(conversation: Conversation) -> list[bytes]:
+    return [wire_json.encode(msg) for msg in conversation.replies.values()]
+
+
+async def new_session(http: httpx.AsyncClient, base: str) -> str:
+    created = await http.post(f"{base}/sessions", headers=ALICE)
+    assert created.status_code == 201
+    session_id: str = created.json()["session_id"]
+    return session_id
+
+
+async def chat(http: httpx.AsyncClient, base: str, sid: str, follower: Follower, text: str,
+               decide: Any) -> wire.Msg:
+    """One turn: post the message, read to the park, answer it with
+    ``decide(msg)``, read to the reply's end."""
+    await answer(f"{base}/chat", agent_id="friday", session_id=sid, input=wire.UserMsg("alice", text),
+                 client=http, headers=ALICE)
+    conversation = await follower.run(turn=True)
+    msg = conversation.last
+    assert msg is not None and waiting(msg).state == "parked"
+    answered = await answer(f"{base}/chat", agent_id="friday", session_id=sid, input=decide(msg), client=http,
+                            headers=ALICE)
+    assert answered.entry_id is not None
+    msg = (await follower.run(turn=True)).last
+    assert msg is not None and waiting(msg).state == "ended"
+    return msg
+
+
+async def test_a_chat_with_confirmations(base: str) -> None:
+    async with httpx.AsyncClient() as http:
+        sid = await new_session(http, base)
+        follower = Follower(f"{base}/sessions/{sid}/stream", client=http, headers=ALICE)
+        allowed = await chat(http, base, sid, follower, "tidy up", lambda msg: confirmation(msg, True))
+        assert allowed.get_text_content() is not None and "Done: notes.txt is gone." in allowed.get_text_content()
+        assert [b.type for b in allowed.content] == ["text", "tool_call", "tool_result", "text"]
+        denied = await chat(http, base, sid, follower, "tidy up again", lambda msg: confirmation(msg, False))
+        assert "left notes.txt alone" in (denied.get_text_content() or "")
+        # An external result instead of a confirmation.
+        external = await chat(http, base, sid, follower, "external please", lambda msg: wire.ExternalExecutionResultEvent(
+            reply_id=msg.id, execution_results=[wire.ToolResultBlock(
+                id=waiting(msg).external[0].id, name="delete_file", output="gone", state=wire.ToolResultState.SUCCESS)]))
+        assert "Thanks" in (external.get_text_content() or "")
+        assert len(follower.conversation.replies) == 3
+        assert (await http.post(f"{base}/sessions/{sid}/close", headers=ALICE)).status_code == 204
+        await follower.run()
+        assert follower.closed
+        late = await Follower(f"{base}/sessions/{sid}/stream", client=http, headers=ALICE).run()
+        assert replies(late) == replies(follower.conversation)
+
+
+@pytest.mark.parametrize(("resume", "cursor"), [("checkpoint", "header"), ("checkpoint", "query"),
+                                                ("replay", "header"), ("replay", "query")])
+async def test_followers_that_drop_mid_session_end_with_the_same_bytes(base: str, resume: str, cursor: Any) -> None:
+    async with httpx.AsyncClient() as http:
+        sid = await new_session(http, base)
+        steady = Follower(f"{base}/sessions/{sid}/stream", client=http, headers=ALICE)
+        # Each of its first 6 connections is cut after 2 chunks, while the session is written.
+        flaky = Follower(f"{base}/sessions/{sid}/flaky?drops=6&after_chunks=2&resume={resume}", client=http,
+                         headers=ALICE, cursor=cursor, backoff=0.01, retries=3)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(flaky.run)
+            for turn in range(3):
+                await chat(http, base, sid, steady, f"turn {turn}", lambda msg: confirmation(msg, True))
+            await http.post(f"{base}/sessions/{sid}/close", headers=ALICE)
+        await steady.run()
+        assert flaky.connections == 7  # 6 cut, and the last read to the end
+        late = await Follower(f"{base}/sessions/{sid}/stream", client=http, headers=ALICE).run()
+        assert len(steady.conversation.replies) == 3
+        assert replies(flaky.conversation) == replies(steady.conversation) == replies(late)
+        for msg in steady.conversation.replies.values():  # begun at REPLY_START: the server's time, on every reader
+            assert len((msg.get_text_content() or "").split("é")) > TEXT_DELTAS
+
+
+async def test_a_404_a_refusal_and_an_html_page_name_their_status_and_type(base: str) -> None:
+    async with httpx.AsyncClient() as http:
+        with pytest.raises(HTTPStatusError) as missing:
+            await Follower(f"{base}/sessions/nope/stream", client=http, headers=ALICE, backoff=0).run()
+        assert (missing.value.status, missing.value.content_type.split(";")[0]) == (404, "text/plain")
+        assert "404" in str(missing.value) and "text/plain" in str(missing.value)
+        with pytest.raises(HTTPStatusError) as page:
+            await Follower(f"{base}/login", client=http, backoff=0).run()
+        assert (page.value.status, page.value.content_type.split(";")[0]) == (200, "text/html")
+        assert "text/html" in str(page.value) and "Sign in" in str(page.value)
+        sid = await new_session(http, base)
+        for headers, status in (({"x-user-id": "mallory"}, 403), ({}, 401)):
+            follower = Follower(f"{base}/sessions/{sid}/stream", client=http, headers=headers, backoff=0)
+            with pytest.raises(HTTPStatusError) as refused:
+                await follower.run()
+            assert refused.value.status == status and follower.connections == 1  # never retried
+            with pytest.raises(HTTPStatusError) as refused:
+                await answer(f"{base}/chat", agent_id="friday", session_id=sid, input=wire.UserMsg("m", "hi"),
+                             client=http, headers=headers)
+            assert refused.value.status == status
+
+
+async def test_a_server_that_is_gone_is_given_up_after_the_retries() -> None:
+    follower = Follower(f"http://127.0.0.1:{free_port()}/sessions/s/stream", retries=2, backoff=0.01)
+    with pytest.raises(ConnectionFailed) as gone:
+        await follower.run()
+    assert follower.connections == 3 and gone.value.attempts == 3
+    assert isinstance(gone.value.__cause__, httpx.ConnectError)
+
+
+async def test_a_turn_that_ended_while_the_follower_was_away_is_seen_at_once(base: str) -> None:
+    """A follower that comes back after the reply ended gets it as a
+    checkpoint (no event of it names the reply): the turn is over all the same."""
+    async with httpx.AsyncClient() as http:
+        sid = await new_session(http, base)
+        follower = Follower(f"{base}/sessions/{sid}/stream", client=http, headers=ALICE)
+        await answer(f"{base}/chat", agent_id="friday", session_id=sid, input=wire.UserMsg("alice", "tidy up"),
+                     client=http, headers=ALICE)
+        parked = (await follower.run(turn=True)).last
+        assert parked is not None
+        await answer(f"{base}/chat", agent_id="friday", session_id=sid, input=confirmation(parked, True),
+                     client=http, headers=ALICE)
+        other = Follower(f"{base}/sessions/{sid}/stream", client=http, headers=ALICE)
+        while (await other.run(turn=True)).last.finished_at is None:  # type: ignore[union-attr]
+            pass
+        with anyio.fail_after(20):
+            ended = (await follower.run(turn=True)).last
+        assert ended is not None and waiting(ended).state == "ended"
+        assert replies(follower.conversation) == replies(other.conversation)
