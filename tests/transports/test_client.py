@@ -80,14 +80,17 @@ async def test_a_chat_with_confirmations(base: str) -> None:
         sid = await new_session(http, base)
         follower = Follower(f"{base}/sessions/{sid}/stream", client=http, headers=ALICE)
         allowed = await chat(http, base, sid, follower, "tidy up", lambda msg: confirmation(msg, True))
-        assert allowed.get_text_content() is not None and "Done: notes.txt is gone." in allowed.get_text_content()
+        assert "Done: notes.txt is gone." in (allowed.get_text_content() or "")
         assert [b.type for b in allowed.content] == ["text", "tool_call", "tool_result", "text"]
         denied = await chat(http, base, sid, follower, "tidy up again", lambda msg: confirmation(msg, False))
         assert "left notes.txt alone" in (denied.get_text_content() or "")
         # An external result instead of a confirmation.
-        external = await chat(http, base, sid, follower, "external please", lambda msg: wire.ExternalExecutionResultEvent(
-            reply_id=msg.id, execution_results=[wire.ToolResultBlock(
-                id=waiting(msg).external[0].id, name="delete_file", output="gone", state=wire.ToolResultState.SUCCESS)]))
+        def result(msg: wire.Msg) -> wire.ExternalExecutionResultEvent:
+            block = wire.ToolResultBlock(id=waiting(msg).external[0].id, name="delete_file", output="gone",
+                                         state=wire.ToolResultState.SUCCESS)
+            return wire.ExternalExecutionResultEvent(reply_id=msg.id, execution_results=[block])
+
+        external = await chat(http, base, sid, follower, "external please", result)
         assert "Thanks" in (external.get_text_content() or "")
         assert len(follower.conversation.replies) == 3
         assert (await http.post(f"{base}/sessions/{sid}/close", headers=ALICE)).status_code == 204
