@@ -27,7 +27,8 @@ from wire.resume import begin_reply
 
 # The events after which a reply waits or is over (agentscope.app.channel._stream).
 TERMINAL = (ReplyEndEvent, RequireUserConfirmEvent, RequireExternalExecutionEvent)
-_OPENING = (ReplyStartEvent, UserConfirmResultEvent, ExternalExecutionResultEvent)
+# The events with which a reply begins, or is taken on after its park.
+OPENING = (ReplyStartEvent, UserConfirmResultEvent, ExternalExecutionResultEvent)
 
 
 class Replies:
@@ -94,7 +95,7 @@ class Replies:
                 # at once, as an interrupted park is): the end or park is what snapshot() reads.
                 turned = True
                 self.open.discard(reply_id)
-            elif isinstance(event, _OPENING) and reply_id not in self.open:
+            elif isinstance(event, OPENING) and reply_id not in self.open:
                 self.open.add(reply_id)
                 turned = True
         return turned

@@ -103,6 +103,31 @@ def session(n: int) -> tuple[list[Msg], list[ev.AgentEvent]]:
     return list(conversation.replies.values()), events
 
 
+def twice_parked() -> tuple[Msg, list[ev.AgentEvent]]:
+    """A reply that parks on a confirmation twice, each answered and taken
+    on; and the Msg it builds."""
+    events: list[ev.AgentEvent] = [ev.ReplyStartEvent(session_id="s1", reply_id="r9", name="Friday")]
+    for n in (1, 2):
+        call = ToolCallBlock(id=f"c{n}", name="search", input="{}", state=ToolCallState.ASKING)
+        events += [ev.TextBlockStartEvent(reply_id="r9", block_id=f"t{n}"),
+                   ev.TextBlockDeltaEvent(reply_id="r9", block_id=f"t{n}", delta=f"step {n}"),
+                   ev.TextBlockEndEvent(reply_id="r9", block_id=f"t{n}"),
+                   ev.ToolCallStartEvent(reply_id="r9", tool_call_id=f"c{n}", tool_call_name="search"),
+                   ev.ToolCallDeltaEvent(reply_id="r9", tool_call_id=f"c{n}", delta="{}"),
+                   ev.ToolCallEndEvent(reply_id="r9", tool_call_id=f"c{n}"),
+                   ev.RequireUserConfirmEvent(reply_id="r9", tool_calls=[call]),
+                   ev.UserConfirmResultEvent(reply_id="r9", confirm_results=[
+                       ev.ConfirmResult(confirmed=True, tool_call=call)]),
+                   ev.ReplyStartEvent(session_id="s1", reply_id="r9", name="Friday")]
+    events += [ev.TextBlockStartEvent(reply_id="r9", block_id="t3"),
+               ev.TextBlockDeltaEvent(reply_id="r9", block_id="t3", delta="done"),
+               ev.TextBlockEndEvent(reply_id="r9", block_id="t3"),
+               ev.ReplyEndEvent(session_id="s1", reply_id="r9")]
+    conversation = Conversation()
+    conversation.extend(events)
+    return conversation.replies["r9"], events
+
+
 def _replies(events: list[Any], conversation: Conversation | None = None) -> list[bytes]:
     conversation = conversation or Conversation()
     conversation.extend(events)
@@ -334,4 +359,18 @@ class StoreContract:
             await other.close()
             fresh = [e for _, e in await _read_all(reader())]
             assert _replies(fresh) == [wire_json.encode(msg) for msg in expected]
+
+    async def test_writers_taking_turns_on_one_reply_keep_its_checkpoint_whole(self, stores: Stores) -> None:
+        expected, events = twice_parked()
+        parks = [i + 1 for i, e in enumerate(events) if type(e) is ev.RequireUserConfirmEvent]
+        async with stores(None, keep=6) as (log, reader):
+            other = reader()
+            await log.extend(events[:parks[0]])  # replica A runs the reply to its first park
+            await other.extend(events[parks[0]:parks[1]])  # B takes the answer and runs to the second park
+            await log.extend(events[parks[1]:])  # A takes the second answer and ends the reply
+            closer = reader()  # the session is closed by an object that wrote nothing
+            await closer.close()
+            assert wire_json.encode((await reader().snapshot())["r9"]) == wire_json.encode(expected)
+            fresh = [e for _, e in await _read_all(reader())]
+            assert _replies(fresh) == [wire_json.encode(expected)]
 

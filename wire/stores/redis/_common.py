@@ -84,7 +84,7 @@ class Checkpoint:
     producer closed it. A field that is not what the producer writes raises
     StoreError naming it: a reader never serves a damaged checkpoint."""
 
-    __slots__ = ("at", "cut", "end", "first", "msgs")
+    __slots__ = ("at", "began", "cut", "end", "first", "msgs")
 
     def __init__(self, fields: dict[Any, Any], key: str) -> None:
         got = {as_bytes(k): as_bytes(v) for k, v in fields.items()}
@@ -93,11 +93,15 @@ class Checkpoint:
         self.end = _entry_id(got, b"end", key)
         self.msgs: dict[bytes, bytes] = {}
         self.at: dict[bytes, bytes] = {}
+        self.began: dict[bytes, bytes] = {}
+        """Each reply's first checkpoint: the order the replies began in."""
         for name, value in got.items():
             if name.startswith(b"msg:"):
                 self.msgs[name[4:]] = value
             elif name.startswith(b"at:"):
                 self.at[name[3:]] = _entry_id(got, name, key)  # type: ignore[assignment]
+            elif name.startswith(b"began:"):
+                self.began[name[6:]] = _entry_id(got, name, key)  # type: ignore[assignment]
         if self.msgs.keys() != self.at.keys() or (self.cut is None) != (not self.msgs):
             raise StoreError("the checkpoint hash holds a reply's msg without its entry id, or the reverse",
                              key=key)
@@ -134,7 +138,12 @@ local key, ck = KEYS[1], KEYS[2]
 local max_len, ttl = tonumber(ARGV[1]), tonumber(ARGV[2])
 local publish, finish = ARGV[3] == '1', ARGV[4] == '1'
 local last = ARGV[5]
-if last == '' then last = '0-0' end
+if last == '' then
+  -- A producer that has written nothing yet (closing a session another one
+  -- wrote, say): the stream's newest entry is the one its marks cover.
+  local newest = redis.call('XREVRANGE', key, '+', '-', 'COUNT', 1)
+  last = newest[1] and newest[1][1] or '0-0'
+end
 local taken = tonumber(ARGV[6])
 local first_payload = 7 + 2 * taken
 local ids = {}
@@ -159,6 +168,7 @@ end
 for j = 0, taken - 1 do
   local reply = ARGV[7 + 2 * j]
   redis.call('HSET', ck, 'msg:' .. reply, ARGV[8 + 2 * j], 'at:' .. reply, last)
+  redis.call('HSETNX', ck, 'began:' .. reply, last)
 end
 if taken > 0 then redis.call('HSET', ck, 'cut', last) end
 if finish then redis.call('HSET', ck, 'end', last) end

@@ -14,7 +14,7 @@ from wire.errors import DecodeError, LocalProtocolError, StoreError
 from wire.events import AgentEvent
 from wire.messages import Msg
 from wire.stores import refuse_checkpoints
-from wire.stores._replies import Replies
+from wire.stores._replies import OPENING, Replies
 from wire.stores.redis._common import FAILURES, LogBase, as_bytes
 
 # One script call holds at most this many events: a script blocks Redis while
@@ -95,13 +95,16 @@ class Producer(LogBase):
         await self.close()
 
     async def _take_on(self, events: list[AgentEvent]) -> None:
-        """Load the replies of ``events`` that another producer began (a
-        parked reply answered on another replica, say) from the checkpoint
-        hash and the entries after it, so that this producer's checkpoints
-        of them hold all they had."""
-        known = self._replies.msgs
+        """Load the replies of ``events`` that another producer began or
+        may have continued (a parked reply answered on another replica, say)
+        from the checkpoint hash and the entries after it, so that this
+        producer's checkpoints of them hold all they had."""
+        known, open_ = self._replies.msgs, self._replies.open
+        # Unknown replies, and known ones taken on again after their park or
+        # end: another producer may have written them since (an answer posted
+        # to another replica, the rest of the reply run there).
         new = {reply_id for event in events if (reply_id := getattr(event, "reply_id", None)) is not None
-               and reply_id not in known}
+               and (reply_id not in known or (reply_id not in open_ and isinstance(event, OPENING)))}
         for reply_id in new:
             try:
                 msg, at = await self.client.hmget(self.checkpoint_key, [f"msg:{reply_id}", f"at:{reply_id}"])

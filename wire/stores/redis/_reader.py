@@ -103,11 +103,11 @@ class Reader(LogBase):
 
     async def checkpoints(self) -> dict[str, tuple[str, Msg]]:
         """The checkpoint the producers last wrote, by reply id, in the
-        order the replies were taken: the id of the entry it was taken at and
+        order the replies began: the id of the entry it was taken at and
         the reply's Msg then (empty if the log keeps none)."""
         found = Checkpoint(await self._retrying("read the checkpoint", self.client.hgetall, self.checkpoint_key),
                            self.key)
-        taken = sorted(found.msgs, key=lambda reply: order(found.at[reply]))
+        taken = sorted(found.msgs, key=lambda reply: order(found.began.get(reply) or found.at[reply]))
         try:
             return {reply.decode(): (found.at[reply].decode(), wire_json.decode_msg(found.msgs[reply]))
                     for reply in taken}
