@@ -53,7 +53,8 @@ KINDS = ("fast", "slow", "drop + replay", "drop + checkpoint")
 # -- the server process -----------------------------------------------------------------------------------------
 
 
-def serve(port: int, scale: float, batch: int, pace: float, max_events: int | None, clients: int) -> None:
+def serve(port: int, scale: float, batch: int, pace: float, max_events: int | None, clients: int,
+          redis_url: str | None) -> None:
     import uvicorn
     from starlette.applications import Starlette
     from starlette.requests import Request
@@ -77,8 +78,16 @@ def serve(port: int, scale: float, batch: int, pace: float, max_events: int | No
             await log.close()
             del log  # the server's dict is then the only holder of the log
 
+    rounds = iter(range(1_000_000))
+
     async def reset(request: Request) -> Response:
-        state["log"] = EventLog(workload.initial_msg(), max_events=max_events)
+        if redis_url is None:
+            state["log"] = EventLog(workload.initial_msg(), max_events=max_events)
+        else:
+            from wire.stores.redis import RedisEventLog
+
+            state["key"] = f"soak:{next(rounds)}"
+            state["log"] = RedisEventLog(state["redis"], state["key"], msg=workload.initial_msg(), max_len=max_events)
         return PlainTextResponse("a new log")
 
     async def start(request: Request) -> Response:
@@ -86,24 +95,36 @@ def serve(port: int, scale: float, batch: int, pace: float, max_events: int | No
         return PlainTextResponse("started")
 
     async def drop(request: Request) -> Response:
+        if redis_url is not None and state["log"] is not None:
+            await state["log"].delete()
         state["log"] = None
         gc.collect()
-        # What is left: EventLogs still alive (a leak if any), and objects.
+        # What is left: logs still alive (a leak if any), and objects.
         objects = gc.get_objects()
-        logs = sum(type(o) is EventLog for o in objects)
+        logs = sum(type(o).__name__ in ("EventLog", "RedisEventLog") for o in objects)
         return PlainTextResponse(f"{logs} {len(objects)}")
 
     def find(request: Request) -> Any:
-        return state["log"]
+        if redis_url is None or state["log"] is None:
+            return state["log"]
+        from wire.stores.redis import RedisEventLog
+
+        return RedisEventLog(state["redis"], state["key"])  # a reader, as on another replica
 
     from contextlib import asynccontextmanager
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
+        if redis_url is not None:
+            import redis.asyncio
+
+            state["redis"] = redis.asyncio.Redis.from_url(redis_url)
         async with anyio.create_task_group() as tg:
             tg.start_soon(produce)
             yield
             tg.cancel_scope.cancel()
+        if redis_url is not None:
+            await state["redis"].aclose()
 
     app = Starlette(routes=[
         Route("/replay", sse_endpoint(find, resume="replay", heartbeat=5.0)),
@@ -227,9 +248,17 @@ async def soak(args: argparse.Namespace) -> str:
     msg_json = wire.json.encode(workload.initial_msg().extend_events(events))
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
+    redis_server = None
+    extra: list[str] = []
+    if args.store == "redis":  # a redis-server of its own, persistence off, on a free port
+        redis_port = _free_port()
+        redis_server = subprocess.Popen(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1",
+                                         "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
+        extra = ["--redis-url", f"redis://127.0.0.1:{redis_port}"]
+        time.sleep(0.5)
     server = subprocess.Popen([sys.executable, "-m", "benchmarks.soak", "--serve", str(port),
                                "--scale", str(args.scale), "--batch", str(args.batch), "--pace", str(args.pace),
-                               "--clients", str(args.clients)]
+                               "--clients", str(args.clients)] + extra
                               + (["--max-events", str(args.max_events)] if args.max_events else []))
     try:
         limits = httpx.Limits(max_connections=args.clients + 10, max_keepalive_connections=args.clients + 10)
@@ -249,6 +278,9 @@ async def soak(args: argparse.Namespace) -> str:
     finally:
         server.terminate()
         server.wait(10)
+        if redis_server is not None:
+            redis_server.terminate()
+            redis_server.wait(10)
     return report(args, rounds, len(events))
 
 
@@ -281,8 +313,8 @@ async def _round(client: httpx.AsyncClient, base: str, pid: int, args: argparse.
         async with anyio.create_task_group() as sampler:
             sampler.start_soon(sample)
             async with anyio.create_task_group() as tg:
-                for i in range(args.clients):
-                    tg.start_soon(one, KINDS[i % len(KINDS)], rng.random())
+                for kind in mix(args.clients, args.slow_share):
+                    tg.start_soon(one, kind, rng.random())
                 await anyio.sleep(0.2)  # let them connect, then start the producer
                 await client.post(base + "/start")
             sampler.cancel_scope.cancel()
@@ -294,10 +326,22 @@ async def _round(client: httpx.AsyncClient, base: str, pid: int, args: argparse.
     return Round(results, seconds, (before, peak, after, rss(pid)), logs, objects)
 
 
+_STORES = {"memory": "EventLog",
+           "redis": "RedisEventLog (its own redis-server; readers are other log objects, as on another replica)"}
+
+
+def mix(clients: int, slow_share: float) -> list[str]:
+    """The kind of each client: ``slow_share`` of them slow or dropping (split
+    evenly among those three kinds), the rest fast."""
+    others = round(clients * slow_share)
+    return ["fast"] * (clients - others) + [KINDS[1 + i % 3] for i in range(others)]
+
+
 def report(args: argparse.Namespace, rounds: list[Round], n: int) -> str:
     mib = 2**20
     lines = [
-        f"{args.clients} clients per round, {len(rounds)} rounds, each one EventLog of {n:,} events (workload scale "
+        f"{args.clients} clients per round ({args.slow_share:.0%} slow or dropping), {len(rounds)} rounds, each one "
+        f"{_STORES[args.store]} of {n:,} events (workload scale "
         f"{args.scale}) filled live in batches of {args.batch} every {args.pace * 1000:g} ms"
         + (f", max_events={args.max_events}" if args.max_events else "") + f"; {os.cpu_count()} cores shared.",
         "",
@@ -335,12 +379,17 @@ def main() -> int:
     parser.add_argument("--pace", type=float, default=0.005, help="seconds between the producer's batches")
     parser.add_argument("--max-events", type=int, default=None, help="the EventLog's bound (default: none)")
     parser.add_argument("--rounds", type=int, default=2, help="replies served one after the other (RSS per round)")
+    parser.add_argument("--store", choices=("memory", "redis"), default="memory",
+                        help="the store behind the endpoint (redis: starts its own redis-server)")
+    parser.add_argument("--slow-share", type=float, default=0.75,
+                        help="the share of clients that are slow or drop and resume (default 0.75: a quarter each)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=900.0, help="fail after this many seconds")
     parser.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--redis-url", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        serve(args.serve, args.scale, args.batch, args.pace, args.max_events, args.clients)
+        serve(args.serve, args.scale, args.batch, args.pace, args.max_events, args.clients, args.redis_url)
         return 0
     table = anyio.run(soak, args)
     print(table)
