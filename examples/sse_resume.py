@@ -13,11 +13,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 import wire
-from wire.framing import SSEDecoder
-from wire.resume import read_checkpoint
 from wire.stores.memory import EventLog
+from wire.transports.client import Follower
 from wire.transports.http import sse_endpoint
-from wire.transports.streams import iter_events
 
 REPLY = "reply-1"
 logs: dict[str, EventLog] = {}
@@ -44,7 +42,7 @@ async def lifespan(app: Starlette):
 
 
 async def start_reply(request: Request) -> Response:
-    log = logs[REPLY] = EventLog(wire.AssistantMsg("Friday", [], id=REPLY))
+    log = logs[REPLY] = EventLog()  # a reply's Msg begins at its REPLY_START
     request.app.state.tasks.start_soon(agent_reply, log)
     return Response(status_code=201)
 
@@ -56,31 +54,17 @@ app = Starlette(lifespan=lifespan, routes=[
 
 
 async def follow(http: httpx.AsyncClient, url: str) -> wire.Msg:
-    """Read a reply, reconnecting with Last-Event-ID until it is complete."""
-    msg = wire.AssistantMsg("Friday", [], id=REPLY)
-    last_id = ""
-    drop_after = 20  # this demo drops its first connection after 20 events
-    while msg.finished_at is None:
-        decoder = SSEDecoder(last_event_id=last_id)  # a new decoder per connection
-        headers = {"Last-Event-ID": last_id} if last_id else {}
-        try:
-            async with (
-                http.stream("GET", url, headers=headers) as response,
-                contextlib.aclosing(iter_events(response.aiter_bytes(), decoder)) as events,
-            ):
-                async for event in events:
-                    snapshot = read_checkpoint(event)
-                    if snapshot is not None:
-                        msg = snapshot
-                    else:
-                        msg.append_event(event)
-                    drop_after -= 1
-                    if drop_after == 0:
-                        break  # the connection drops, mid-reply
-        except (httpx.TransportError, wire.FrameError):
-            await anyio.sleep(0.1)  # a real drop: wait, then resume
-        last_id = decoder.last_event_id
-    return msg
+    """Read a reply; the first connection drops mid-reply, the second resumes
+    from the last entry id the client saw (a checkpoint, then the rest)."""
+    follower = Follower(url, client=http)  # checks the status and content type, retries with backoff
+    async with contextlib.aclosing(follower.batches(REPLY)) as batches:
+        seen = 0
+        async for batch in batches:
+            seen += len(batch)
+            if seen >= 20:
+                break  # this demo drops its first connection here, mid-reply
+    await follower.run(REPLY)  # resumes with Last-Event-ID until the reply ends
+    return follower.conversation.replies[REPLY]
 
 
 async def main() -> None:
