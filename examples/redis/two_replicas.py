@@ -18,11 +18,9 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 import wire
-from wire.framing import SSEDecoder
-from wire.resume import read_checkpoint
 from wire.stores.redis import RedisEventLog
+from wire.transports.client import Follower
 from wire.transports.http import sse_endpoint
-from wire.transports.streams import iter_events
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 REPLY = uuid.uuid4().hex
@@ -37,8 +35,7 @@ def replica(client: redis.Redis) -> Starlette:
 
 async def agent_reply(client: redis.Redis) -> wire.Msg:
     """Stands in for your agent: it appends to the shared log."""
-    msg = wire.AssistantMsg("Friday", [], id=REPLY)
-    log = RedisEventLog(client, f"reply:{REPLY}", msg=msg, max_len=1000, ttl=3600)
+    log = RedisEventLog(client, f"reply:{REPLY}", max_len=1000, ttl=3600)  # the Msg begins at REPLY_START
     await log.append(wire.ReplyStartEvent(session_id="s1", reply_id=REPLY, name="Friday"))
     await log.append(wire.TextBlockStartEvent(reply_id=REPLY, block_id="b1"))
     for i in range(0, 3000, 100):  # 3,000 deltas: the stream keeps only about 1,000
@@ -48,25 +45,8 @@ async def agent_reply(client: redis.Redis) -> wire.Msg:
     await log.append(wire.TextBlockEndEvent(reply_id=REPLY, block_id="b1"))
     await log.append(wire.ReplyEndEvent(session_id="s1", reply_id=REPLY))
     await log.close()
-    return msg
-
-
-async def read(http: httpx.AsyncClient, url: str, msg: wire.Msg, last_id: str, stop_after: int):
-    """Apply the events of one connection to ``msg``; the id to resume from."""
-    decoder = SSEDecoder(last_event_id=last_id)
-    headers = {"Last-Event-ID": last_id} if last_id else {}
-    async with (http.stream("GET", url, headers=headers) as response,
-                contextlib.aclosing(iter_events(response.aiter_bytes(), decoder)) as events):
-        async for event in events:
-            snapshot = read_checkpoint(event)
-            if snapshot is not None:
-                msg = snapshot  # a resume: the Msg so far, then the events after it
-            else:
-                msg.append_event(event)
-            stop_after -= 1
-            if stop_after == 0:
-                break  # the connection drops, mid-reply
-    return msg, decoder.last_event_id
+    assert log.msg is not None
+    return log.msg
 
 
 async def main() -> None:
@@ -81,10 +61,15 @@ async def main() -> None:
     async with httpx.AsyncClient() as http:
         while not await client.exists(f"reply:{REPLY}"):
             await asyncio.sleep(0.01)
-        msg = wire.AssistantMsg("Friday", [], id=REPLY)
-        msg, last_id = await read(http, f"{first}/replies/{REPLY}/events", msg, "", stop_after=500)
+        on_first = Follower(f"{first}/replies/{REPLY}/events", client=http)
+        async with contextlib.aclosing(on_first.batches(REPLY)) as batches:
+            async for _ in batches:
+                if on_first.conversation.replies[REPLY].get_text_content().count(" ") >= 500:
+                    break  # the connection drops, mid-reply
         print(producing.done())  # False
-        msg, _ = await read(http, f"{second}/replies/{REPLY}/events", msg, last_id, stop_after=0)
+        on_second = Follower(f"{second}/replies/{REPLY}/events", client=http,
+                             conversation=on_first.conversation, after=on_first.last_event_id)
+        msg = (await on_second.run(REPLY)).replies[REPLY]
     expected = await producing
     print(msg.get_text_content() == expected.get_text_content(), msg.finished_reason)  # True completed
     for server in servers:
