@@ -37,12 +37,19 @@ process's CPU seconds (``/proc/<pid>/stat``, from the producer's start to the
 last reader's end; the producer's own work included, the same in every wire
 variant), redis-server's CPU seconds likewise, and each reader's time from
 the producer's start to the end of its body (its final Msg). Every reader's
-final Msg is checked to be the producer's, byte for byte: a reader whose body
-stays under ``--keep`` bytes decodes it (identical bodies once), a few
-readers of each kind decode as they read, and any other reader's body must
-be identical (length and CRC-32) to one that was decoded and found exact;
-the count of readers so checked is printed, and any reader left unchecked
-fails the run.
+final Msg is checked to be the producer's, byte for byte: with coalescing
+every reader decodes its body as it reads it (a few hundred frames); without,
+``--decoders`` readers of each kind do, a reader whose body stays under
+``--keep`` bytes decodes it at the end (identical bodies once), and any other
+reader's body must be identical (length and CRC-32) to one that was decoded
+and found exact (decoding 24,800 frames for each of 1,000 readers would cost
+the client more than the server's serving). The count of readers checked
+each way is printed; a reader left unchecked fails the run.
+
+With 1,000 readers a run takes far longer than five minutes on two shared
+cores (the memory variant alone took 171 s there, agentscope's endpoint
+about 5 s of server CPU per reader): ``--readers 300 --agentscope-readers 5``
+is what ``benchmarks/results/fanout.md`` was run with.
 
 Run: ``.venv/bin/python -m benchmarks.fanout`` (``--quick`` for 100 readers,
 5 for agentscope; ``--help`` for the options). The table printed is what
