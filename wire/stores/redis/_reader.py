@@ -57,7 +57,7 @@ class Batch:
     """Entries as readers pass them on: their ids and payloads (bytes), and
     the payloads joined with LF when Redis joined them (the fast paths)."""
 
-    __slots__ = ("frames", "ids", "joined", "own", "payloads", "skipped")
+    __slots__ = ("coalesced", "frames", "ids", "joined", "own", "payloads", "skipped")
 
     def __init__(self, ids: list[bytes], payloads: list[bytes], joined: bytes | None = None, *,
                  own: bool = False) -> None:
@@ -70,6 +70,9 @@ class Batch:
         """Entries read without a payload field."""
         self.frames: bytes | None = None
         """The batch as SSE frames, once a reader wrote them."""
+        self.coalesced: dict[frozenset[Any], tuple[bytes, frozenset[Any]]] = {}
+        """The batch coalesced as SSE frames, and the blocks open after it,
+        by the blocks open before it: what readers sharing the batch share."""
 
     def then(self, other: Batch) -> Batch:
         """This batch of the store's own entries, then ``other``'s."""
@@ -167,10 +170,30 @@ class Reader(LogBase):
                 elif merger is None:
                     yield self._sse_frames(batch)
                 else:
-                    entries = merger.batch(self._decode(batch))
-                    if entries:
-                        ids, events = zip(*entries, strict=True)
-                        yield _ENCODER.encode_entries(ids, events)
+                    frames = self._coalesced_frames(batch, merger)
+                    if frames:
+                        yield frames
+
+    def _coalesced_frames(self, batch: Batch, merger: Coalescer) -> bytes:
+        """``batch`` coalesced for a reader, as SSE. What comes out depends
+        only on the entries and the blocks the reader knows to be open, so
+        the readers sharing a batch of plain events (most of a crowd) merge
+        and encode it once."""
+        before = frozenset(merger.open)
+        cached = batch.coalesced.get(before)
+        if cached is not None:
+            merger.open = set(cached[1])
+            return cached[0]
+        shareable = not batch.own and batch.plain() is not None
+        skipped = self.skipped
+        entries = merger.batch(self._decode(batch))
+        frames = b""
+        if entries:
+            ids, events = zip(*entries, strict=True)
+            frames = _ENCODER.encode_entries(ids, events)
+        if shareable and self.skipped == skipped:  # decoded on the fast path: no reader's policy in it
+            batch.coalesced[before] = (frames, frozenset(merger.open))
+        return frames
 
     # -- entries to items -----------------------------------------------------------
 
@@ -254,7 +277,7 @@ class Reader(LogBase):
         """Where a reader starts: its cursor, the entries to send before the
         ones after it (checkpoints, a restart, or none), and the log's end
         mark if a producer closed it already."""
-        found, info = await self._retrying("open", self._look)
+        found, info = await self._retrying("open", self._shared_look)
         if found.end is not None:
             self._closed = True
         if not after:
@@ -301,6 +324,15 @@ class Reader(LogBase):
             raise StoreError(f"entries after {cursor.decode()} were trimmed before this reader read them, and "
                              "the log keeps no checkpoint to stand for them", key=self.key)
         return self._from_checkpoint(found, cursor)
+
+    async def _shared_look(self) -> tuple[Checkpoint, dict[str, Any] | None]:
+        """:meth:`_look`, shared with the other readers of this key on this
+        client that open at the same moment (a crowd arriving together costs
+        one look, and one connection, not one each)."""
+        shared = _SHARED.get(self.client)
+        if shared is None:
+            shared = _SHARED[self.client] = _SharedReads()
+        return await shared.get(("look", self.key), self._look)
 
     async def _look(self) -> tuple[Checkpoint, dict[str, Any] | None]:
         """The checkpoint and the stream's XINFO (None if there is no stream), together."""
@@ -433,7 +465,8 @@ class Reader(LogBase):
             cursor = last
             if hold and len(batch.ids) < max_batch and end is None:
                 await anyio.sleep(hold)  # a live reader: what comes within the hold goes in this batch
-                more, end, later, _ = await self._retrying("follow", self._poll, cursor, max_batch - len(batch.ids))
+                more, end, later, _ = await self._retrying("follow", self._shared_poll, cursor,
+                                                           max_batch - len(batch.ids))
                 self.skipped += more.skipped
                 if later is not None:
                     cursor = later
