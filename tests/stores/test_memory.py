@@ -361,3 +361,25 @@ def test_a_log_of_decoded_events_is_always_served() -> None:
     assert got == events
     got, _ = sse_body(log, eid(log, 2))
     assert names(got) == [CHECKPOINT] and rebuilt(got) == log.msg
+
+
+@pytest.mark.anyio
+async def test_readers_share_encoded_batches_but_never_a_checkpoint_for_an_event_with_its_id() -> None:
+    log = EventLog(max_events=3)
+    events = text_reply(8)
+    ids = await log.extend(events)
+    await log.close()
+
+    async def body(last_event_id: str | None, resume: str = "replay") -> list[Any]:
+        decoder: SSEDecoder[Any] = SSEDecoder()
+        out: list[Any] = []
+        async for chunk in log.sse(last_event_id, resume=resume, heartbeat=None):  # type: ignore[arg-type]
+            out += decoder.feed(chunk)
+        return out + decoder.close()
+
+    # The last event alone, after the id before it; then a fresh reader whose position was
+    # dropped: a checkpoint with the same entry id, which must not be served the cached event.
+    assert await body(ids[-2]) == [events[-1]]
+    fresh = await body(None)
+    assert read_checkpoint(fresh[0]) is not None
+    assert await body(ids[-2]) == await body(ids[-2]) == [events[-1]]  # served from the cache, the same

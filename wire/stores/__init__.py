@@ -19,16 +19,15 @@ imports none.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable
 from typing import Literal, Protocol, TypeAlias, runtime_checkable
 
 from wire.errors import LocalProtocolError
 from wire.events import AgentEvent, CustomEvent, UnknownEvent
-from wire.framing import SSEEncoder
 from wire.messages import Msg
 from wire.resume import CHECKPOINT
 
-__all__ = ("Entry", "EventStore", "Resume", "StoredEvent", "refuse_checkpoints", "sse_body")
+__all__ = ("Entry", "EventStore", "Resume", "StoredEvent", "refuse_checkpoints")
 
 Resume: TypeAlias = Literal["checkpoint", "replay"]
 """How a reader that comes back with an entry id resumes: ``"replay"`` gets
@@ -105,23 +104,6 @@ class EventStore(Protocol):
         """:meth:`follow` as an SSE body: each frame's ``id`` is its entry's
         id, and a ``:`` comment goes out after ``heartbeat`` idle seconds."""
         ...
-
-
-async def sse_body(batches: AsyncIterable[list[Entry]]) -> AsyncGenerator[bytes, None]:
-    """Batches of entries as an SSE body: one chunk per batch, each frame's
-    ``id`` its entry id; an empty batch becomes a ``:`` comment."""
-    encoder = SSEEncoder(next_id=None)
-    keep_alive = SSEEncoder.comment()
-    try:
-        async for batch in batches:
-            if not batch:
-                yield keep_alive
-                continue
-            ids, events = zip(*batch, strict=True)
-            yield encoder.encode_entries(ids, events)
-    finally:
-        if isinstance(batches, AsyncGenerator):
-            await batches.aclose()
 
 
 def refuse_checkpoints(events: list[AgentEvent]) -> None:

@@ -10,15 +10,17 @@ import secrets
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterable, Iterable
 from contextlib import aclosing
+from typing import Any
 
 import anyio
 
 from wire import json as wire_json
 from wire.errors import LocalProtocolError
 from wire.events import AgentEvent
+from wire.framing import SSEEncoder
 from wire.messages import Msg
 from wire.resume import checkpoint, restart
-from wire.stores import Entry, Resume, StoredEvent, refuse_checkpoints, sse_body
+from wire.stores import Entry, Resume, StoredEvent, refuse_checkpoints
 from wire.stores._coalesce import Coalesce, Coalescer, hold_of
 from wire.stores._replies import Replies
 
@@ -72,6 +74,8 @@ class EventLog:
         self._head = 0
         self._sizes: deque[int] = deque()
         self._bytes = 0
+        self._encoder = SSEEncoder(next_id=None)
+        self._encoded: dict[tuple[Any, ...], tuple[bytes, frozenset[Any], object]] = {}
 
     def __repr__(self) -> str:
         return f"<EventLog {self.first}..{self.end}{' closed' if self._closed else ''}>"
@@ -254,7 +258,43 @@ class EventLog:
 
     async def sse(self, last_event_id: str | None = None, *, resume: Resume = "checkpoint",
                   heartbeat: float | None = 15.0, coalesce: Coalesce = False) -> AsyncGenerator[bytes, None]:
-        batches = self.follow(last_event_id or None, resume=resume, heartbeat=heartbeat, coalesce=coalesce)
-        async with aclosing(sse_body(batches)) as body:
-            async for chunk in body:
-                yield chunk
+        hold = hold_of(coalesce)
+        merger = Coalescer() if coalesce is not False else None
+        keep_alive = SSEEncoder.comment()
+        batches = self._follow(last_event_id or None, resume, heartbeat, 512, hold)
+        async with aclosing(batches):
+            async for batch in batches:
+                if not batch:
+                    yield keep_alive
+                    continue
+                frames = self._frames(batch, merger)
+                if frames:
+                    yield frames
+
+    def _frames(self, batch: list[Entry], merger: Coalescer | None) -> bytes:
+        """``batch`` as SSE frames (coalesced for ``merger``'s reader). The
+        readers of a log mostly read the same batches (the live ones all wait
+        at its end): the frames depend only on the entries and, coalesced, on
+        the blocks the reader knows to be open, so a few recent batches are
+        kept and encoded once for all."""
+        before = frozenset(merger.open) if merger is not None else None
+        key = (batch[0][0], batch[-1][0], len(batch), before)
+        cached = self._encoded.get(key)
+        if cached is not None and cached[2] is batch[0][1]:  # the same events, not a checkpoint with the same id
+            if merger is not None:
+                merger.open = set(cached[1])
+            return cached[0]
+        entries = merger.batch(batch) if merger is not None else batch
+        frames = b""
+        if entries:
+            ids, events = zip(*entries, strict=True)
+            frames = self._encoder.encode_entries(ids, events)
+        self._encoded[key] = (frames, frozenset(merger.open) if merger is not None else frozenset(), batch[0][1])
+        if len(self._encoded) > _ENCODED:
+            del self._encoded[next(iter(self._encoded))]  # the oldest
+        return frames
+
+
+# Recent batches kept encoded for the other readers: enough for the live
+# readers' batch and a few crowds replaying in step, little memory.
+_ENCODED = 16
