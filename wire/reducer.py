@@ -238,13 +238,16 @@ class Reducer:
     # -- anomalies --------------------------------------------------------------
 
     def anomaly(self, kind: AnomalyKind, event: Applied, id: str | None, detail: str) -> None:
+        self._record(kind, event.type, id, detail)
+
+    def _record(self, kind: AnomalyKind, event_type: str, id: str | None, detail: str) -> None:
         if self.strict:
-            raise StreamOrderError(f"{event.type}: {detail}" + (f" (id {id[:_ID_SHOWN]!r})" if id else ""),
+            raise StreamOrderError(f"{event_type}: {detail}" + (f" (id {id[:_ID_SHOWN]!r})" if id else ""),
                                    kind=kind, index=self.index)
         if len(self.anomalies) >= MAX_ANOMALIES:
             self.anomalies_dropped += 1
             return
-        self.anomalies.append(Anomaly(index=self.index, kind=kind, event_type=event.type, id=id, detail=detail))
+        self.anomalies.append(Anomaly(index=self.index, kind=kind, event_type=event_type, id=id, detail=detail))
 
     def find(self, table: dict[str, B], event: AgentEvent, id: str) -> B | None:
         block = table.get(id)
@@ -256,7 +259,22 @@ class Reducer:
 
     def apply(self, event: AgentEvent | UnknownEvent) -> None:
         """Apply one event; ``self.index`` counts it whether or not it applies."""
-        handler = _HANDLERS.get(type(event))
+        cls = type(event)
+        # Nearly every event is a text delta to an open block of this reply:
+        # done inline, without the handler, _grow and find calls (each a
+        # Python call per event, the bulk of append_event's cost). Anything
+        # else, or a delta that would be an anomaly, takes the general path.
+        if cls is TextBlockDeltaEvent:
+            block = self.text.get(event.block_id)  # type: ignore[union-attr]
+            if block is not None and block.finished_at is None and type(delta := event.delta) is str and (  # type: ignore[union-attr]
+                    event.reply_id == self.msg.id):  # type: ignore[union-attr]
+                text = block.text  # as _grow_text: the block lets go first, the text grows in place
+                block.text = ""
+                text += delta
+                block.text = text
+                self.index += 1
+                return
+        handler = _HANDLERS.get(cls)
         if handler is None:
             if type(event) is not UnknownEvent:
                 raise TypeError(f"not an AgentEvent: {type(event).__name__}")
@@ -291,20 +309,19 @@ class Reducer:
         run_id = ""
         run_block: Any = None
         run_grow: Callable[[Any, str], None] = _grow_text
-        parts: list[str] = []
+        # The deltas of the run, whose indexes follow self.index (counted when
+        # the run is joined). Their type is checked by the join, not per delta.
+        parts: list[Any] = []
         append = parts.append
         try:
             for event in events:
                 cls = type(event)
                 if cls is run_type and event.reply_id == msg_id and (  # type: ignore[union-attr]
-                        event.tool_call_id if cls is ToolCallDeltaEvent else event.block_id) == run_id and (  # type: ignore[union-attr]
-                        type(event.delta) is str):  # type: ignore[union-attr]
+                        event.tool_call_id if cls is ToolCallDeltaEvent else event.block_id) == run_id:  # type: ignore[union-attr]
                     append(event.delta)  # type: ignore[union-attr]
-                    self.index += 1
                     continue
                 if parts:
-                    run_grow(run_block, "".join(parts))
-                    parts.clear()
+                    self._join(run_block, run_grow, parts, run_type)  # type: ignore[arg-type]
                 anomalies = len(self.anomalies) + self.anomalies_dropped
                 self.apply(event)
                 run_type = None
@@ -317,7 +334,38 @@ class Reducer:
                         run_type = cls
         finally:
             if parts:
-                run_grow(run_block, "".join(parts))
+                self._join(run_block, run_grow, parts, run_type)  # type: ignore[arg-type]
+
+    def _join(self, block: Any, grow: Callable[[Any, str], None], parts: list[Any], cls: type) -> None:
+        """Grow ``block`` by a run of deltas (and count them), then empty
+        ``parts``. A delta that is not a string (an event built in Python:
+        constructors do not check types) is the anomaly ``apply`` would
+        record, at its own index, and the run's other deltas still apply; with
+        ``strict`` it raises after the deltas before it, as ``apply`` would."""
+        start = self.index
+        try:
+            joined = "".join(parts)
+        except TypeError:
+            good: list[str] = []
+            try:
+                for k, part in enumerate(parts):
+                    if type(part) is str:
+                        good.append(part)
+                        continue
+                    if good:
+                        grow(block, "".join(good))
+                        good.clear()
+                    self.index = start + k
+                    self._record(AnomalyKind.WRONG_TYPE, cls.event_type,  # type: ignore[attr-defined]
+                                 None, _wrong("delta", part, "a string"))
+                joined = "".join(good)
+            except BaseException:
+                self.index += 1  # the offending delta counts, as apply counts it
+                parts.clear()
+                raise
+        grow(block, joined)
+        self.index = start + len(parts)
+        parts.clear()
 
 
 # Text grows in place: each grower makes the block let go of its string
