@@ -7,6 +7,10 @@ decoder, reduces the events with ``append_event`` and shows the reply as a
 person likes to watch it: thinking and text appearing live, tool calls and
 their results marked, and a summary at the end.
 
+:class:`DemoAgent` is the agent of ``python -m wire demo --web`` (a
+session): the same recorded reply, made to ask before it runs its tool call
+(REQUIRE_USER_CONFIRM with the call) and to go on from the user's answer.
+
 An edge module like ``wire.cli``: it alone needs the ``demo`` extra
 (starlette, uvicorn, httpx), imported when the demo runs.
 """
@@ -16,16 +20,18 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Any, TextIO
 
 import anyio
+import msgspec
 
 import wire
+from wire.clock import new_id, now
 from wire.framing import FRAMINGS
 
-__all__ = ("Summary", "run")
+__all__ = ("DemoAgent", "Summary", "run")
 
 
 @dataclass
@@ -177,3 +183,80 @@ class _Screen:
         self.line(f"  events     {s.events:,} in {s.seconds:.2f} s ({rate:,.0f} events/s)")
         if s.anomalies:
             self.line(f"  anomalies  {len(s.anomalies)}: {', '.join(a.kind for a in s.anomalies)}", "31")
+
+
+class DemoAgent:
+    """The recorded reply as an agent that asks first: a new turn streams the
+    reply up to its tool call's end and parks at REQUIRE_USER_CONFIRM with
+    the call (state ``asking``); the answer takes it on with the same reply
+    id, as agentscope's agent goes on: a REPLY_START, then the recorded rest
+    (the tool's result, the text, the chart) when allowed, or a denied
+    result and a sentence saying so when denied. An interrupt ends it.
+
+    Each reply gets its own reply id; every event of the recording is sent
+    with that id and the session's, a new event id and the time it is sent."""
+
+    def __init__(self, reply: bytes, *, pace: float = 0.05) -> None:
+        events = wire.json.decode_events(reply)
+        start = next(e for e in events if isinstance(e, wire.ReplyStartEvent))
+        call_end = next(i for i, e in enumerate(events) if isinstance(e, wire.ToolCallEndEvent))
+        call_start = next(e for e in events if isinstance(e, wire.ToolCallStartEvent))
+        # The model call that made the tool call ends before the park, so the
+        # Msg's usage is whole while it waits.
+        split = call_end + 1
+        while split < len(events) and isinstance(events[split], wire.ModelCallEndEvent):
+            split += 1
+        self.name = start.name
+        self.asking = events[events.index(start) + 1:split]
+        self.allowed = events[split:]
+        self.call_id = call_start.tool_call_id
+        self.call_name = call_start.tool_call_name
+        self.call_input = "".join(e.delta for e in events[:split]
+                                  if isinstance(e, wire.ToolCallDeltaEvent) and e.tool_call_id == self.call_id)
+        self.pace = pace
+
+    async def _stream(self, log: Any, events: Iterable[wire.AgentEvent], session_id: str, reply_id: str) -> None:
+        """Append ``events`` one by one at the agent's pace, each as new: this
+        reply's and session's ids, a new event id, the time it is sent."""
+        for event in events:
+            await anyio.sleep(self.pace)
+            changes: dict[str, Any] = {"reply_id": reply_id, "id": new_id(), "created_at": now()}
+            if hasattr(event, "session_id"):
+                changes["session_id"] = session_id
+            await log.append(msgspec.structs.replace(event, **changes))
+
+    async def turn(self, log: Any, session_id: str, reply_id: str) -> None:
+        """A reply to a new message, up to its park."""
+        call = wire.ToolCallBlock(id=self.call_id, name=self.call_name, input=self.call_input,
+                                  state=wire.ToolCallState.ASKING)
+        await self._stream(log, [wire.ReplyStartEvent(session_id=session_id, reply_id=reply_id, name=self.name),
+                                 *self.asking, wire.RequireUserConfirmEvent(reply_id=reply_id, tool_calls=[call])],
+                           session_id, reply_id)
+
+    async def resume(self, log: Any, session_id: str, answer: wire.UserConfirmResultEvent
+                     | wire.ExternalExecutionResultEvent | wire.UserInterruptEvent) -> None:
+        """The same reply, taken on after ``answer`` (a confirmation, an
+        external result, which it takes as a denial, or an interrupt)."""
+        reply_id = answer.reply_id
+        if isinstance(answer, wire.UserInterruptEvent):
+            await log.append(wire.ReplyEndEvent(session_id=session_id, reply_id=reply_id,
+                                                finished_reason=wire.ReplyFinishedReason.INTERRUPTED))
+            return
+        allowed = isinstance(answer, wire.UserConfirmResultEvent) and all(
+            result.confirmed for result in answer.confirm_results)
+        start = wire.ReplyStartEvent(session_id=session_id, reply_id=reply_id, name=self.name)
+        if allowed:
+            await self._stream(log, [start, *self.allowed], session_id, reply_id)
+            return
+        call, text = self.call_id, f"{reply_id}-denied"
+        sentence = "Understood: I did not run the command, so I have no chart to show. Ask again to let me run it."
+        await self._stream(log, [
+            start,
+            wire.ToolResultStartEvent(reply_id=reply_id, tool_call_id=call, tool_call_name=self.call_name),
+            wire.ToolResultTextDeltaEvent(reply_id=reply_id, tool_call_id=call, delta="denied by the user"),
+            wire.ToolResultEndEvent(reply_id=reply_id, tool_call_id=call, state=wire.ToolResultState.DENIED),
+            wire.TextBlockStartEvent(reply_id=reply_id, block_id=text),
+            *(wire.TextBlockDeltaEvent(reply_id=reply_id, block_id=text, delta=word + " ")
+              for word in sentence.split(" ")),
+            wire.TextBlockEndEvent(reply_id=reply_id, block_id=text),
+            wire.ReplyEndEvent(session_id=session_id, reply_id=reply_id)], session_id, reply_id)

@@ -1,8 +1,9 @@
 // Drives Debian's chromium, headless, through `python -m wire demo --web`:
-// one page follows a reply to its end; a second page is reloaded mid-reply
-// and must resume from a checkpoint. Prints what both pages showed as JSON
-// for tests/test_browser.py. Never downloads a browser: playwright-core only
-// drives the executable it is given.
+// one page holds a session of two replies. The first is reloaded mid-stream,
+// then parks on its tool call: Allow. "Ask again" starts the second, which
+// parks too (the screenshot), is reloaded there, and is denied. Prints what
+// the page showed as JSON for tests/test_browser.py. Never downloads a
+// browser: playwright-core only drives the executable it is given.
 // Usage: node drive.mjs URL SCREENSHOT.png USER_DATA_DIR [CHROMIUM]
 import { chromium } from "playwright-core";
 
@@ -12,46 +13,51 @@ const FLAGS = [
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
   "--disable-dev-shm-usage", // containers often give /dev/shm 64 MB, too little for chromium
 ];
+const WAIT = { timeout: 60_000 };
 
-// What the page shows, read from the DOM (not from the runtime's Msg).
+// What the page shows, read from the DOM (not from the runtime's Msgs).
 function readDom() {
-  const blocks = [...document.querySelectorAll("#msg > section")].map((section) => {
-    const body = section.querySelector(".body");
-    const img = section.querySelector("img");
-    return {
-      type: section.className.replace(" streaming", ""),
-      id: section.dataset.block,
-      state: section.dataset.state ?? null,
-      text: body.textContent,
-      args: Object.fromEntries([...section.querySelectorAll("dt")].map((dt) => [dt.textContent,
-        dt.nextElementSibling.textContent])),
-      image: img ? { width: img.naturalWidth, height: img.naturalHeight, complete: img.complete } : null,
-    };
-  });
-  return { state: document.body.dataset.state, status: document.getElementById("status").textContent, blocks };
+  const list = (root) => Object.fromEntries([...root.querySelectorAll("dt")].map((dt) => [dt.textContent,
+    dt.nextElementSibling.textContent]));
+  const replies = [...document.querySelectorAll("#chat > article")].map((article) => ({
+    id: article.dataset.reply,
+    state: article.dataset.state,
+    blocks: [...article.querySelectorAll(":scope > section:not(.confirm)")].map((section) => {
+      const img = section.querySelector("img");
+      return {
+        type: section.className.replace(" streaming", ""),
+        id: section.dataset.block,
+        state: section.dataset.state ?? null,
+        text: section.querySelector(".body").textContent,
+        args: list(section),
+        image: img ? { width: img.naturalWidth, height: img.naturalHeight, complete: img.complete } : null,
+      };
+    }),
+    confirm: [...article.querySelectorAll(":scope > section.confirm")].map((panel) => ({
+      text: panel.querySelector("p").textContent, args: list(panel),
+      buttons: [...panel.querySelectorAll("button")].map((b) => b.textContent),
+    })),
+  }));
+  return { state: document.body.dataset.state, status: document.getElementById("status").textContent,
+    again: !document.getElementById("again").hidden, replies };
 }
 
-// Records every distinct rendering of the tool call's arguments while they stream.
+// Records every distinct rendering of each reply's tool call arguments while they stream.
 function watchToolCall() {
-  window.toolCallViews = [];
+  window.toolCallViews = {}; // reply id -> views
   new MutationObserver(() => {
-    const list = document.querySelector("section.tool_call dl");
-    if (!list) return;
-    const view = Object.fromEntries([...list.querySelectorAll("dt")].map((dt) => [dt.textContent,
-      dt.nextElementSibling.textContent]));
-    const last = window.toolCallViews[window.toolCallViews.length - 1];
-    if (JSON.stringify(view) !== JSON.stringify(last)) window.toolCallViews.push(view);
+    for (const list of document.querySelectorAll("article section.tool_call dl")) {
+      const views = window.toolCallViews[list.closest("article").dataset.reply] ??= [];
+      const view = Object.fromEntries([...list.querySelectorAll("dt")].map((dt) => [dt.textContent,
+        dt.nextElementSibling.textContent]));
+      if (JSON.stringify(view) !== JSON.stringify(views[views.length - 1])) views.push(view);
+    }
   }).observe(document, { subtree: true, childList: true, characterData: true });
 }
 
-async function finished(page) {
-  await page.waitForFunction(() => window.wireDemo?.done || window.wireDemo?.error, null, { timeout: 60_000 });
-  return page.evaluate(() => ({
-    msg: window.wireDemo.msg, events: window.wireDemo.events, checkpoints: window.wireDemo.checkpoints,
-    connections: window.wireDemo.connections, error: window.wireDemo.error ?? null,
-    replyStatus: document.getElementById("status").textContent, toolCallViews: window.toolCallViews,
-  }));
-}
+const seenByPage = () => ({ events: window.wireDemo.events, checkpoints: window.wireDemo.checkpoints,
+  restored: window.wireDemo.restored, connections: window.wireDemo.follower?.connections ?? 0,
+  texts: window.wireDemo.follower ? window.wireDemo.texts() : [], error: window.wireDemo.error ?? null });
 
 const context = await chromium.launchPersistentContext(userDataDir, {
   executablePath, headless: true, args: FLAGS, viewport: { width: 900, height: 1100 },
@@ -59,31 +65,38 @@ const context = await chromium.launchPersistentContext(userDataDir, {
 try {
   await context.addInitScript(watchToolCall);
   const errors = [];
+  const page = await context.newPage();
+  page.on("pageerror", (error) => errors.push(String(error)));
+  await page.goto(url);
 
-  // 1. A page that follows the reply to its end.
-  const whole = await context.newPage();
-  whole.on("pageerror", (error) => errors.push(String(error)));
-  await whole.goto(url);
-  const wholeRun = await finished(whole);
-  await whole.waitForFunction(() => [...document.images].every((img) => img.complete));
-  const wholeDom = await whole.evaluate(readDom);
-  await whole.screenshot({ path: screenshot, fullPage: true });
+  // 1. Reloaded mid-reply, while the first reply's thinking streams.
+  await page.waitForFunction(() => window.wireDemo?.events >= 15, null, WAIT);
+  const beforeReload = await page.evaluate(seenByPage);
+  await page.reload();
+  // 2. The first reply parks on its tool call: the panel shows the arguments; Allow.
+  await page.waitForSelector("article:nth-of-type(1) section.confirm button.allow", WAIT);
+  const parked1 = { dom: await page.evaluate(readDom), seen: await page.evaluate(seenByPage) };
+  await page.click("article:nth-of-type(1) section.confirm button.allow");
+  await page.waitForFunction(() => document.body.dataset.state === "ended", null, WAIT);
+  await page.waitForFunction(() => [...document.images].every((img) => img.complete));
+  const ended1 = { dom: await page.evaluate(readDom), seen: await page.evaluate(seenByPage) };
 
-  // 2. A page reloaded mid-reply, while the tool call's arguments stream.
-  const reloaded = await context.newPage();
-  reloaded.on("pageerror", (error) => errors.push(String(error)));
-  await reloaded.goto(url);
-  await reloaded.waitForFunction(() => document.querySelector("section.tool_call dd") !== null, null,
-    { timeout: 60_000 });
-  const before = await reloaded.evaluate(() => ({ events: window.wireDemo.events, done: window.wireDemo.done,
-    msg: window.wireDemo.msg, stored: sessionStorage.getItem("wire-demo-reply") }));
-  await reloaded.reload();
-  const reloadedRun = await finished(reloaded);
-  await reloaded.waitForFunction(() => [...document.images].every((img) => img.complete));
-  const reloadedDom = await reloaded.evaluate(readDom);
+  // 3. Ask again: the second reply parks (the screenshot), is reloaded there, and is denied.
+  await page.click("#again");
+  await page.waitForSelector("article:nth-of-type(2) section.confirm button.deny", WAIT);
+  await page.waitForFunction(() => [...document.images].every((img) => img.complete));
+  await page.screenshot({ path: screenshot, fullPage: true });
+  const toolCallViews = await page.evaluate(() => window.toolCallViews); // the second reply's streamed live
+  await page.reload();
+  await page.waitForSelector("article:nth-of-type(2) section.confirm button.deny", WAIT);
+  await page.waitForFunction(() => [...document.images].every((img) => img.complete));
+  const parked2 = { dom: await page.evaluate(readDom), seen: await page.evaluate(seenByPage) };
+  await page.click("article:nth-of-type(2) section.confirm button.deny");
+  await page.waitForFunction(() => document.body.dataset.state === "ended", null, WAIT);
+  const ended2 = { dom: await page.evaluate(readDom), seen: await page.evaluate(seenByPage) };
+  const session = await page.evaluate(() => window.wireDemo.session.id);
 
-  console.log(JSON.stringify({ whole: { ...wholeRun, dom: wholeDom }, beforeReload: before,
-    reloaded: { ...reloadedRun, dom: reloadedDom }, errors }));
+  console.log(JSON.stringify({ session, beforeReload, parked1, ended1, parked2, ended2, toolCallViews, errors }));
 } finally {
   await context.close();
 }

@@ -1,25 +1,28 @@
-// The page of `python -m wire demo --web`: follows one reply with the
-// runtime's followReply and renders its Msg as it grows. Blocks are kept by
-// id and only the ones an event changed are redrawn; a tool call's input is
-// shown through PartialJSON, fed only the characters added since the last
-// redraw, so its arguments fill in at a cost linear in their length.
-import { followReply, PartialJSON } from "/runtime.js";
+// The page of `python -m wire demo --web`: a chat session followed with the
+// runtime's followSession, every reply rendered as its Msg grows. When a
+// reply parks on a tool call to confirm, the call's arguments are shown with
+// Allow and Deny; the click posts the answer (answer(), agentscope's chat
+// body) and the reply goes on in the same stream. When the page goes away
+// (a reload), it keeps the conversation and the last entry id in
+// sessionStorage and resumes from them, so every earlier reply is still there.
+//
+// Blocks are kept by reply and id and only the ones an event changed are
+// redrawn; a tool call's input is shown through PartialJSON, fed only the
+// characters added since the last redraw, so its arguments fill in at a cost
+// linear in their length.
+import {
+  answer, confirmation, Conversation, followSession, PartialJSON, userMsg, waiting,
+} from "/runtime.js";
 
-const STORAGE = "wire-demo-reply"; // {id, events, lastEventId} of the reply in progress
-const main = document.getElementById("msg");
+const STORAGE = "wire-demo-session"; // {session, lastEventId, replies} when the page went away
+const PROMPT = "Why did last night's build get slower?";
+const chat = document.getElementById("chat");
 const status = document.getElementById("status");
-// "type:id" (a tool call and its result share an id) -> {element, body, shown, partial}
-const views = new Map();
-const demo = { msg: undefined, events: 0, checkpoints: 0, connections: 0, done: false, error: undefined };
+const again = document.getElementById("again");
+const replyViews = new Map(); // reply id -> {article, blocks: Map("type:id" -> view), confirm}
+const demo = { session: undefined, events: 0, checkpoints: 0, restored: 0, error: undefined, follower: undefined };
 window.wireDemo = demo; // read by the browser test
-
-async function startReply() {
-  const saved = JSON.parse(sessionStorage.getItem(STORAGE) ?? "null");
-  if (saved !== null) return saved; // a reload mid-reply: resume it
-  const response = await fetch("/replies", { method: "POST" });
-  const reply = await response.json();
-  return { ...reply, lastEventId: "" };
-}
+demo.texts = () => [...demo.follower.conversation.replies.values()].map((msg) => JSON.stringify(msg));
 
 function element(tag, className, text) {
   const node = document.createElement(tag);
@@ -28,9 +31,30 @@ function element(tag, className, text) {
   return node;
 }
 
-function viewOf(block) {
-  const key = `${block.type}:${block.id}`;
-  let view = views.get(key);
+function argumentList(values) {
+  const list = element("dl");
+  for (const [key, value] of Object.entries(values ?? {})) {
+    list.append(element("dt", "", key), element("dd", "", typeof value === "string" ? value : JSON.stringify(value)));
+  }
+  return list;
+}
+
+function replyView(msg) {
+  let view = replyViews.get(msg.id);
+  if (view === undefined) {
+    const article = element("article", "reply");
+    article.dataset.reply = msg.id;
+    article.append(element("div", "who", msg.name));
+    view = { article, blocks: new Map(), confirm: undefined };
+    replyViews.set(msg.id, view);
+    chat.append(article);
+  }
+  return view;
+}
+
+function blockView(reply, block) {
+  const key = `${block.type}:${block.id}`; // a tool call and its result share an id
+  let view = reply.blocks.get(key);
   if (view === undefined) {
     const section = element("section", block.type);
     section.dataset.block = block.id;
@@ -38,8 +62,8 @@ function viewOf(block) {
       tool_result: `result · ${block.name}`, data: `data · ${block.name ?? ""}` }[block.type] ?? block.type;
     if (label) section.append(element("div", "label", label));
     view = { element: section, shown: -1, partial: undefined, body: section.appendChild(element("div", "body")) };
-    views.set(key, view);
-    main.append(section);
+    reply.blocks.set(key, view);
+    reply.article.insertBefore(section, reply.confirm?.element ?? null);
   }
   return view;
 }
@@ -56,15 +80,7 @@ function drawToolCall(view, block) {
     }
     view.partial.fed = block.input.length;
   }
-  if (view.partial.failed) {
-    view.body.replaceChildren(element("pre", "", block.input));
-    return;
-  }
-  const list = element("dl");
-  for (const [key, value] of Object.entries(parser.value ?? {})) {
-    list.append(element("dt", "", key), element("dd", "", typeof value === "string" ? value : JSON.stringify(value)));
-  }
-  view.body.replaceChildren(list);
+  view.body.replaceChildren(view.partial.failed ? element("pre", "", block.input) : argumentList(parser.value));
   view.element.dataset.state = block.state ?? "pending";
 }
 
@@ -73,9 +89,50 @@ function resultText(block) {
   return block.output.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("");
 }
 
-function draw(msg) {
+// The Allow / Deny panel of a reply parked on calls to confirm; gone once answered.
+function drawConfirm(reply, msg) {
+  const calls = waiting(msg).confirm;
+  if (calls.length === 0) {
+    reply.confirm?.element.remove();
+    reply.confirm = undefined;
+    return;
+  }
+  if (reply.confirm !== undefined) return;
+  const panel = element("section", "confirm");
+  panel.append(element("div", "label", "confirm"));
+  for (const call of calls) {
+    panel.append(element("p", "", `${msg.name} wants to run ${call.name} with:`));
+    let values;
+    try {
+      values = JSON.parse(call.input);
+    } catch {
+      values = { input: call.input };
+    }
+    panel.append(argumentList(values));
+  }
+  const buttons = element("div", "buttons");
+  const allow = buttons.appendChild(element("button", "allow", "Allow"));
+  const deny = buttons.appendChild(element("button", "deny", "Deny"));
+  panel.append(buttons);
+  const decide = async (allowed) => {
+    allow.disabled = deny.disabled = true;
+    try {
+      await answer("/chat", { agentId: "demo", sessionId: demo.session.id, input: confirmation(msg, allowed) });
+    } catch (error) { // a 409 when another tab answered first: the stream shows what happened
+      status.textContent = `the answer was refused: ${error.message}`;
+      allow.disabled = deny.disabled = false;
+    }
+  };
+  allow.addEventListener("click", () => decide(true));
+  deny.addEventListener("click", () => decide(false));
+  reply.confirm = { element: panel };
+  reply.article.append(panel);
+}
+
+function drawReply(msg) {
+  const reply = replyView(msg);
   for (const block of msg.content) {
-    const view = viewOf(block);
+    const view = blockView(reply, block);
     const finished = block.finished_at != null;
     const size = JSON.stringify(block).length; // whether it changed, cheaply enough for a page this size
     if (size === view.shown) continue;
@@ -95,37 +152,81 @@ function draw(msg) {
       view.body.replaceChildren(img);
     }
   }
+  drawConfirm(reply, msg);
+  reply.article.dataset.state = waiting(msg).state;
 }
 
-async function main_() {
-  const reply = await startReply();
-  const follower = followReply(reply.events, {
-    lastEventId: reply.lastEventId,
-    onEvent(event, msg) {
+// Every reply, and none that the conversation no longer has (after a wire.restart).
+function drawAll(conversation) {
+  for (const [id, view] of replyViews) {
+    if (!conversation.replies.has(id)) {
+      view.article.remove();
+      replyViews.delete(id);
+    }
+  }
+  for (const msg of conversation.replies.values()) drawReply(msg);
+}
+
+function showState(follower) {
+  const last = follower.conversation.last;
+  const state = last === undefined ? "waiting" : waiting(last).state;
+  document.body.dataset.state = state;
+  again.hidden = state !== "ended";
+  const replies = follower.conversation.replies.size;
+  status.textContent = `${demo.session.id}: ${replies} ${replies === 1 ? "reply" : "replies"}, ${demo.events} events, ` +
+    `connection ${follower.connections}` + (demo.restored ? `, resumed with ${demo.restored} kept` : "") +
+    (demo.checkpoints ? `, ${demo.checkpoints} checkpoints` : "") +
+    (state === "parked" ? " · waiting for your answer" : "");
+}
+
+async function ask() {
+  again.hidden = true;
+  await answer("/chat", { agentId: "demo", sessionId: demo.session.id, input: userMsg("you", PROMPT) });
+}
+
+async function main() {
+  const saved = JSON.parse(sessionStorage.getItem(STORAGE) ?? "null");
+  sessionStorage.removeItem(STORAGE);
+  let conversation = new Conversation();
+  if (saved !== null) { // a reload: the replies as they were, and where to read on
+    demo.session = saved.session;
+    conversation = new Conversation(...saved.replies.map((text) => JSON.parse(text)));
+    demo.restored = saved.replies.length;
+  } else {
+    const created = await fetch("/sessions", { method: "POST" });
+    demo.session = await created.json();
+  }
+  const follower = followSession(demo.session.stream, {
+    conversation,
+    lastEventId: saved?.lastEventId ?? "",
+    onEvent(event, msg, conversation) {
       demo.events++;
       if (event.type === "CUSTOM" && event.name === "wire.checkpoint") demo.checkpoints++;
-      demo.msg = msg;
-      draw(msg);
-      sessionStorage.setItem(STORAGE, JSON.stringify({ ...reply, lastEventId: follower.lastEventId }));
-      status.textContent = `${reply.id}: ${demo.events} events, connection ${follower.connections}` +
-        (demo.checkpoints ? ", resumed from a checkpoint" : "");
+      if (msg !== undefined) drawReply(msg);
+      else drawAll(conversation);
+      showState(follower);
     },
     onReconnect(attempt, delayMs) {
       status.textContent = `connection lost; reconnecting in ${Math.round(delayMs)} ms (attempt ${attempt})`;
     },
   });
-  document.body.dataset.state = "streaming";
-  const msg = await follower.done;
-  sessionStorage.removeItem(STORAGE);
-  demo.connections = follower.connections;
-  demo.done = true;
-  document.body.dataset.state = "done";
-  status.textContent = `${reply.id}: ${demo.events} events, reply ${msg.finished_reason}` +
-    (demo.checkpoints ? " (resumed from a checkpoint)" : "");
+  demo.follower = follower;
+  addEventListener("pagehide", () => {
+    sessionStorage.setItem(STORAGE, JSON.stringify({ session: demo.session, lastEventId: follower.lastEventId,
+      replies: demo.texts() }));
+  });
+  again.addEventListener("click", () => ask().catch(fail));
+  drawAll(conversation);
+  showState(follower);
+  if (saved === null) await ask();
+  await follower.done; // the session was closed by the server
+  document.body.dataset.state = "closed";
 }
 
-main_().catch((error) => {
+function fail(error) {
   demo.error = String(error);
   document.body.dataset.state = "error";
-  status.textContent = `error: ${error}`;
-});
+  status.textContent = `error: ${error}` + (error.status === 404 ? " (the demo was restarted: reload for a new session)" : "");
+}
+
+main().catch(fail);

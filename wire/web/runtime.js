@@ -841,7 +841,7 @@ function lookUpCalls(s, type, ids) {
     return call;
   });
 }
-function dataDelta(s, type, id, mediaType, data, url) {
+function dataDelta(s, type, id, mediaType2, data, url) {
   if (url) {
     const block = find(s, s.data, type, id);
     if (block === void 0)
@@ -852,7 +852,7 @@ function dataDelta(s, type, id, mediaType, data, url) {
       return;
     }
     afterEnd(s, block, type, id, "a chunk after the block's END is still applied");
-    block.source = { type: "url", url: normalized, media_type: mediaType };
+    block.source = { type: "url", url: normalized, media_type: mediaType2 };
   } else if (data !== null && data.length > 0) {
     const block = find(s, s.data, type, id);
     if (block === void 0)
@@ -865,20 +865,20 @@ function dataDelta(s, type, id, mediaType, data, url) {
     appendBytes(block.source, data);
   }
 }
-function resultData(s, type, callId, blockId, mediaType, data, url, eventId, at) {
+function resultData(s, type, callId, blockId, mediaType2, data, url, eventId, at) {
   const block = find(s, s.results, type, callId);
   if (block === void 0)
     return;
   let source;
   if (data !== null) {
-    source = { type: "base64", data: "", media_type: mediaType };
+    source = { type: "base64", data: "", media_type: mediaType2 };
   } else {
     const normalized = normalizeUrl(url ?? "");
     if (normalized === void 0) {
       anomaly(s, AnomalyKind.INVALID_URL, type, blockId, `not an absolute URL: ${JSON.stringify(url)}`);
       return;
     }
-    source = { type: "url", url: normalized, media_type: mediaType };
+    source = { type: "url", url: normalized, media_type: mediaType2 };
   }
   afterEnd(s, block, type, callId, "a chunk after the result's END is still applied");
   const output = outputList(block, eventId, at);
@@ -896,8 +896,8 @@ function resultData(s, type, callId, blockId, mediaType, data, url, eventId, at)
     const target = chunks.get(blockId);
     if (target !== void 0) {
       appendBytes(target, data);
-      if (mediaType)
-        target.media_type = mediaType;
+      if (mediaType2)
+        target.media_type = mediaType2;
       return;
     }
     appendBytes(source, data);
@@ -1062,6 +1062,11 @@ var StreamDecoder = class {
         index: this.index
       });
     }
+    if (MAY_BE_OUT_OF_RANGE.test(text)) {
+      const reason = numberOutOfRange(text);
+      if (reason !== void 0)
+        throw new DecodeError(reason, { offset, index: this.index });
+    }
     this.event(value, out, offset, () => typeof payload === "string" ? UTF8.encode(payload) : payload.slice(), "json");
   }
   /** A parsed payload checked and put into `out` under the unknown-event policy. */
@@ -1079,7 +1084,7 @@ var StreamDecoder = class {
     }
     if (unknownType !== void 0) {
       if (this.unknown === "raise") {
-        throw new DecodeError(`Invalid value '${unknownType}'`, { path: "$.type", offset, index: this.index });
+        throw new DecodeError(unknownTypeReason(unknownType), { path: "$.type", offset, index: this.index });
       }
       this.index++;
       if (this.unknown === "keep")
@@ -1090,6 +1095,69 @@ var StreamDecoder = class {
     out.push(value);
   }
 };
+function unknownTypeReason(tag) {
+  const shown = tag.slice(0, 64);
+  let text = `unknown event type ${JSON.stringify(shown).replace(/^"|"$/g, "'")}`;
+  const upper = shown.toUpperCase();
+  let best;
+  let bestDistance = Math.max(2, Math.floor(upper.length / 5)) + 1;
+  for (const known of EVENT_TYPES) {
+    const distance = editDistance(upper, known);
+    if (distance < bestDistance)
+      [best, bestDistance] = [known, distance];
+  }
+  if (best !== void 0)
+    text += `: did you mean '${best}'?`;
+  return text;
+}
+function editDistance(a, b) {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row.push(Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    }
+    previous = row;
+  }
+  return previous[b.length];
+}
+var MAY_BE_OUT_OF_RANGE = /[0-9]{16}|[eE][+-]?[0-9]{3}/;
+var NUMBER = /-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+var INT_MIN = -(2n ** 63n);
+var INT_MAX = 2n ** 64n - 1n;
+function numberOutOfRange(text) {
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++;
+      else if (c === 34)
+        inString = false;
+      continue;
+    }
+    if (c === 34) {
+      inString = true;
+    } else if (c === 45 || c >= 48 && c <= 57) {
+      NUMBER.lastIndex = i;
+      const match = NUMBER.exec(text);
+      if (match === null)
+        continue;
+      const token = match[0];
+      if (match[1] !== void 0 || match[2] !== void 0) {
+        if (!Number.isFinite(Number(token)))
+          return "Number out of range";
+      } else if (token.length > 15) {
+        const value = BigInt(token);
+        if (value < INT_MIN || value > INT_MAX) {
+          return "an integer outside -2**63 .. 2**64-1, which MessagePack cannot carry";
+        }
+      }
+      i += token.length - 1;
+    }
+  }
+  return void 0;
+}
 
 // schemas/dist/sse.js
 var BOM = [239, 187, 191];
@@ -2406,7 +2474,7 @@ var Decoder = class _Decoder {
 
 // schemas/dist/msgpack.js
 var MSGPACK = new Decoder();
-function badString(payload) {
+function refused(payload) {
   const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
   let pos = 0;
   let items = 1;
@@ -2422,8 +2490,13 @@ function badString(payload) {
       items += head & 15;
     } else if (head <= 191) {
       [str, size] = [true, head & 31];
+    } else if (head >= 199 && head <= 201 || head >= 212 && head <= 216) {
+      return { at: pos, reason: "a value of type Ext, which JSON and MessagePack do not both carry" };
+    } else if ((head === 202 || head === 203) && pos + (head === 202 ? 5 : 9) <= payload.length && !Number.isFinite(head === 202 ? view.getFloat32(pos + 1) : view.getFloat64(pos + 1))) {
+      const value = head === 202 ? view.getFloat32(pos + 1) : view.getFloat64(pos + 1);
+      return { at: pos, reason: `the float ${Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf"}, which JSON cannot carry` };
     } else if (pos + 5 > payload.length && head >= 196) {
-      return -1;
+      return void 0;
     } else {
       switch (head) {
         case 217:
@@ -2503,7 +2576,7 @@ function badString(payload) {
           [items, header] = [items + 2 * view.getUint32(pos + 1), 5];
           break;
         default:
-          return -1;
+          return void 0;
       }
     }
     if (str && size) {
@@ -2512,13 +2585,13 @@ function badString(payload) {
         try {
           STRICT_UTF8.decode(body);
         } catch {
-          return pos;
+          return { at: pos, reason: "invalid UTF-8 in a str" };
         }
       }
     }
     pos += header + size;
   }
-  return -1;
+  return void 0;
 }
 var MsgpackFrameDecoder = class extends StreamDecoder {
   parts = [];
@@ -2555,9 +2628,9 @@ var MsgpackFrameDecoder = class extends StreamDecoder {
           break;
         const payload = buf.subarray(pos + 4, end);
         let value;
-        const bad = badString(payload);
-        if (bad >= 0) {
-          throw new DecodeError("invalid UTF-8 in a str", { offset: this.offset + pos + 4 + bad, index: this.index });
+        const bad = refused(payload);
+        if (bad !== void 0) {
+          throw new DecodeError(bad.reason, { offset: this.offset + pos + 4 + bad.at, index: this.index });
         }
         try {
           value = MSGPACK.decode(payload);
@@ -3177,18 +3250,397 @@ function asciiJSON(text) {
 function quote(text) {
   return `'${text.replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n")}'`;
 }
+
+// schemas/dist/session.js
+var RESTART = "wire.restart";
+function beginReply(event) {
+  const msg = {
+    name: event.name,
+    content: [],
+    role: event.role ?? "assistant",
+    id: event.reply_id,
+    created_at: event.created_at
+  };
+  return canonical(msg, "msg");
+}
+var Conversation = class {
+  /** Every reply's Msg by reply id, in the order the replies began. */
+  replies = /* @__PURE__ */ new Map();
+  /** The CUSTOM events that are neither checkpoints nor restarts, in order. */
+  custom = [];
+  constructor(...msgs) {
+    for (const msg of msgs)
+      this.replies.set(msg.id ?? "", msg);
+  }
+  /** The Msg of the reply that began last. */
+  get last() {
+    let last;
+    for (const msg of this.replies.values())
+      last = msg;
+    return last;
+  }
+  /** Apply one event; the Msg it went to (a checkpoint: the new Msg), if any. */
+  apply(event) {
+    if (event.type === "CUSTOM" && "name" in event) {
+      if (event.name === CHECKPOINT) {
+        const msg2 = readCheckpoint(event);
+        this.replies.set(msg2.id ?? "", msg2);
+        return msg2;
+      }
+      if (event.name === RESTART) {
+        this.replies.clear();
+        this.custom.length = 0;
+      } else {
+        this.custom.push(event);
+      }
+      return void 0;
+    }
+    const replyId = event.reply_id;
+    if (event instanceof UnknownEvent || typeof replyId !== "string")
+      return void 0;
+    let msg = this.replies.get(replyId);
+    if (msg === void 0) {
+      msg = event.type === "REPLY_START" ? beginReply(event) : { name: "", content: [], role: "assistant", id: replyId };
+      this.replies.set(replyId, msg);
+    }
+    appendEvent(msg, event);
+    return msg;
+  }
+  /** `apply` each event in order. */
+  extend(events) {
+    for (const event of events)
+      this.apply(event);
+  }
+};
+function waiting(msg) {
+  const replyId = msg.id ?? "";
+  if (msg.finished_at != null)
+    return { replyId, state: "ended", confirm: [], external: [] };
+  const results = new Set(msg.content.filter((block) => block.type === "tool_result").map((block) => block.id));
+  const confirm = [];
+  const external = [];
+  for (const block of msg.content) {
+    if (block.type !== "tool_call")
+      continue;
+    if (block.state === "asking")
+      confirm.push(block);
+    else if (block.state === "submitted" && !results.has(block.id))
+      external.push(block);
+  }
+  return { replyId, state: confirm.length || external.length ? "parked" : "running", confirm, external };
+}
+function confirmation(msg, confirmed) {
+  const results = waiting(msg).confirm.map((call) => {
+    const allowed = typeof confirmed === "boolean" ? confirmed : confirmed[call.id];
+    if (typeof allowed !== "boolean")
+      throw new TypeError(`no decision for tool call ${JSON.stringify(call.id)}`);
+    return { confirmed: allowed, tool_call: call };
+  });
+  return { type: "USER_CONFIRM_RESULT", reply_id: msg.id ?? "", confirm_results: results };
+}
+function userMsg(name, text) {
+  return {
+    name,
+    content: [{ type: "text", text, id: randomId() }],
+    role: "user",
+    id: randomId(),
+    created_at: (/* @__PURE__ */ new Date()).toISOString()
+  };
+}
+function randomId() {
+  const bytes = new Uint8Array(12);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+var RETRYABLE = /* @__PURE__ */ new Set([408, 425, 429, 502, 503, 504]);
+var SNIPPET = 300;
+var HTTPStatusError = class extends RemoteProtocolError {
+  method;
+  url;
+  status;
+  contentType;
+  text;
+  name = "HTTPStatusError";
+  constructor(method, url, status, contentType, text, expected) {
+    super(`${method} ${url} answered ${status} with ${contentType || "no content type"}, not ${expected}` + (text ? `: ${text}` : ""));
+    this.method = method;
+    this.url = url;
+    this.status = status;
+    this.contentType = contentType;
+    this.text = text;
+  }
+};
+var ConnectionFailed = class extends WireError {
+  url;
+  attempts;
+  name = "ConnectionFailed";
+  constructor(url, attempts, cause) {
+    super(`GET ${url}: ${attempts} attempts in a row failed; the last: ${String(cause)}`, { cause });
+    this.url = url;
+    this.attempts = attempts;
+  }
+};
+function mediaType(response) {
+  return (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+}
+async function refusal(response, method, url, expected) {
+  let head = new Uint8Array(0);
+  const reader = response.body?.getReader();
+  try {
+    while (reader !== void 0 && head.length < SNIPPET) {
+      const { done, value } = await reader.read();
+      if (done)
+        break;
+      const joined = new Uint8Array(head.length + value.length);
+      joined.set(head);
+      joined.set(value, head.length);
+      head = joined;
+    }
+  } catch {
+  } finally {
+    void reader?.cancel().catch(() => void 0);
+  }
+  const text = new TextDecoder().decode(head.subarray(0, SNIPPET)).trim();
+  return new HTTPStatusError(method, url, response.status, response.headers.get("content-type") ?? "", text, expected);
+}
+function followSession(url, options = {}) {
+  const stop = new AbortController();
+  const outer = options.signal;
+  const onAbort = () => stop.abort(outer?.reason);
+  if (outer?.aborted)
+    onAbort();
+  else
+    outer?.addEventListener("abort", onAbort, { once: true });
+  const state = {
+    conversation: options.conversation ?? new Conversation(),
+    lastEventId: options.lastEventId ?? "",
+    connections: 0,
+    closed: false,
+    waiters: /* @__PURE__ */ new Set()
+  };
+  let ended;
+  const done = follow(String(url), options, state, stop.signal).then((conversation) => {
+    ended = { error: new WireError(`${String(url)}: the session ended before what was waited for`) };
+    for (const waiter of state.waiters)
+      waiter.reject(ended.error);
+    return conversation;
+  }, (error) => {
+    ended = { error };
+    for (const waiter of state.waiters)
+      waiter.reject(error);
+    throw error;
+  }).finally(() => outer?.removeEventListener("abort", onAbort));
+  done.catch(() => void 0);
+  function waitFor(check) {
+    const now2 = check(state.conversation);
+    if (now2 !== void 0 && now2 !== false)
+      return Promise.resolve(now2);
+    if (ended !== void 0)
+      return Promise.reject(ended.error);
+    return new Promise((resolve, reject) => {
+      state.waiters.add({ check, resolve, reject });
+    });
+  }
+  return {
+    get conversation() {
+      return state.conversation;
+    },
+    get lastEventId() {
+      return state.lastEventId;
+    },
+    get connections() {
+      return state.connections;
+    },
+    get closed() {
+      return state.closed;
+    },
+    done,
+    waitFor,
+    settled: (replyId) => waitFor((c) => {
+      const msg = c.replies.get(replyId);
+      return msg !== void 0 && waiting(msg).state !== "running" ? msg : void 0;
+    }),
+    close: () => stop.abort(new DOMException("followSession closed", "AbortError"))
+  };
+}
+async function follow(url, options, state, signal) {
+  const initial = options.backoff?.initialMs ?? 250;
+  const max = options.backoff?.maxMs ?? 8e3;
+  const retries = options.backoff?.retries ?? 5;
+  let retryMs;
+  let failures = 0;
+  for (; ; ) {
+    signal.throwIfAborted();
+    const startId = state.lastEventId;
+    const decoder = new SSEDecoder({
+      lastEventId: state.lastEventId,
+      unknown: options.unknown ?? "keep"
+    });
+    const outcome = await connect2(url, options, state, signal, decoder);
+    if (outcome === "closed") {
+      state.closed = true;
+      return state.conversation;
+    }
+    retryMs = decoder.retry ?? retryMs;
+    failures = outcome.applied > 0 && state.lastEventId !== startId ? 1 : failures + 1;
+    if (failures > retries)
+      throw new ConnectionFailed(url, failures, outcome.reason);
+    const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
+    const delay = base / 2 + Math.random() * (base / 2);
+    options.onReconnect?.(failures, delay, outcome.reason);
+    await sleep2(delay, signal);
+  }
+}
+function request(url, options, state) {
+  const headers = new Headers(options.headers);
+  headers.set("Accept", "text/event-stream");
+  if (!state.lastEventId)
+    return [url, headers];
+  if (options.cursor === "query") {
+    const parsed = new URL(url, globalThis.location?.href);
+    parsed.searchParams.set("after", state.lastEventId);
+    return [parsed.href, headers];
+  }
+  headers.set("Last-Event-ID", state.lastEventId);
+  return [url, headers];
+}
+async function connect2(url, options, state, signal, decoder) {
+  let applied = 0;
+  const apply2 = (events) => {
+    for (const event of events) {
+      signal.throwIfAborted();
+      applied++;
+      const msg = state.conversation.apply(event);
+      options.onEvent?.(event, msg, state.conversation);
+    }
+    state.lastEventId = decoder.lastEventId;
+    for (const waiter of state.waiters) {
+      const value = waiter.check(state.conversation);
+      if (value !== void 0 && value !== false) {
+        state.waiters.delete(waiter);
+        waiter.resolve(value);
+      }
+    }
+  };
+  const retry = (reason) => ({ applied, reason });
+  const network = (error) => {
+    if (signal.aborted)
+      throw signal.reason;
+    if (!(error instanceof TypeError))
+      throw error;
+    return retry(error);
+  };
+  const [target, headers] = request(url, options, state);
+  state.connections++;
+  let response;
+  try {
+    response = await (options.fetch ?? globalThis.fetch)(target, { headers, signal, cache: "no-store" });
+  } catch (error) {
+    return network(error);
+  }
+  if (response.status !== 200 || mediaType(response) !== "text/event-stream" || response.body === null) {
+    const error = await refusal(response, "GET", target, "200 with text/event-stream");
+    if (RETRYABLE.has(response.status))
+      return retry(error);
+    throw error;
+  }
+  const reader = response.body.getReader();
+  try {
+    for (; ; ) {
+      let chunk;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        return network(error);
+      }
+      if (chunk.done)
+        break;
+      apply2(decoder.feed(chunk.value));
+    }
+    try {
+      apply2(decoder.close());
+    } catch (error) {
+      if (!(error instanceof FrameError) || signal.aborted)
+        throw error;
+      apply2(error.events);
+      return retry(error);
+    }
+    return "closed";
+  } catch (error) {
+    if (error instanceof RemoteProtocolError && !signal.aborted) {
+      apply2(error.events);
+    }
+    throw error;
+  } finally {
+    void reader.cancel().catch(() => void 0);
+  }
+}
+async function answer(url, options) {
+  const target = String(url);
+  const body = JSON.stringify({ agent_id: options.agentId, session_id: options.sessionId, input: options.input });
+  const headers = new Headers(options.headers);
+  headers.set("Content-Type", "application/json");
+  const init = { method: "POST", headers, body };
+  if (options.signal !== void 0)
+    init.signal = options.signal;
+  let response;
+  try {
+    response = await (options.fetch ?? globalThis.fetch)(target, init);
+  } catch (error) {
+    if (!(error instanceof TypeError))
+      throw error;
+    throw new ConnectionFailed(target, 1, error);
+  }
+  if (response.status < 200 || response.status >= 300 || mediaType(response) !== "application/json") {
+    throw await refusal(response, "POST", target, "2xx with application/json");
+  }
+  const text = await response.text();
+  let fields;
+  try {
+    fields = JSON.parse(text);
+  } catch {
+    fields = void 0;
+  }
+  if (typeof fields !== "object" || fields === null || Array.isArray(fields)) {
+    throw new HTTPStatusError("POST", target, response.status, response.headers.get("content-type") ?? "", text.slice(0, SNIPPET), "a JSON object");
+  }
+  const { session_id: sessionId, entry_id: entryId } = fields;
+  return {
+    status: response.status,
+    sessionId: typeof sessionId === "string" ? sessionId : options.sessionId,
+    entryId: typeof entryId === "string" ? entryId : null
+  };
+}
+function sleep2(ms, signal) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
 export {
   AnomalyKind,
   CHECKPOINT,
+  ConnectionFailed,
+  Conversation,
   DEFAULT_MAX_FRAME_BYTES,
   DecodeError,
   EVENT_TYPES,
   FrameError,
+  HTTPStatusError,
   LocalProtocolError,
   MsgpackFrameDecoder,
   NDJSONDecoder,
   PartialJSON,
   PartialJSONError,
+  RESTART,
+  RETRYABLE,
   RemoteProtocolError,
   ReplyRequestError,
   SSEDecoder,
@@ -3196,11 +3648,17 @@ export {
   UnknownEvent,
   WireError,
   anomaliesOf,
+  answer,
   appendEvent,
+  beginReply,
+  confirmation,
   decodeBase64,
   encodeBase64,
   extendEvents,
   followReply,
+  followSession,
   isBase64,
-  readCheckpoint
+  readCheckpoint,
+  userMsg,
+  waiting
 };
