@@ -32,18 +32,9 @@ from typing import Any, TypeAlias
 import msgspec
 
 import wire.json
+from wire import blocks as bk
 from wire import events as ev
 from wire._codec import DECODE_ERRORS, ENCODE_ERRORS, decode_error
-from wire.blocks import (
-    Base64Source,
-    DataBlock,
-    HintBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolCallBlock,
-    ToolCallState,
-    ToolResultBlock,
-)
 from wire.errors import EncodeError, LocalProtocolError
 from wire.messages import AssistantMsg, Msg
 from wire.resume import CHECKPOINT, read_checkpoint
@@ -258,9 +249,9 @@ class AGUIBridge:
         # Tool results and data blocks are folded by wire's own reducer (the
         # exact merge rules of append_event); only their events go into it.
         self._fold: Msg | None = None
-        self._results: dict[str, ToolResultBlock] = {}
+        self._results: dict[str, bk.ToolResultBlock] = {}
         self._sent_results: set[str] = set()
-        self._data: dict[str, DataBlock] = {}
+        self._data: dict[str, bk.DataBlock] = {}
         self._data_done: set[str] = set()
         # The park the next run continues from.
         self._interrupts: list[str] = []
@@ -571,7 +562,7 @@ class AGUIBridge:
             return
         content = self._folded(e).content
         block = content[-1] if content else None
-        if not isinstance(block, DataBlock) or block.id != e.block_id:
+        if not isinstance(block, bk.DataBlock) or block.id != e.block_id:
             return
         self._data[e.block_id] = block
         body: AGUIEvent = {"status": "streaming", "mediaType": e.media_type}
@@ -596,15 +587,15 @@ class AGUIBridge:
         self._emit(out, self._data_snapshot(block))
 
     @staticmethod
-    def _source(block: DataBlock) -> AGUIEvent:
+    def _source(block: bk.DataBlock) -> AGUIEvent:
         """A DataBlock's source as AG-UI's PartSource (DataSource or UrlSource)."""
         source = block.source
-        if isinstance(source, Base64Source):
+        if isinstance(source, bk.Base64Source):
             return {"type": "data", "value": base64.b64encode(source.data).decode("ascii"),
                     "mimeType": source.media_type}
         return {"type": "url", "value": source.url, "mimeType": source.media_type}
 
-    def _data_snapshot(self, block: DataBlock) -> AGUIEvent:
+    def _data_snapshot(self, block: bk.DataBlock) -> AGUIEvent:
         body: AGUIEvent = {"status": "done", "mediaType": block.source.media_type}
         if block.name is not None:
             body["name"] = block.name
@@ -657,7 +648,7 @@ class AGUIBridge:
             return
         content = self._folded(e).content
         block = content[-1] if content else None
-        if isinstance(block, ToolResultBlock) and block.id == e.tool_call_id:
+        if isinstance(block, bk.ToolResultBlock) and block.id == e.tool_call_id:
             self._results[e.tool_call_id] = block
 
     def _result_fold(self, e: ev.ToolResultTextDeltaEvent | ev.ToolResultDataDeltaEvent, out: list[AGUIEvent]) -> None:
@@ -675,19 +666,19 @@ class AGUIBridge:
             self._emit(out, {"type": "TOOL_CALL_END", "toolCallId": id})
         self._emit(out, self._tool_result(block))
 
-    def _tool_result(self, block: ToolResultBlock) -> AGUIEvent:
+    def _tool_result(self, block: bk.ToolResultBlock) -> AGUIEvent:
         """TOOL_CALL_RESULT for a finished result; its state has no field in the event."""
         self._sent_results.add(block.id)
         output = block.output
         content: str | list[AGUIEvent]
         if isinstance(output, str):
             content = output
-        elif len(output) == 1 and isinstance(output[0], TextBlock):
+        elif len(output) == 1 and isinstance(output[0], bk.TextBlock):
             content = output[0].text
         else:
             content = []
             for part in output:
-                if isinstance(part, TextBlock):
+                if isinstance(part, bk.TextBlock):
                     content.append({"type": "text", "text": part.text})
                 else:
                     kind = part.source.media_type.partition("/")[0]
@@ -700,7 +691,7 @@ class AGUIBridge:
 
     # -- human in the loop ---------------------------------------------------------------------
 
-    def _park_calls(self, calls: list[ToolCallBlock]) -> list[ToolCallBlock]:
+    def _park_calls(self, calls: list[bk.ToolCallBlock]) -> list[bk.ToolCallBlock]:
         """The calls of a park the client knows; all of them if it knows none."""
         known = [call for call in calls if call.id in self._calls]
         return known or calls
@@ -835,23 +826,23 @@ class AGUIBridge:
         self._fold = msg
         if not self._run_open and self.runs == 0:
             self._open_run(out)
-        results = {block.id for block in msg.content if isinstance(block, ToolResultBlock)}
-        calls: list[ToolCallBlock] = []
+        results = {block.id for block in msg.content if isinstance(block, bk.ToolResultBlock)}
+        calls: list[bk.ToolCallBlock] = []
         parent = self._parent
         held = len(self.pending)
         seen: set[tuple[str, str]] = set()
         for block in msg.content:
             key = (block.type, block.id)
-            if key in seen and not isinstance(block, HintBlock):
+            if key in seen and not isinstance(block, bk.HintBlock):
                 continue  # the orphan of a duplicate START: the live stream drops it too
             seen.add(key)
-            if isinstance(block, TextBlock):
+            if isinstance(block, bk.TextBlock):
                 self._catch_up_text(block, out)
                 if self._role == "assistant":
                     parent = block.id
-            elif isinstance(block, ThinkingBlock):
+            elif isinstance(block, bk.ThinkingBlock):
                 self._catch_up_thinking(block, out)
-            elif isinstance(block, ToolCallBlock):
+            elif isinstance(block, bk.ToolCallBlock):
                 calls.append(block)
                 if block.id in self._calls:
                     parent = self._calls[block.id][1]
@@ -864,7 +855,7 @@ class AGUIBridge:
                     self._open_calls[block.id] = None
                     self._emit(out, self._call_start_event(block.id))
                 self._catch_up_call(block, out)
-            elif isinstance(block, ToolResultBlock):
+            elif isinstance(block, bk.ToolResultBlock):
                 parent = None  # results end a model call: its next calls get a new message
                 self._results[block.id] = block
                 if block.finished_at is not None and block.id not in self._sent_results:
@@ -872,9 +863,9 @@ class AGUIBridge:
                         del self._open_calls[block.id]
                         self._emit(out, {"type": "TOOL_CALL_END", "toolCallId": block.id})
                     self._emit(out, self._tool_result(block))
-            elif isinstance(block, DataBlock):
+            elif isinstance(block, bk.DataBlock):
                 self._catch_up_data(block, out)
-            elif isinstance(block, HintBlock):
+            elif isinstance(block, bk.HintBlock):
                 body: AGUIEvent = {"hint": block.hint if isinstance(block.hint, str) else _builtins(block.hint)}
                 if block.source is not None:
                     body["source"] = block.source
@@ -888,8 +879,8 @@ class AGUIBridge:
             self._reply_end(ev.ReplyEndEvent(session_id=self.thread_id, reply_id=msg.id,
                                           finished_reason=msg.finished_reason, error=msg.error), out)
             return
-        asking = [c for c in calls if c.state == ToolCallState.ASKING]
-        handed = [c for c in calls if c.state == ToolCallState.SUBMITTED and c.id not in results]
+        asking = [c for c in calls if c.state == bk.ToolCallState.ASKING]
+        handed = [c for c in calls if c.state == bk.ToolCallState.SUBMITTED and c.id not in results]
         if new := [c for c in asking if c.id not in self._parked]:
             self._require_confirm(ev.RequireUserConfirmEvent(reply_id=msg.id, tool_calls=new), out)
         elif new := [c for c in handed if c.id not in self._parked]:
@@ -902,12 +893,12 @@ class AGUIBridge:
             states = {c.id: c.state for c in calls}
             for interrupt in self._interrupts:
                 state = states.get(interrupt.removesuffix(".confirm"))
-                if interrupt not in self._resume and state in (ToolCallState.ALLOWED, ToolCallState.FINISHED):
+                if interrupt not in self._resume and state in (bk.ToolCallState.ALLOWED, bk.ToolCallState.FINISHED):
                     self._resume[interrupt] = {"interruptId": interrupt, "status": "resolved",
-                                               "payload": {"approved": state == ToolCallState.ALLOWED}}
+                                               "payload": {"approved": state == bk.ToolCallState.ALLOWED}}
             self._open_run(out)
 
-    def _catch_up_text(self, block: TextBlock, out: list[AGUIEvent]) -> None:
+    def _catch_up_text(self, block: bk.TextBlock, out: list[AGUIEvent]) -> None:
         id = block.id
         parts = self._texts.get(id)
         if parts is None:
@@ -934,7 +925,7 @@ class AGUIBridge:
             del self._open_texts[id]
             self._emit(out, end)
 
-    def _catch_up_thinking(self, block: ThinkingBlock, out: list[AGUIEvent]) -> None:
+    def _catch_up_thinking(self, block: bk.ThinkingBlock, out: list[AGUIEvent]) -> None:
         id = block.id
         parts = self._thinking.get(id)
         if parts is None:
@@ -950,7 +941,7 @@ class AGUIBridge:
         if block.finished_at is not None and id in self._open_thinking:
             self._thinking_end(ev.ThinkingBlockEndEvent(reply_id=self.reply_id or "", block_id=id), out)
 
-    def _catch_up_call(self, block: ToolCallBlock, out: list[AGUIEvent]) -> None:
+    def _catch_up_call(self, block: bk.ToolCallBlock, out: list[AGUIEvent]) -> None:
         id = block.id
         sent = "".join(self._args[id])
         if block.input != sent and block.input.startswith(sent):
@@ -963,7 +954,7 @@ class AGUIBridge:
             del self._open_calls[id]
             self._emit(out, {"type": "TOOL_CALL_END", "toolCallId": id})
 
-    def _catch_up_data(self, block: DataBlock, out: list[AGUIEvent]) -> None:
+    def _catch_up_data(self, block: bk.DataBlock, out: list[AGUIEvent]) -> None:
         id = block.id
         known = id in self._data
         self._data[id] = block

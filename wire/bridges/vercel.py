@@ -35,19 +35,9 @@ from typing import Any, Final, TypeVar, get_args
 
 import msgspec
 
+from wire import blocks as bk
 from wire import events as ev
 from wire._codec import DECODE_ERRORS, ENCODE_ERRORS
-from wire.blocks import (
-    Base64Source,
-    DataBlock,
-    HintBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolCallBlock,
-    ToolCallState,
-    ToolResultBlock,
-    ToolResultState,
-)
 from wire.errors import DecodeError, EncodeError
 from wire.messages import Msg
 from wire.resume import CHECKPOINT, read_checkpoint
@@ -82,7 +72,7 @@ _FINISH_REASONS: Final = {
 _DELTAS: Final = frozenset({ev.TextBlockDeltaEvent, ev.ThinkingBlockDeltaEvent, ev.ToolCallDeltaEvent,
                             ev.DataBlockDeltaEvent, ev.ToolResultTextDeltaEvent, ev.ToolResultDataDeltaEvent})
 
-_B = TypeVar("_B", TextBlock, ThinkingBlock, DataBlock, ToolCallBlock, ToolResultBlock)
+_B = TypeVar("_B", bk.TextBlock, bk.ThinkingBlock, bk.DataBlock, bk.ToolCallBlock, bk.ToolResultBlock)
 
 
 class _Phase(enum.Enum):
@@ -96,7 +86,7 @@ class _Call:
 
     __slots__ = ("approval", "block", "name", "phase", "step")
 
-    def __init__(self, block: ToolCallBlock | None, name: str, phase: _Phase, step: int) -> None:
+    def __init__(self, block: bk.ToolCallBlock | None, name: str, phase: _Phase, step: int) -> None:
         self.block = block
         self.name = name
         self.phase = phase
@@ -110,7 +100,7 @@ class _Call:
 def _data_url(source: Any) -> tuple[str, str]:
     """The (url, media type) of a DataBlock's source, as a file part holds them:
     inline bytes become a base64 data URL, as ai's own producer writes them."""
-    if isinstance(source, Base64Source):
+    if isinstance(source, bk.Base64Source):
         data = base64.b64encode(source.data).decode("ascii")
         return f"data:{source.media_type};base64,{data}", source.media_type
     return source.url, source.media_type
@@ -155,11 +145,11 @@ class VercelBridge:
         self._deltas: list[ev.AgentEvent] = []
         self._dynamic = dynamic_tools
         self._external = frozenset(external_tools)
-        self._text: dict[str, TextBlock] = {}
-        self._thinking: dict[str, ThinkingBlock] = {}
-        self._data: dict[str, DataBlock | None] = {}  # None once its file part is sent
+        self._text: dict[str, bk.TextBlock] = {}
+        self._thinking: dict[str, bk.ThinkingBlock] = {}
+        self._data: dict[str, bk.DataBlock | None] = {}  # None once its file part is sent
         self._calls: dict[str, _Call] = {}
-        self._results: dict[str, ToolResultBlock | None] = {}  # None once delivered
+        self._results: dict[str, bk.ToolResultBlock | None] = {}  # None once delivered
         # ids of the text and reasoning parts the client has open, in the order
         # they were opened (dicts, not sets: the chunks that close them must
         # come out in the same order on every run)
@@ -273,11 +263,11 @@ class VercelBridge:
         out: list[Chunk] = []
         old_hints: dict[str, Any] = {}
         if old is not None:
-            old_hints = {b.id: msgspec.to_builtins(b) for b in old.content if isinstance(b, HintBlock)}
+            old_hints = {b.id: msgspec.to_builtins(b) for b in old.content if isinstance(b, bk.HintBlock)}
         self._msg = msg
-        results = {b.id for b in msg.content if isinstance(b, ToolResultBlock)}
-        parks = [b for b in msg.content if isinstance(b, ToolCallBlock) and (
-            b.state == ToolCallState.ASKING or (b.state == ToolCallState.SUBMITTED and b.id not in results))]
+        results = {b.id for b in msg.content if isinstance(b, bk.ToolResultBlock)}
+        parks = [b for b in msg.content if isinstance(b, bk.ToolCallBlock) and (
+            b.state == bk.ToolCallState.ASKING or (b.state == bk.ToolCallState.SUBMITTED and b.id not in results))]
         went_on = msg.finished_reason is None and not parks and self._ended  # after the park the client has
         if not self._started:
             out.append(self._start_chunk(msg))
@@ -285,14 +275,14 @@ class VercelBridge:
         seen: set[tuple[str, str]] = set()
         for block in msg.content:
             key = (block.type, block.id)
-            if key in seen and not isinstance(block, HintBlock):
+            if key in seen and not isinstance(block, bk.HintBlock):
                 continue  # the orphan of a duplicate START: the live stream drops it too
             seen.add(key)
-            if isinstance(block, TextBlock):
+            if isinstance(block, bk.TextBlock):
                 out += self._catch_up_text(block)
-            elif isinstance(block, ThinkingBlock):
+            elif isinstance(block, bk.ThinkingBlock):
                 out += self._catch_up_reasoning(block)
-            elif isinstance(block, DataBlock):
+            elif isinstance(block, bk.DataBlock):
                 if self._data.get(block.id, block) is None:
                     continue  # its file part is sent
                 if block.finished_at is None:
@@ -300,19 +290,19 @@ class VercelBridge:
                 else:
                     self._data[block.id] = None
                     out.append(self._file(block))
-            elif isinstance(block, HintBlock):
+            elif isinstance(block, bk.HintBlock):
                 if old_hints.get(block.id) != msgspec.to_builtins(block):
                     out += self._HintBlockEvent(ev.HintBlockEvent(reply_id=msg.id, block_id=block.id, hint=block.hint,
                                                                source=block.source))
-            elif isinstance(block, ToolCallBlock):
+            elif isinstance(block, bk.ToolCallBlock):
                 out += self._catch_up_call(block)
-            elif isinstance(block, ToolResultBlock):
+            elif isinstance(block, bk.ToolResultBlock):
                 if block.id in self._results and self._results[block.id] is None:
                     continue  # delivered
                 if block.finished_at is None:
                     self._results[block.id] = block
                     continue
-                if block.state != ToolResultState.RUNNING:
+                if block.state != bk.ToolResultState.RUNNING:
                     self._results[block.id] = None
                 out += self._deliver(block)
         if went_on and out:  # the continuation's start, as its REPLY_START would send it
@@ -333,7 +323,7 @@ class VercelBridge:
         meta = {"name": msg.name, "role": msg.role, "reply_id": msg.id}
         return {"type": "start", "messageId": msg.id, "messageMetadata": {"agentscope": meta}}
 
-    def _catch_up_text(self, block: TextBlock) -> list[Chunk]:
+    def _catch_up_text(self, block: bk.TextBlock) -> list[Chunk]:
         id = block.id
         old = self._text.get(id)
         self._text[id] = block
@@ -354,7 +344,7 @@ class VercelBridge:
             out.append({"type": "text-end", "id": id})
         return out
 
-    def _catch_up_reasoning(self, block: ThinkingBlock) -> list[Chunk]:
+    def _catch_up_reasoning(self, block: bk.ThinkingBlock) -> list[Chunk]:
         id = block.id
         old = self._thinking.get(id)
         self._thinking[id] = block
@@ -375,7 +365,7 @@ class VercelBridge:
             out.append({"type": "reasoning-end", "id": id})
         return out
 
-    def _catch_up_call(self, block: ToolCallBlock) -> list[Chunk]:
+    def _catch_up_call(self, block: bk.ToolCallBlock) -> list[Chunk]:
         id = block.id
         call = self._calls.get(id)
         out: list[Chunk] = []
@@ -392,7 +382,7 @@ class VercelBridge:
                 out.append({"type": "tool-input-delta", "toolCallId": id, "inputTextDelta": block.input[len(sent):]})
             if block.finished_at is not None:
                 out.append(self._input_available(id, call))
-        if call.phase is not _Phase.DONE and block.state == ToolCallState.ALLOWED and call.approval != "approved":
+        if call.phase is not _Phase.DONE and block.state == bk.ToolCallState.ALLOWED and call.approval != "approved":
             # confirmed by the user: asked, and answered
             if call.phase is _Phase.STREAMING:
                 out.append(self._input_available(id, call))
@@ -402,10 +392,10 @@ class VercelBridge:
             out.append({"type": "tool-approval-response", "approvalId": f"{id}.confirm", "approved": True})
         return out
 
-    def _park_for(self, calls: list[ToolCallBlock]) -> list[Chunk]:
+    def _park_for(self, calls: list[bk.ToolCallBlock]) -> list[Chunk]:
         """The chunks of the park ``calls`` are in (asking: the approval
         requests; submitted: the hand-over to the app), then the response's end."""
-        asking = [c for c in calls if c.state == ToolCallState.ASKING]
+        asking = [c for c in calls if c.state == bk.ToolCallState.ASKING]
         if asking:
             return self._RequireUserConfirmEvent(ev.RequireUserConfirmEvent(reply_id=self._msg.id if self._msg else "",
                                                                          tool_calls=asking))
@@ -457,7 +447,7 @@ class VercelBridge:
             chunk["errorText"] = "the tool call's input is not valid JSON"
         return chunk
 
-    def _deliver(self, result: ToolResultBlock) -> list[Chunk]:
+    def _deliver(self, result: bk.ToolResultBlock) -> list[Chunk]:
         """The chunks that give a tool part its final state from a result."""
         out: list[Chunk] = []
         call_id = result.id
@@ -468,13 +458,13 @@ class VercelBridge:
             call = self._calls[call_id] = _Call(None, result.name, _Phase.STREAMING, self._steps)
         if call.phase is _Phase.STREAMING:
             out.append(self._input_available(call_id, call))
-        state = ToolResultState(result.state)  # a Struct built in code may hold the plain str
-        if state is ToolResultState.RUNNING:
+        state = bk.ToolResultState(result.state)  # a Struct built in code may hold the plain str
+        if state is bk.ToolResultState.RUNNING:
             return out  # not an end: the part stays input-available
         text, output, has_data = _output(result.output)
         meta = {"agentscope": {"state": state.value, "name": result.name, "metadata": result.metadata}}
         approval_pending = call.approval == "requested"
-        if state is ToolResultState.DENIED or (approval_pending and state is not ToolResultState.SUCCESS):
+        if state is bk.ToolResultState.DENIED or (approval_pending and state is not bk.ToolResultState.SUCCESS):
             # validateUIMessages accepts output-denied only with an answered,
             # refused approval: ask (automatically) and refuse first if needed.
             approval_id = f"{call_id}.confirm"
@@ -492,7 +482,7 @@ class VercelBridge:
             if approval_pending:  # ran without an answer on the stream: it was allowed
                 out.append({"type": "tool-approval-response", "approvalId": f"{call_id}.confirm", "approved": True})
                 call.approval = "approved"
-            if state is ToolResultState.SUCCESS:
+            if state is bk.ToolResultState.SUCCESS:
                 out.append({"type": "tool-output-available", "toolCallId": call_id, "output": output,
                             "providerMetadata": meta})
             else:  # error, or interrupted while running
@@ -561,7 +551,7 @@ class VercelBridge:
         id = e.block_id
         if id in self._text:
             return []  # a second text-start would open a second part and take the deltas
-        block = self._new_block(TextBlock, id)
+        block = self._new_block(bk.TextBlock, id)
         if block is None:
             return []
         self._text[id] = block
@@ -603,7 +593,7 @@ class VercelBridge:
         id = e.block_id
         if id in self._thinking:
             return []
-        block = self._new_block(ThinkingBlock, id)
+        block = self._new_block(bk.ThinkingBlock, id)
         if block is None:
             return []
         self._thinking[id] = block
@@ -628,7 +618,7 @@ class VercelBridge:
 
     def _DataBlockStartEvent(self, e: ev.DataBlockStartEvent) -> list[Chunk]:
         if e.block_id not in self._data:
-            block = self._new_block(DataBlock, e.block_id)
+            block = self._new_block(bk.DataBlock, e.block_id)
             if block is not None:
                 self._data[e.block_id] = block
         return []  # a file part is whole: it is sent at the END
@@ -644,7 +634,7 @@ class VercelBridge:
         return [self._file(block)]
 
     @staticmethod
-    def _file(block: DataBlock) -> Chunk:
+    def _file(block: bk.DataBlock) -> Chunk:
         url, media_type = _data_url(block.source)
         meta: dict[str, Any] = {"block_id": block.id}
         if block.name is not None:
@@ -661,7 +651,7 @@ class VercelBridge:
         id = e.tool_call_id
         if id in self._calls:
             return []
-        block = self._new_block(ToolCallBlock, id)
+        block = self._new_block(bk.ToolCallBlock, id)
         if block is None:
             return []
         self._calls[id] = _Call(block, e.tool_call_name, _Phase.STREAMING, self._steps)
@@ -684,7 +674,7 @@ class VercelBridge:
 
     def _ToolResultStartEvent(self, e: ev.ToolResultStartEvent) -> list[Chunk]:
         if e.tool_call_id not in self._results:
-            block = self._new_block(ToolResultBlock, e.tool_call_id)
+            block = self._new_block(bk.ToolResultBlock, e.tool_call_id)
             if block is not None:
                 self._results[e.tool_call_id] = block
         return []  # outputs are whole: sent at the END
@@ -699,7 +689,7 @@ class VercelBridge:
         result = self._results.get(e.tool_call_id)
         if result is None:
             return []
-        if e.state != ToolResultState.RUNNING:
+        if e.state != bk.ToolResultState.RUNNING:
             self._results[e.tool_call_id] = None
         return self._deliver(result)
 
@@ -768,17 +758,17 @@ class VercelBridge:
         return [{"type": f"data-{e.name}", "id": e.id, "data": e.value, "transient": True}]
 
 
-def _output(output: str | list[TextBlock | DataBlock]) -> tuple[str, Any, bool]:
+def _output(output: str | list[bk.TextBlock | bk.DataBlock]) -> tuple[str, Any, bool]:
     """(text, output, has data) of a tool result: the output is the text when
     the result is text only, else a list of text and file items."""
     if isinstance(output, str):
         return output, output, False
-    text = "".join(part.text for part in output if isinstance(part, TextBlock))
-    if all(isinstance(part, TextBlock) for part in output) and len(output) <= 1:
+    text = "".join(part.text for part in output if isinstance(part, bk.TextBlock))
+    if all(isinstance(part, bk.TextBlock) for part in output) and len(output) <= 1:
         return text, text, False
     items: list[dict[str, str]] = []
     for part in output:
-        if isinstance(part, TextBlock):
+        if isinstance(part, bk.TextBlock):
             items.append({"type": "text", "text": part.text})
         else:
             url, media_type = _data_url(part.source)

@@ -93,20 +93,9 @@ from typing import Any
 
 import msgspec
 
+from wire import blocks as bk
 from wire._codec import DECODE_ERRORS, decode_error
 from wire._portable import offender
-from wire.blocks import (
-    Base64Source,
-    ContentBlock,
-    DataBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolCallBlock,
-    ToolCallState,
-    ToolResultBlock,
-    ToolResultState,
-    URLSource,
-)
 from wire.clock import new_id, now
 from wire.errors import DecodeError, EncodeError
 from wire.json import decode_msg
@@ -128,7 +117,7 @@ METADATA_KEY = "agentscope1"
 
 _ROLES = ("user", "assistant", "system")
 _MEDIA = ("image", "audio", "video")
-_ALLOWED = {"user": (TextBlock, DataBlock), "system": (TextBlock,)}
+_ALLOWED = {"user": (bk.TextBlock, bk.DataBlock), "system": (bk.TextBlock,)}
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}")
 _DATA_URI = re.compile(r"data:([^,;]*)(?:;[^,;]*)*;base64,", re.IGNORECASE)
 _json_encoder = msgspec.json.Encoder()
@@ -163,7 +152,7 @@ def from_agentscope1(message: Mapping[str, Any], *, path: str = "$",
 
     blocks_1x: list[Any] = [{"type": "text", "text": content}] if isinstance(content, str) else content
     answered = set(finished_calls) | _result_ids(blocks_1x)
-    blocks: list[ContentBlock] = [
+    blocks: list[bk.ContentBlock] = [
         _block_from_1x(b, f"{path}.content[{i}]", f"{msg_id}-{i}", created_at, answered)
         for i, b in enumerate(blocks_1x)]
     rule = _ALLOWED.get(role)
@@ -189,7 +178,7 @@ def from_agentscope1(message: Mapping[str, Any], *, path: str = "$",
         patches = _block_patches(content, blocks)
         if patches:
             record["blocks"] = patches
-    if not record and any(isinstance(b, ToolResultBlock) for b in blocks):
+    if not record and any(isinstance(b, bk.ToolResultBlock) for b in blocks):
         record["whole"] = True  # came as one 1.x message: the history form must not split it
     if record:
         msg.metadata[METADATA_KEY] = record
@@ -237,15 +226,15 @@ def _portable(value: Any, path: str) -> None:
         raise DecodeError(found[0], path=found[1])
 
 
-def _block_from_1x(block: Any, path: str, block_id: str, created_at: str, answered: set[Any]) -> ContentBlock:
+def _block_from_1x(block: Any, path: str, block_id: str, created_at: str, answered: set[Any]) -> bk.ContentBlock:
     if not isinstance(block, dict):
         raise DecodeError(f"a content block is a JSON object, not {_kind(block)}", path=path)
     kind = _required(block, "type", str, path)
     stamps = {"id": block_id, "created_at": created_at, "finished_at": created_at}
     if kind == "text":
-        return TextBlock(text=_required(block, "text", str, path), **stamps)
+        return bk.TextBlock(text=_required(block, "text", str, path), **stamps)
     if kind == "thinking":
-        return ThinkingBlock(thinking=_required(block, "thinking", str, path), **stamps)
+        return bk.ThinkingBlock(thinking=_required(block, "thinking", str, path), **stamps)
     if kind in _MEDIA:
         return _media_from_1x(block, kind, path, stamps)
     if kind == "tool_use":
@@ -255,29 +244,29 @@ def _block_from_1x(block: Any, path: str, block_id: str, created_at: str, answer
             text = _json_encoder.encode(arguments).decode()
         except (TypeError, ValueError, OverflowError) as exc:
             raise DecodeError(f"the tool input is not JSON: {exc}", path=f"{path}.input") from exc
-        state = ToolCallState.FINISHED if call_id in answered else ToolCallState.PENDING
-        return ToolCallBlock(id=call_id, name=_required(block, "name", str, path), input=text, state=state,
+        state = bk.ToolCallState.FINISHED if call_id in answered else bk.ToolCallState.PENDING
+        return bk.ToolCallBlock(id=call_id, name=_required(block, "name", str, path), input=text, state=state,
                              created_at=created_at, finished_at=created_at)
     if kind == "tool_result":
         output = _required(block, "output", (str, list), path)
         if isinstance(output, list):
-            parts: list[TextBlock | DataBlock] = []
+            parts: list[bk.TextBlock | bk.DataBlock] = []
             for j, part in enumerate(output):
                 at = f"{path}.output[{j}]"
                 converted = _block_from_1x(part, at, f"{block_id}-{j}", created_at, answered)
-                if not isinstance(converted, (TextBlock, DataBlock)):
+                if not isinstance(converted, (bk.TextBlock, bk.DataBlock)):
                     raise DecodeError(f"a tool result's output holds text, image, audio and video blocks, "
                                       f"not {converted.type!r}", path=f"{at}.type")
                 parts.append(converted)
             output = parts
-        return ToolResultBlock(id=_required(block, "id", str, path), name=_required(block, "name", str, path),
-                               output=output, state=ToolResultState.SUCCESS,
+        return bk.ToolResultBlock(id=_required(block, "id", str, path), name=_required(block, "name", str, path),
+                               output=output, state=bk.ToolResultState.SUCCESS,
                                created_at=created_at, finished_at=created_at)
     raise DecodeError(f"unknown 1.x block type {kind!r} (known: text, thinking, image, audio, video, "
                       "tool_use, tool_result)", path=f"{path}.type")
 
 
-def _media_from_1x(block: dict[str, Any], kind: str, path: str, stamps: dict[str, str]) -> DataBlock:
+def _media_from_1x(block: dict[str, Any], kind: str, path: str, stamps: dict[str, str]) -> bk.DataBlock:
     source = _required(block, "source", dict, path)
     at = f"{path}.source"
     source_type = _required(source, "type", str, at)
@@ -290,14 +279,14 @@ def _media_from_1x(block: dict[str, Any], kind: str, path: str, stamps: dict[str
             data = base64.b64decode(text, validate=True)
         except (binascii.Error, ValueError) as exc:
             raise DecodeError(f"the data is not base64: {exc}", path=f"{at}.data") from exc
-        return DataBlock(source=Base64Source(data=data, media_type=media_type), **stamps)
+        return bk.DataBlock(source=bk.Base64Source(data=data, media_type=media_type), **stamps)
     if source_type == "url":
         url = _required(source, "url", str, at)
         try:
-            normalized = URLSource(url=_as_url(url), media_type=_guess_media_type(url, kind))
+            normalized = bk.URLSource(url=_as_url(url), media_type=_guess_media_type(url, kind))
         except ValueError as exc:
             raise DecodeError(f"not a URL or an absolute file path: {exc}", path=f"{at}.url") from exc
-        return DataBlock(source=normalized, **stamps)
+        return bk.DataBlock(source=normalized, **stamps)
     raise DecodeError(f"a source's type is 'base64' or 'url', not {source_type!r}", path=f"{at}.type")
 
 
@@ -325,27 +314,27 @@ def _iso(timestamp: str) -> str:
         return timestamp
 
 
-def _block_patches(original: list[Any], blocks: Sequence[ContentBlock]) -> dict[str, Any]:
+def _block_patches(original: list[Any], blocks: Sequence[bk.ContentBlock]) -> dict[str, Any]:
     patches: dict[str, Any] = {}
     for i, (block, converted) in enumerate(zip(original, blocks, strict=True)):
         _diff_block(block, converted, str(i), patches)
     return patches
 
 
-def _diff_block(original: dict[str, Any], block: ContentBlock, key: str, patches: dict[str, Any]) -> None:
+def _diff_block(original: dict[str, Any], block: bk.ContentBlock, key: str, patches: dict[str, Any]) -> None:
     """Record in ``patches[key]`` what rebuilding ``block`` as 1.x would not
     give back of ``original``; the parts of a tool result's output each under
     their own key."""
     own = dict(original)
     again = _block_to_1x(block, key, {})
-    if isinstance(block, ToolResultBlock) and isinstance(block.output, list):
+    if isinstance(block, bk.ToolResultBlock) and isinstance(block.output, list):
         for j, (part, converted) in enumerate(zip(own.pop("output"), block.output, strict=True)):
             _diff_block(part, converted, f"{key}.{j}", patches)
         assert again is not None
         again.pop("output")
     patch: dict[str, Any]
     if again is None:  # a media block whose media type does not say its kind
-        assert isinstance(block, DataBlock)
+        assert isinstance(block, bk.DataBlock)
         patch = {**_patch(own, _media_to_1x(block, own) or {}), "type": own["type"]}
     else:
         patch = _patch(own, again)
@@ -392,7 +381,7 @@ def to_agentscope1(msg: Msg) -> dict[str, Any]:
         if converted is not None:
             blocks.append(converted)
     content: str | list[dict[str, Any]] = blocks
-    if (len(blocks) == 1 and len(msg.content) == 1 and type(msg.content[0]) is TextBlock
+    if (len(blocks) == 1 and len(msg.content) == 1 and type(msg.content[0]) is bk.TextBlock
             and record.get("content") != "list" and "0" not in patches):
         content = blocks[0]["text"]
     metadata = {key: value for key, value in msg.metadata.items() if key != METADATA_KEY}
@@ -454,17 +443,17 @@ def _record(msg: Msg) -> dict[str, Any]:
 
 
 def _split(msg: Msg) -> list[dict[str, Any]]:
-    if not any(isinstance(b, ToolResultBlock) for b in msg.content):
+    if not any(isinstance(b, bk.ToolResultBlock) for b in msg.content):
         return [to_agentscope1(msg)]
     whole = to_agentscope1(msg)
     pieces: list[dict[str, Any]] = []
-    segment: list[ContentBlock] = []
+    segment: list[bk.ContentBlock] = []
 
     def next_id() -> str:
         return msg.id if not pieces else f"{msg.id}-{len(pieces)}"
 
     for block in [*msg.content, None]:
-        if block is not None and not isinstance(block, ToolResultBlock):
+        if block is not None and not isinstance(block, bk.ToolResultBlock):
             segment.append(block)
             continue
         if segment:
@@ -478,15 +467,15 @@ def _split(msg: Msg) -> list[dict[str, Any]]:
     return pieces
 
 
-def _block_to_1x(block: ContentBlock, key: str, patches: Mapping[str, Any]) -> dict[str, Any] | None:
+def _block_to_1x(block: bk.ContentBlock, key: str, patches: Mapping[str, Any]) -> dict[str, Any] | None:
     out: dict[str, Any] | None
-    if isinstance(block, TextBlock):
+    if isinstance(block, bk.TextBlock):
         out = {"type": "text", "text": block.text}
-    elif isinstance(block, ThinkingBlock):
+    elif isinstance(block, bk.ThinkingBlock):
         out = {"type": "thinking", "thinking": block.thinking, **vars(block)}
-    elif isinstance(block, DataBlock):
+    elif isinstance(block, bk.DataBlock):
         out = _media_to_1x(block, patches.get(key))
-    elif isinstance(block, ToolCallBlock):
+    elif isinstance(block, bk.ToolCallBlock):
         out = {"type": "tool_use", "id": block.id, "name": block.name}
         try:
             arguments = msgspec.json.decode(block.input) if block.input.strip() else {}
@@ -496,7 +485,7 @@ def _block_to_1x(block: ContentBlock, key: str, patches: Mapping[str, Any]) -> d
             out["input"] = arguments
         else:
             out["input"], out["raw_input"] = {}, block.input
-    elif isinstance(block, ToolResultBlock):
+    elif isinstance(block, bk.ToolResultBlock):
         output: Any = block.output
         if isinstance(output, list):
             parts = []
@@ -513,14 +502,14 @@ def _block_to_1x(block: ContentBlock, key: str, patches: Mapping[str, Any]) -> d
     return out
 
 
-def _media_to_1x(block: DataBlock, patch: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def _media_to_1x(block: bk.DataBlock, patch: Mapping[str, Any] | None) -> dict[str, Any] | None:
     source = block.source
     kind = source.media_type.partition("/")[0]
     if kind not in _MEDIA:
         if not patch or "type" not in patch:
             return None
         kind = patch["type"]
-    if isinstance(source, Base64Source):
+    if isinstance(source, bk.Base64Source):
         return {"type": kind, "source": {"type": "base64", "media_type": source.media_type,
                                          "data": base64.b64encode(source.data).decode("ascii")}}
     return {"type": kind, "source": {"type": "url", "url": source.url}}
@@ -569,7 +558,7 @@ def convert_from_agentscope1(data: bytes) -> bytes:
             if not isinstance(summary, str):
                 raise DecodeError(f"expected a string, got {_kind(summary)}", path="$._compressed_summary")
             created = now()
-            msgs.insert(0, Msg(name="user", content=[TextBlock(text=summary, created_at=created,
+            msgs.insert(0, Msg(name="user", content=[bk.TextBlock(text=summary, created_at=created,
                                                                 finished_at=created)],
                                role="user", metadata={METADATA_KEY: {"compressed_summary": True}},
                                created_at=created, finished_at=created))
