@@ -51,9 +51,10 @@ def test_served_runtime_is_the_built_one() -> None:
 
 @pytest.fixture(scope="module")
 def demo_url() -> Iterator[str]:
-    """The demo as a user starts it, on a free port (a quick agent: the
-    whole run takes seconds)."""
-    server = subprocess.Popen([sys.executable, "-m", "wire", "demo", "--web", "--port", "0", "--pace", "0.01"],
+    """The demo as a user starts it, on a free port, its agent quick (the
+    whole run takes seconds) but slow enough that the first reload comes
+    before the first park even on a loaded machine (a second of margin)."""
+    server = subprocess.Popen([sys.executable, "-m", "wire", "demo", "--web", "--port", "0", "--pace", "0.02"],
                               stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         assert server.stdout is not None

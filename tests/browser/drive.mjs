@@ -70,7 +70,7 @@ try {
   await page.goto(url);
 
   // 1. Reloaded mid-reply, while the first reply's thinking streams.
-  await page.waitForFunction(() => window.wireDemo?.events >= 15, null, WAIT);
+  await page.waitForFunction(() => window.wireDemo?.events >= 10, null, WAIT);
   const beforeReload = await page.evaluate(seenByPage);
   await page.reload();
   // 2. The first reply parks on its tool call: the panel shows the arguments; Allow.
