@@ -10,9 +10,11 @@
  * client's Msg, then the events after it; a server that replays the events
  * after that id instead works too, since the client has applied every event
  * its decoder returned. Either way the Msg ends as the uninterrupted one.
+ * A `wire.restart` (the kept id is of a log that is gone) drops the Msg:
+ * the reply is read again from its REPLY_START.
  */
 import type { Msg } from "../wire.js";
-import type { UnknownEvent, UnknownPolicy, WireEvent } from "./events.js";
+import { UnknownEvent, type UnknownPolicy, type WireEvent } from "./events.js";
 /** How long to wait before each reconnection: `initialMs`, doubled per failed attempt up to `maxMs`, jittered. */
 export interface Backoff {
     /** The first wait in milliseconds (default 250), unless the server sent an SSE `retry` field. */
@@ -27,7 +29,7 @@ export interface FollowOptions {
     msg?: Msg;
     /** Resume from this id (kept from an earlier page, say): the first request already sends `Last-Event-ID`. */
     lastEventId?: string;
-    /** Called after each event has been applied (a checkpoint: after it replaced the Msg), with the Msg now. */
+    /** Called after each event has been applied (a checkpoint: after it replaced the Msg), with the Msg now (a `wire.restart`: an empty Msg). */
     onEvent?: (event: WireEvent | UnknownEvent, msg: Msg) => void;
     /** Called once, with the finished Msg, when REPLY_END has been applied. */
     onComplete?: (msg: Msg) => void;

@@ -10,10 +10,14 @@
  * client's Msg, then the events after it; a server that replays the events
  * after that id instead works too, since the client has applied every event
  * its decoder returned. Either way the Msg ends as the uninterrupted one.
+ * A `wire.restart` (the kept id is of a log that is gone) drops the Msg:
+ * the reply is read again from its REPLY_START.
  */
 import { readCheckpoint } from "./checkpoint.js";
 import { RemoteProtocolError } from "./errors.js";
+import { UnknownEvent } from "./events.js";
 import { appendEvent } from "./reducer.js";
+import { beginReply, RESTART } from "./session.js";
 import { SSEDecoder } from "./sse.js";
 /** The server answered a request with a status that retrying cannot fix (a 404, say). */
 export class ReplyRequestError extends Error {
@@ -168,6 +172,14 @@ async function connect(url, options, state, signal, decoder) {
 }
 /** Apply one event; true once the reply has ended. */
 function applyOne(event, state, options) {
+    if (event.type === "CUSTOM" && "name" in event && event.name === RESTART) {
+        // The server's log is not the one the kept id came from: what was built is not its; the log follows
+        // from its first event (the restart's empty id has reset lastEventId), whose REPLY_START begins the Msg
+        // again. onEvent gets an empty Msg, so that a page clears what it showed.
+        state.msg = undefined;
+        options.onEvent?.(event, { name: "", content: [], role: "assistant" });
+        return false;
+    }
     const snapshot = readCheckpoint(event);
     if (snapshot !== undefined) {
         state.msg = snapshot;
@@ -180,8 +192,10 @@ function applyOne(event, state, options) {
     // A checkpoint of a finished reply (a page reloaded after its end) is the end too: no REPLY_END follows it.
     return event.type === "REPLY_END" || (snapshot !== undefined && snapshot.finished_at != null);
 }
-/** The Msg a reply starts from when the caller gave none: its REPLY_START names it. */
+/** The Msg a reply starts from when the caller gave none: begun at its REPLY_START, as wire's stores begin it. */
 function firstMsg(event) {
+    if (event.type === "REPLY_START" && !(event instanceof UnknownEvent))
+        return beginReply(event);
     const fields = event;
     const msg = {
         name: event.type === "REPLY_START" && typeof fields.name === "string" ? fields.name : "",

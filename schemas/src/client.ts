@@ -10,13 +10,16 @@
  * client's Msg, then the events after it; a server that replays the events
  * after that id instead works too, since the client has applied every event
  * its decoder returned. Either way the Msg ends as the uninterrupted one.
+ * A `wire.restart` (the kept id is of a log that is gone) drops the Msg:
+ * the reply is read again from its REPLY_START.
  */
 
 import type { AgentEvent, Msg } from "../wire.js";
 import { readCheckpoint } from "./checkpoint.js";
 import { RemoteProtocolError } from "./errors.js";
-import type { UnknownEvent, UnknownPolicy, WireEvent } from "./events.js";
+import { UnknownEvent, type UnknownPolicy, type WireEvent } from "./events.js";
 import { appendEvent } from "./reducer.js";
+import { beginReply, RESTART } from "./session.js";
 import { SSEDecoder } from "./sse.js";
 
 /** How long to wait before each reconnection: `initialMs`, doubled per failed attempt up to `maxMs`, jittered. */
@@ -34,7 +37,7 @@ export interface FollowOptions {
   msg?: Msg;
   /** Resume from this id (kept from an earlier page, say): the first request already sends `Last-Event-ID`. */
   lastEventId?: string;
-  /** Called after each event has been applied (a checkpoint: after it replaced the Msg), with the Msg now. */
+  /** Called after each event has been applied (a checkpoint: after it replaced the Msg), with the Msg now (a `wire.restart`: an empty Msg). */
   onEvent?: (event: WireEvent | UnknownEvent, msg: Msg) => void;
   /** Called once, with the finished Msg, when REPLY_END has been applied. */
   onComplete?: (msg: Msg) => void;
@@ -217,6 +220,14 @@ async function connect(url: string | URL, options: FollowOptions, state: State, 
 
 /** Apply one event; true once the reply has ended. */
 function applyOne(event: AgentEvent | UnknownEvent, state: State, options: FollowOptions): boolean {
+  if (event.type === "CUSTOM" && "name" in event && event.name === RESTART) {
+    // The server's log is not the one the kept id came from: what was built is not its; the log follows
+    // from its first event (the restart's empty id has reset lastEventId), whose REPLY_START begins the Msg
+    // again. onEvent gets an empty Msg, so that a page clears what it showed.
+    state.msg = undefined;
+    options.onEvent?.(event, { name: "", content: [], role: "assistant" });
+    return false;
+  }
   const snapshot = readCheckpoint(event);
   if (snapshot !== undefined) {
     state.msg = snapshot;
@@ -229,8 +240,9 @@ function applyOne(event: AgentEvent | UnknownEvent, state: State, options: Follo
   return event.type === "REPLY_END" || (snapshot !== undefined && snapshot.finished_at != null);
 }
 
-/** The Msg a reply starts from when the caller gave none: its REPLY_START names it. */
+/** The Msg a reply starts from when the caller gave none: begun at its REPLY_START, as wire's stores begin it. */
 function firstMsg(event: AgentEvent | UnknownEvent): Msg {
+  if (event.type === "REPLY_START" && !(event instanceof UnknownEvent)) return beginReply(event);
   const fields = event as { name?: unknown; reply_id?: unknown; created_at?: unknown };
   const msg: Msg = {
     name: event.type === "REPLY_START" && typeof fields.name === "string" ? fields.name : "",

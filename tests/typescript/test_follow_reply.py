@@ -192,8 +192,6 @@ def test_resume_from_a_kept_id_starts_with_a_checkpoint(base: str) -> None:
     assert seen["msg"] == server_msg(base, "kept")
 
 
-@pytest.mark.xfail(strict=True, reason="followReply (schemas/src/client.ts applyOne) does not drop its Msg at a "
-                   "wire.restart: it begins a nameless Msg from the restart event and the reply's events go astray")
 def test_resume_with_an_id_of_another_log_restarts_from_the_first_event(base: str) -> None:
     """A page kept an id of a log that is gone (the server restarted and made
     the reply's log again): a wire.restart, then the log from its first event."""

@@ -1352,6 +1352,380 @@ function joinLines(lines) {
   return out;
 }
 
+// schemas/dist/session.js
+var RESTART = "wire.restart";
+function beginReply(event) {
+  const msg = {
+    name: event.name,
+    content: [],
+    role: event.role ?? "assistant",
+    id: event.reply_id,
+    created_at: event.created_at
+  };
+  return canonical(msg, "msg");
+}
+var Conversation = class {
+  /** Every reply's Msg by reply id, in the order the replies began. */
+  replies = /* @__PURE__ */ new Map();
+  /** The CUSTOM events that are neither checkpoints nor restarts, in order. */
+  custom = [];
+  constructor(...msgs) {
+    for (const msg of msgs)
+      this.replies.set(msg.id ?? "", msg);
+  }
+  /** The Msg of the reply that began last. */
+  get last() {
+    let last;
+    for (const msg of this.replies.values())
+      last = msg;
+    return last;
+  }
+  /** Apply one event; the Msg it went to (a checkpoint: the new Msg), if any. */
+  apply(event) {
+    if (event.type === "CUSTOM" && "name" in event) {
+      if (event.name === CHECKPOINT) {
+        const msg2 = readCheckpoint(event);
+        this.replies.set(msg2.id ?? "", msg2);
+        return msg2;
+      }
+      if (event.name === RESTART) {
+        this.replies.clear();
+        this.custom.length = 0;
+      } else {
+        this.custom.push(event);
+      }
+      return void 0;
+    }
+    const replyId = event.reply_id;
+    if (event instanceof UnknownEvent || typeof replyId !== "string")
+      return void 0;
+    let msg = this.replies.get(replyId);
+    if (msg === void 0) {
+      msg = event.type === "REPLY_START" ? beginReply(event) : { name: "", content: [], role: "assistant", id: replyId };
+      this.replies.set(replyId, msg);
+    }
+    appendEvent(msg, event);
+    return msg;
+  }
+  /** `apply` each event in order. */
+  extend(events) {
+    for (const event of events)
+      this.apply(event);
+  }
+};
+function waiting(msg) {
+  const replyId = msg.id ?? "";
+  if (msg.finished_at != null)
+    return { replyId, state: "ended", confirm: [], external: [] };
+  const results = new Set(msg.content.filter((block) => block.type === "tool_result").map((block) => block.id));
+  const confirm = [];
+  const external = [];
+  for (const block of msg.content) {
+    if (block.type !== "tool_call")
+      continue;
+    if (block.state === "asking")
+      confirm.push(block);
+    else if (block.state === "submitted" && !results.has(block.id))
+      external.push(block);
+  }
+  return { replyId, state: confirm.length || external.length ? "parked" : "running", confirm, external };
+}
+function confirmation(msg, confirmed) {
+  const results = waiting(msg).confirm.map((call) => {
+    const allowed = typeof confirmed === "boolean" ? confirmed : confirmed[call.id];
+    if (typeof allowed !== "boolean")
+      throw new TypeError(`no decision for tool call ${JSON.stringify(call.id)}`);
+    return { confirmed: allowed, tool_call: call };
+  });
+  return { type: "USER_CONFIRM_RESULT", reply_id: msg.id ?? "", confirm_results: results };
+}
+function userMsg(name, text) {
+  return {
+    name,
+    content: [{ type: "text", text, id: randomId() }],
+    role: "user",
+    id: randomId(),
+    created_at: (/* @__PURE__ */ new Date()).toISOString()
+  };
+}
+function randomId() {
+  const bytes = new Uint8Array(12);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+var RETRYABLE = /* @__PURE__ */ new Set([408, 425, 429, 502, 503, 504]);
+var SNIPPET = 300;
+var HTTPStatusError = class extends RemoteProtocolError {
+  method;
+  url;
+  status;
+  contentType;
+  text;
+  name = "HTTPStatusError";
+  constructor(method, url, status, contentType, text, expected) {
+    super(`${method} ${url} answered ${status} with ${contentType || "no content type"}, not ${expected}` + (text ? `: ${text}` : ""));
+    this.method = method;
+    this.url = url;
+    this.status = status;
+    this.contentType = contentType;
+    this.text = text;
+  }
+};
+var ConnectionFailed = class extends WireError {
+  url;
+  attempts;
+  name = "ConnectionFailed";
+  constructor(url, attempts, cause) {
+    super(`GET ${url}: ${attempts} attempts in a row failed; the last: ${String(cause)}`, { cause });
+    this.url = url;
+    this.attempts = attempts;
+  }
+};
+function mediaType(response) {
+  return (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+}
+async function refusal(response, method, url, expected) {
+  let head = new Uint8Array(0);
+  const reader = response.body?.getReader();
+  try {
+    while (reader !== void 0 && head.length < SNIPPET) {
+      const { done, value } = await reader.read();
+      if (done)
+        break;
+      const joined = new Uint8Array(head.length + value.length);
+      joined.set(head);
+      joined.set(value, head.length);
+      head = joined;
+    }
+  } catch {
+  } finally {
+    void reader?.cancel().catch(() => void 0);
+  }
+  const text = new TextDecoder().decode(head.subarray(0, SNIPPET)).trim();
+  return new HTTPStatusError(method, url, response.status, response.headers.get("content-type") ?? "", text, expected);
+}
+function followSession(url, options = {}) {
+  const stop = new AbortController();
+  const outer = options.signal;
+  const onAbort = () => stop.abort(outer?.reason);
+  if (outer?.aborted)
+    onAbort();
+  else
+    outer?.addEventListener("abort", onAbort, { once: true });
+  const state = {
+    conversation: options.conversation ?? new Conversation(),
+    lastEventId: options.lastEventId ?? "",
+    connections: 0,
+    closed: false,
+    waiters: /* @__PURE__ */ new Set()
+  };
+  let ended;
+  const done = follow(String(url), options, state, stop.signal).then((conversation) => {
+    ended = { error: new WireError(`${String(url)}: the session ended before what was waited for`) };
+    for (const waiter of state.waiters)
+      waiter.reject(ended.error);
+    return conversation;
+  }, (error) => {
+    ended = { error };
+    for (const waiter of state.waiters)
+      waiter.reject(error);
+    throw error;
+  }).finally(() => outer?.removeEventListener("abort", onAbort));
+  done.catch(() => void 0);
+  function waitFor(check) {
+    const now2 = check(state.conversation);
+    if (now2 !== void 0 && now2 !== false)
+      return Promise.resolve(now2);
+    if (ended !== void 0)
+      return Promise.reject(ended.error);
+    return new Promise((resolve, reject) => {
+      state.waiters.add({ check, resolve, reject });
+    });
+  }
+  return {
+    get conversation() {
+      return state.conversation;
+    },
+    get lastEventId() {
+      return state.lastEventId;
+    },
+    get connections() {
+      return state.connections;
+    },
+    get closed() {
+      return state.closed;
+    },
+    done,
+    waitFor,
+    settled: (replyId) => waitFor((c) => {
+      const msg = c.replies.get(replyId);
+      return msg !== void 0 && waiting(msg).state !== "running" ? msg : void 0;
+    }),
+    close: () => stop.abort(new DOMException("followSession closed", "AbortError"))
+  };
+}
+async function follow(url, options, state, signal) {
+  const initial = options.backoff?.initialMs ?? 250;
+  const max = options.backoff?.maxMs ?? 8e3;
+  const retries = options.backoff?.retries ?? 5;
+  let retryMs;
+  let failures = 0;
+  for (; ; ) {
+    signal.throwIfAborted();
+    const startId = state.lastEventId;
+    const decoder = new SSEDecoder({
+      lastEventId: state.lastEventId,
+      unknown: options.unknown ?? "keep"
+    });
+    const outcome = await connect(url, options, state, signal, decoder);
+    if (outcome === "closed") {
+      state.closed = true;
+      return state.conversation;
+    }
+    retryMs = decoder.retry ?? retryMs;
+    failures = outcome.applied > 0 && state.lastEventId !== startId ? 1 : failures + 1;
+    if (failures > retries)
+      throw new ConnectionFailed(url, failures, outcome.reason);
+    const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
+    const delay = base / 2 + Math.random() * (base / 2);
+    options.onReconnect?.(failures, delay, outcome.reason);
+    await sleep(delay, signal);
+  }
+}
+function request(url, options, state) {
+  const headers = new Headers(options.headers);
+  headers.set("Accept", "text/event-stream");
+  if (!state.lastEventId)
+    return [url, headers];
+  if (options.cursor === "query") {
+    const parsed = new URL(url, globalThis.location?.href);
+    parsed.searchParams.set("after", state.lastEventId);
+    return [parsed.href, headers];
+  }
+  headers.set("Last-Event-ID", state.lastEventId);
+  return [url, headers];
+}
+async function connect(url, options, state, signal, decoder) {
+  let applied = 0;
+  const apply2 = (events) => {
+    for (const event of events) {
+      signal.throwIfAborted();
+      applied++;
+      const msg = state.conversation.apply(event);
+      options.onEvent?.(event, msg, state.conversation);
+    }
+    state.lastEventId = decoder.lastEventId;
+    for (const waiter of state.waiters) {
+      const value = waiter.check(state.conversation);
+      if (value !== void 0 && value !== false) {
+        state.waiters.delete(waiter);
+        waiter.resolve(value);
+      }
+    }
+  };
+  const retry = (reason) => ({ applied, reason });
+  const network = (error) => {
+    if (signal.aborted)
+      throw signal.reason;
+    if (!(error instanceof TypeError))
+      throw error;
+    return retry(error);
+  };
+  const [target, headers] = request(url, options, state);
+  state.connections++;
+  let response;
+  try {
+    response = await (options.fetch ?? globalThis.fetch)(target, { headers, signal, cache: "no-store" });
+  } catch (error) {
+    return network(error);
+  }
+  if (response.status !== 200 || mediaType(response) !== "text/event-stream" || response.body === null) {
+    const error = await refusal(response, "GET", target, "200 with text/event-stream");
+    if (RETRYABLE.has(response.status))
+      return retry(error);
+    throw error;
+  }
+  const reader = response.body.getReader();
+  try {
+    for (; ; ) {
+      let chunk;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        return network(error);
+      }
+      if (chunk.done)
+        break;
+      apply2(decoder.feed(chunk.value));
+    }
+    try {
+      apply2(decoder.close());
+    } catch (error) {
+      if (!(error instanceof FrameError) || signal.aborted)
+        throw error;
+      apply2(error.events);
+      return retry(error);
+    }
+    return "closed";
+  } catch (error) {
+    if (error instanceof RemoteProtocolError && !signal.aborted) {
+      apply2(error.events);
+    }
+    throw error;
+  } finally {
+    void reader.cancel().catch(() => void 0);
+  }
+}
+async function answer(url, options) {
+  const target = String(url);
+  const body = JSON.stringify({ agent_id: options.agentId, session_id: options.sessionId, input: options.input });
+  const headers = new Headers(options.headers);
+  headers.set("Content-Type", "application/json");
+  const init = { method: "POST", headers, body };
+  if (options.signal !== void 0)
+    init.signal = options.signal;
+  let response;
+  try {
+    response = await (options.fetch ?? globalThis.fetch)(target, init);
+  } catch (error) {
+    if (!(error instanceof TypeError))
+      throw error;
+    throw new ConnectionFailed(target, 1, error);
+  }
+  if (response.status < 200 || response.status >= 300 || mediaType(response) !== "application/json") {
+    throw await refusal(response, "POST", target, "2xx with application/json");
+  }
+  const text = await response.text();
+  let fields;
+  try {
+    fields = JSON.parse(text);
+  } catch {
+    fields = void 0;
+  }
+  if (typeof fields !== "object" || fields === null || Array.isArray(fields)) {
+    throw new HTTPStatusError("POST", target, response.status, response.headers.get("content-type") ?? "", text.slice(0, SNIPPET), "a JSON object");
+  }
+  const { session_id: sessionId, entry_id: entryId } = fields;
+  return {
+    status: response.status,
+    sessionId: typeof sessionId === "string" ? sessionId : options.sessionId,
+    entryId: typeof entryId === "string" ? entryId : null
+  };
+}
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
 // schemas/dist/client.js
 var ReplyRequestError = class extends Error {
   status;
@@ -1403,7 +1777,7 @@ async function run(url, options, state, signal) {
       lastEventId: state.lastEventId,
       unknown: options.unknown ?? "skip"
     });
-    const outcome = await connect(url, options, state, signal, decoder);
+    const outcome = await connect2(url, options, state, signal, decoder);
     if (outcome.done)
       return finish2(state, options);
     retryMs = decoder.retry ?? retryMs;
@@ -1413,10 +1787,10 @@ async function run(url, options, state, signal) {
     const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
     const delay = base / 2 + Math.random() * (base / 2);
     options.onReconnect?.(failures, delay, outcome.reason);
-    await sleep(delay, signal);
+    await sleep2(delay, signal);
   }
 }
-async function connect(url, options, state, signal, decoder) {
+async function connect2(url, options, state, signal, decoder) {
   let applied = 0;
   const apply2 = (events) => {
     for (const event of events) {
@@ -1483,6 +1857,11 @@ async function connect(url, options, state, signal, decoder) {
   }
 }
 function applyOne(event, state, options) {
+  if (event.type === "CUSTOM" && "name" in event && event.name === RESTART) {
+    state.msg = void 0;
+    options.onEvent?.(event, { name: "", content: [], role: "assistant" });
+    return false;
+  }
   const snapshot = readCheckpoint(event);
   if (snapshot !== void 0) {
     state.msg = snapshot;
@@ -1494,6 +1873,8 @@ function applyOne(event, state, options) {
   return event.type === "REPLY_END" || snapshot !== void 0 && snapshot.finished_at != null;
 }
 function firstMsg(event) {
+  if (event.type === "REPLY_START" && !(event instanceof UnknownEvent))
+    return beginReply(event);
   const fields = event;
   const msg = {
     name: event.type === "REPLY_START" && typeof fields.name === "string" ? fields.name : "",
@@ -1511,7 +1892,7 @@ function finish2(state, options) {
   options.onComplete?.(msg);
   return msg;
 }
-function sleep(ms, signal) {
+function sleep2(ms, signal) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       signal.removeEventListener("abort", onAbort);
@@ -3249,380 +3630,6 @@ function asciiJSON(text) {
 }
 function quote(text) {
   return `'${text.replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n")}'`;
-}
-
-// schemas/dist/session.js
-var RESTART = "wire.restart";
-function beginReply(event) {
-  const msg = {
-    name: event.name,
-    content: [],
-    role: event.role ?? "assistant",
-    id: event.reply_id,
-    created_at: event.created_at
-  };
-  return canonical(msg, "msg");
-}
-var Conversation = class {
-  /** Every reply's Msg by reply id, in the order the replies began. */
-  replies = /* @__PURE__ */ new Map();
-  /** The CUSTOM events that are neither checkpoints nor restarts, in order. */
-  custom = [];
-  constructor(...msgs) {
-    for (const msg of msgs)
-      this.replies.set(msg.id ?? "", msg);
-  }
-  /** The Msg of the reply that began last. */
-  get last() {
-    let last;
-    for (const msg of this.replies.values())
-      last = msg;
-    return last;
-  }
-  /** Apply one event; the Msg it went to (a checkpoint: the new Msg), if any. */
-  apply(event) {
-    if (event.type === "CUSTOM" && "name" in event) {
-      if (event.name === CHECKPOINT) {
-        const msg2 = readCheckpoint(event);
-        this.replies.set(msg2.id ?? "", msg2);
-        return msg2;
-      }
-      if (event.name === RESTART) {
-        this.replies.clear();
-        this.custom.length = 0;
-      } else {
-        this.custom.push(event);
-      }
-      return void 0;
-    }
-    const replyId = event.reply_id;
-    if (event instanceof UnknownEvent || typeof replyId !== "string")
-      return void 0;
-    let msg = this.replies.get(replyId);
-    if (msg === void 0) {
-      msg = event.type === "REPLY_START" ? beginReply(event) : { name: "", content: [], role: "assistant", id: replyId };
-      this.replies.set(replyId, msg);
-    }
-    appendEvent(msg, event);
-    return msg;
-  }
-  /** `apply` each event in order. */
-  extend(events) {
-    for (const event of events)
-      this.apply(event);
-  }
-};
-function waiting(msg) {
-  const replyId = msg.id ?? "";
-  if (msg.finished_at != null)
-    return { replyId, state: "ended", confirm: [], external: [] };
-  const results = new Set(msg.content.filter((block) => block.type === "tool_result").map((block) => block.id));
-  const confirm = [];
-  const external = [];
-  for (const block of msg.content) {
-    if (block.type !== "tool_call")
-      continue;
-    if (block.state === "asking")
-      confirm.push(block);
-    else if (block.state === "submitted" && !results.has(block.id))
-      external.push(block);
-  }
-  return { replyId, state: confirm.length || external.length ? "parked" : "running", confirm, external };
-}
-function confirmation(msg, confirmed) {
-  const results = waiting(msg).confirm.map((call) => {
-    const allowed = typeof confirmed === "boolean" ? confirmed : confirmed[call.id];
-    if (typeof allowed !== "boolean")
-      throw new TypeError(`no decision for tool call ${JSON.stringify(call.id)}`);
-    return { confirmed: allowed, tool_call: call };
-  });
-  return { type: "USER_CONFIRM_RESULT", reply_id: msg.id ?? "", confirm_results: results };
-}
-function userMsg(name, text) {
-  return {
-    name,
-    content: [{ type: "text", text, id: randomId() }],
-    role: "user",
-    id: randomId(),
-    created_at: (/* @__PURE__ */ new Date()).toISOString()
-  };
-}
-function randomId() {
-  const bytes = new Uint8Array(12);
-  globalThis.crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-var RETRYABLE = /* @__PURE__ */ new Set([408, 425, 429, 502, 503, 504]);
-var SNIPPET = 300;
-var HTTPStatusError = class extends RemoteProtocolError {
-  method;
-  url;
-  status;
-  contentType;
-  text;
-  name = "HTTPStatusError";
-  constructor(method, url, status, contentType, text, expected) {
-    super(`${method} ${url} answered ${status} with ${contentType || "no content type"}, not ${expected}` + (text ? `: ${text}` : ""));
-    this.method = method;
-    this.url = url;
-    this.status = status;
-    this.contentType = contentType;
-    this.text = text;
-  }
-};
-var ConnectionFailed = class extends WireError {
-  url;
-  attempts;
-  name = "ConnectionFailed";
-  constructor(url, attempts, cause) {
-    super(`GET ${url}: ${attempts} attempts in a row failed; the last: ${String(cause)}`, { cause });
-    this.url = url;
-    this.attempts = attempts;
-  }
-};
-function mediaType(response) {
-  return (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-}
-async function refusal(response, method, url, expected) {
-  let head = new Uint8Array(0);
-  const reader = response.body?.getReader();
-  try {
-    while (reader !== void 0 && head.length < SNIPPET) {
-      const { done, value } = await reader.read();
-      if (done)
-        break;
-      const joined = new Uint8Array(head.length + value.length);
-      joined.set(head);
-      joined.set(value, head.length);
-      head = joined;
-    }
-  } catch {
-  } finally {
-    void reader?.cancel().catch(() => void 0);
-  }
-  const text = new TextDecoder().decode(head.subarray(0, SNIPPET)).trim();
-  return new HTTPStatusError(method, url, response.status, response.headers.get("content-type") ?? "", text, expected);
-}
-function followSession(url, options = {}) {
-  const stop = new AbortController();
-  const outer = options.signal;
-  const onAbort = () => stop.abort(outer?.reason);
-  if (outer?.aborted)
-    onAbort();
-  else
-    outer?.addEventListener("abort", onAbort, { once: true });
-  const state = {
-    conversation: options.conversation ?? new Conversation(),
-    lastEventId: options.lastEventId ?? "",
-    connections: 0,
-    closed: false,
-    waiters: /* @__PURE__ */ new Set()
-  };
-  let ended;
-  const done = follow(String(url), options, state, stop.signal).then((conversation) => {
-    ended = { error: new WireError(`${String(url)}: the session ended before what was waited for`) };
-    for (const waiter of state.waiters)
-      waiter.reject(ended.error);
-    return conversation;
-  }, (error) => {
-    ended = { error };
-    for (const waiter of state.waiters)
-      waiter.reject(error);
-    throw error;
-  }).finally(() => outer?.removeEventListener("abort", onAbort));
-  done.catch(() => void 0);
-  function waitFor(check) {
-    const now2 = check(state.conversation);
-    if (now2 !== void 0 && now2 !== false)
-      return Promise.resolve(now2);
-    if (ended !== void 0)
-      return Promise.reject(ended.error);
-    return new Promise((resolve, reject) => {
-      state.waiters.add({ check, resolve, reject });
-    });
-  }
-  return {
-    get conversation() {
-      return state.conversation;
-    },
-    get lastEventId() {
-      return state.lastEventId;
-    },
-    get connections() {
-      return state.connections;
-    },
-    get closed() {
-      return state.closed;
-    },
-    done,
-    waitFor,
-    settled: (replyId) => waitFor((c) => {
-      const msg = c.replies.get(replyId);
-      return msg !== void 0 && waiting(msg).state !== "running" ? msg : void 0;
-    }),
-    close: () => stop.abort(new DOMException("followSession closed", "AbortError"))
-  };
-}
-async function follow(url, options, state, signal) {
-  const initial = options.backoff?.initialMs ?? 250;
-  const max = options.backoff?.maxMs ?? 8e3;
-  const retries = options.backoff?.retries ?? 5;
-  let retryMs;
-  let failures = 0;
-  for (; ; ) {
-    signal.throwIfAborted();
-    const startId = state.lastEventId;
-    const decoder = new SSEDecoder({
-      lastEventId: state.lastEventId,
-      unknown: options.unknown ?? "keep"
-    });
-    const outcome = await connect2(url, options, state, signal, decoder);
-    if (outcome === "closed") {
-      state.closed = true;
-      return state.conversation;
-    }
-    retryMs = decoder.retry ?? retryMs;
-    failures = outcome.applied > 0 && state.lastEventId !== startId ? 1 : failures + 1;
-    if (failures > retries)
-      throw new ConnectionFailed(url, failures, outcome.reason);
-    const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
-    const delay = base / 2 + Math.random() * (base / 2);
-    options.onReconnect?.(failures, delay, outcome.reason);
-    await sleep2(delay, signal);
-  }
-}
-function request(url, options, state) {
-  const headers = new Headers(options.headers);
-  headers.set("Accept", "text/event-stream");
-  if (!state.lastEventId)
-    return [url, headers];
-  if (options.cursor === "query") {
-    const parsed = new URL(url, globalThis.location?.href);
-    parsed.searchParams.set("after", state.lastEventId);
-    return [parsed.href, headers];
-  }
-  headers.set("Last-Event-ID", state.lastEventId);
-  return [url, headers];
-}
-async function connect2(url, options, state, signal, decoder) {
-  let applied = 0;
-  const apply2 = (events) => {
-    for (const event of events) {
-      signal.throwIfAborted();
-      applied++;
-      const msg = state.conversation.apply(event);
-      options.onEvent?.(event, msg, state.conversation);
-    }
-    state.lastEventId = decoder.lastEventId;
-    for (const waiter of state.waiters) {
-      const value = waiter.check(state.conversation);
-      if (value !== void 0 && value !== false) {
-        state.waiters.delete(waiter);
-        waiter.resolve(value);
-      }
-    }
-  };
-  const retry = (reason) => ({ applied, reason });
-  const network = (error) => {
-    if (signal.aborted)
-      throw signal.reason;
-    if (!(error instanceof TypeError))
-      throw error;
-    return retry(error);
-  };
-  const [target, headers] = request(url, options, state);
-  state.connections++;
-  let response;
-  try {
-    response = await (options.fetch ?? globalThis.fetch)(target, { headers, signal, cache: "no-store" });
-  } catch (error) {
-    return network(error);
-  }
-  if (response.status !== 200 || mediaType(response) !== "text/event-stream" || response.body === null) {
-    const error = await refusal(response, "GET", target, "200 with text/event-stream");
-    if (RETRYABLE.has(response.status))
-      return retry(error);
-    throw error;
-  }
-  const reader = response.body.getReader();
-  try {
-    for (; ; ) {
-      let chunk;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        return network(error);
-      }
-      if (chunk.done)
-        break;
-      apply2(decoder.feed(chunk.value));
-    }
-    try {
-      apply2(decoder.close());
-    } catch (error) {
-      if (!(error instanceof FrameError) || signal.aborted)
-        throw error;
-      apply2(error.events);
-      return retry(error);
-    }
-    return "closed";
-  } catch (error) {
-    if (error instanceof RemoteProtocolError && !signal.aborted) {
-      apply2(error.events);
-    }
-    throw error;
-  } finally {
-    void reader.cancel().catch(() => void 0);
-  }
-}
-async function answer(url, options) {
-  const target = String(url);
-  const body = JSON.stringify({ agent_id: options.agentId, session_id: options.sessionId, input: options.input });
-  const headers = new Headers(options.headers);
-  headers.set("Content-Type", "application/json");
-  const init = { method: "POST", headers, body };
-  if (options.signal !== void 0)
-    init.signal = options.signal;
-  let response;
-  try {
-    response = await (options.fetch ?? globalThis.fetch)(target, init);
-  } catch (error) {
-    if (!(error instanceof TypeError))
-      throw error;
-    throw new ConnectionFailed(target, 1, error);
-  }
-  if (response.status < 200 || response.status >= 300 || mediaType(response) !== "application/json") {
-    throw await refusal(response, "POST", target, "2xx with application/json");
-  }
-  const text = await response.text();
-  let fields;
-  try {
-    fields = JSON.parse(text);
-  } catch {
-    fields = void 0;
-  }
-  if (typeof fields !== "object" || fields === null || Array.isArray(fields)) {
-    throw new HTTPStatusError("POST", target, response.status, response.headers.get("content-type") ?? "", text.slice(0, SNIPPET), "a JSON object");
-  }
-  const { session_id: sessionId, entry_id: entryId } = fields;
-  return {
-    status: response.status,
-    sessionId: typeof sessionId === "string" ? sessionId : options.sessionId,
-    entryId: typeof entryId === "string" ? entryId : null
-  };
-}
-function sleep2(ms, signal) {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
 export {
   AnomalyKind,
