@@ -13,15 +13,18 @@ skip (they ignore CUSTOM names they do not know).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import msgspec
 
 from wire import json as wire_json
+from wire.blocks import ContentBlock, HintBlock
 from wire.errors import DecodeError
 from wire.events import AgentEvent, CustomEvent, ReplyStartEvent, UnknownEvent
 from wire.messages import Msg
 
-__all__ = ("CHECKPOINT", "RESTART", "Conversation", "begin_reply", "checkpoint", "checkpoint_payload",
-           "read_checkpoint", "restart")
+__all__ = ("CHECKPOINT", "RESTART", "Conversation", "begin_reply", "blocks_once", "checkpoint",
+           "checkpoint_payload", "read_checkpoint", "restart")
 
 CHECKPOINT = "wire.checkpoint"
 RESTART = "wire.restart"
@@ -53,6 +56,21 @@ def read_checkpoint(event: object) -> Msg | None:
     if "msg" not in event.value:
         raise DecodeError("a checkpoint without a msg", path="$.value.msg")
     return wire_json.decode_msg(msgspec.json.encode(event.value["msg"]))
+
+
+def blocks_once(msg: Msg) -> Iterator[ContentBlock]:
+    """The blocks of a checkpoint's Msg as a live stream shows them: a
+    duplicate START makes agentscope append an orphan block under an id it
+    has already (its deltas go to the first), which no client is sent, so
+    it is left out here too; hints keep every occurrence (a hint's id may
+    repeat)."""
+    seen: set[tuple[str, str]] = set()
+    for block in msg.content:
+        key = (block.type, block.id)
+        if key in seen and type(block) is not HintBlock:
+            continue
+        seen.add(key)
+        yield block
 
 
 def restart(reason: str) -> CustomEvent:

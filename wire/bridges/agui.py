@@ -37,7 +37,7 @@ from wire import events as ev
 from wire._codec import DECODE_ERRORS, ENCODE_ERRORS, decode_error
 from wire.errors import EncodeError, LocalProtocolError
 from wire.messages import AssistantMsg, Msg
-from wire.resume import CHECKPOINT, read_checkpoint
+from wire.resume import CHECKPOINT, blocks_once, read_checkpoint
 
 __all__ = (
     "CONTENT_TYPE",
@@ -830,12 +830,7 @@ class AGUIBridge:
         calls: list[bk.ToolCallBlock] = []
         parent = self._parent
         held = len(self.pending)
-        seen: set[tuple[str, str]] = set()
-        for block in msg.content:
-            key = (block.type, block.id)
-            if key in seen and not isinstance(block, bk.HintBlock):
-                continue  # the orphan of a duplicate START: the live stream drops it too
-            seen.add(key)
+        for block in blocks_once(msg):
             if isinstance(block, bk.TextBlock):
                 self._catch_up_text(block, out)
                 if self._role == "assistant":

@@ -40,7 +40,7 @@ from wire import events as ev
 from wire._codec import DECODE_ERRORS, ENCODE_ERRORS
 from wire.errors import DecodeError, EncodeError
 from wire.messages import Msg
-from wire.resume import CHECKPOINT, read_checkpoint
+from wire.resume import CHECKPOINT, blocks_once, read_checkpoint
 
 __all__ = ("DONE", "HEADERS", "Chunk", "VercelBridge", "approval_answers", "encode_chunks", "to_chunks", "to_sse")
 
@@ -272,12 +272,7 @@ class VercelBridge:
         if not self._started:
             out.append(self._start_chunk(msg))
         self._started = True
-        seen: set[tuple[str, str]] = set()
-        for block in msg.content:
-            key = (block.type, block.id)
-            if key in seen and not isinstance(block, bk.HintBlock):
-                continue  # the orphan of a duplicate START: the live stream drops it too
-            seen.add(key)
+        for block in blocks_once(msg):
             if isinstance(block, bk.TextBlock):
                 out += self._catch_up_text(block)
             elif isinstance(block, bk.ThinkingBlock):

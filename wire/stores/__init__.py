@@ -27,7 +27,7 @@ from wire.events import AgentEvent, CustomEvent, UnknownEvent
 from wire.messages import Msg
 from wire.resume import CHECKPOINT
 
-__all__ = ("Entry", "EventStore", "Resume", "StoredEvent", "refuse_checkpoints")
+__all__ = ("Entry", "EventStore", "Resume", "StoredEvent", "to_write")
 
 Resume: TypeAlias = Literal["checkpoint", "replay"]
 """How a reader that comes back with an entry id resumes: ``"replay"`` gets
@@ -106,10 +106,15 @@ class EventStore(Protocol):
         ...
 
 
-def refuse_checkpoints(events: list[AgentEvent]) -> None:
-    """LocalProtocolError if ``events`` hold a ``wire.checkpoint`` event:
-    only a store makes checkpoints (of its own Msg), so that one written by
-    a producer, or relayed from a peer, never replaces its readers' Msg."""
-    for event in events:
+def to_write(log: object, closed: bool, events: Iterable[AgentEvent]) -> list[AgentEvent]:
+    """``events`` as a list the store ``log`` may write: LocalProtocolError
+    if it is ``closed``, or if they hold a ``wire.checkpoint`` event (only a store
+    makes checkpoints, of its own Msgs, so that one a producer wrote, or
+    relayed from a peer, never replaces its readers' Msg)."""
+    if closed:
+        raise LocalProtocolError(f"{log!r} is closed: no event can be added")
+    batch = list(events)
+    for event in batch:
         if type(event) is CustomEvent and event.name == CHECKPOINT:
             raise LocalProtocolError("a wire.checkpoint event cannot be appended: only the store makes checkpoints")
+    return batch

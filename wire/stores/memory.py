@@ -15,12 +15,11 @@ from typing import Any
 import anyio
 
 from wire import json as wire_json
-from wire.errors import LocalProtocolError
 from wire.events import AgentEvent
 from wire.framing import SSEEncoder
 from wire.messages import Msg
 from wire.resume import checkpoint, restart
-from wire.stores import Entry, Resume, StoredEvent, refuse_checkpoints
+from wire.stores import Entry, Resume, StoredEvent, to_write
 from wire.stores._coalesce import Coalesce, Coalescer, hold_of
 from wire.stores._replies import Replies
 
@@ -122,12 +121,9 @@ class EventLog:
         return (await self.extend((event,)))[0]
 
     async def extend(self, events: Iterable[AgentEvent]) -> list[str]:
-        if self._closed:
-            raise LocalProtocolError(f"{self!r} is closed: no event can be added")
-        batch = list(events)
+        batch = to_write(self, self._closed, events)
         if not batch:
             return []
-        refuse_checkpoints(batch)
         start = self.end
         self._replies.apply(batch, start)
         self._keep(batch)

@@ -10,10 +10,10 @@ from typing import Any
 import redis.exceptions
 
 from wire import json as wire_json
-from wire.errors import DecodeError, LocalProtocolError, StoreError
+from wire.errors import DecodeError, StoreError
 from wire.events import AgentEvent
 from wire.messages import Msg
-from wire.stores import refuse_checkpoints
+from wire.stores import to_write
 from wire.stores._replies import OPENING, Replies
 from wire.stores.redis._common import FAILURES, LogBase, as_bytes
 
@@ -49,12 +49,9 @@ class Producer(LogBase):
         With ``msg``, the events are applied to it and a checkpoint goes with
         the entries when one is due. Raises StoreError if Redis fails; the
         events may then be written or not."""
-        if self._closed:
-            raise LocalProtocolError(f"{self!r} is closed: no event can be added")
-        events = list(events)
+        events = to_write(self, self._closed, events)
         if not events:
             return []
-        refuse_checkpoints(events)
         if self.keep_checkpoints:
             await self._take_on(events)
         # A checkpoint at least every checkpoint_every events, even inside one batch.
