@@ -260,20 +260,6 @@ class Reducer:
     def apply(self, event: AgentEvent | UnknownEvent) -> None:
         """Apply one event; ``self.index`` counts it whether or not it applies."""
         cls = type(event)
-        # Nearly every event is a text delta to an open block of this reply:
-        # done inline, without the handler, _grow and find calls (each a
-        # Python call per event, the bulk of append_event's cost). Anything
-        # else, or a delta that would be an anomaly, takes the general path.
-        if cls is TextBlockDeltaEvent:
-            block = self.text.get(event.block_id)  # type: ignore[union-attr]
-            if block is not None and block.finished_at is None and type(delta := event.delta) is str and (  # type: ignore[union-attr]
-                    event.reply_id == self.msg.id):  # type: ignore[union-attr]
-                text = block.text  # as _grow_text: the block lets go first, the text grows in place
-                block.text = ""
-                text += delta
-                block.text = text
-                self.index += 1
-                return
         handler = _HANDLERS.get(cls)
         if handler is None:
             if type(event) is not UnknownEvent:
@@ -309,6 +295,7 @@ class Reducer:
         run_id = ""
         run_block: Any = None
         run_grow: Callable[[Any, str], None] = _grow_text
+        by_call = False  # whether the run's events name their block by tool_call_id
         # The deltas of the run, whose indexes follow self.index (counted when
         # the run is joined). Their type is checked by the join, not per delta.
         parts: list[Any] = []
@@ -317,7 +304,7 @@ class Reducer:
             for event in events:
                 cls = type(event)
                 if cls is run_type and event.reply_id == msg_id and (  # type: ignore[union-attr]
-                        event.tool_call_id if cls is ToolCallDeltaEvent else event.block_id) == run_id:  # type: ignore[union-attr]
+                        event.tool_call_id if by_call else event.block_id) == run_id:  # type: ignore[union-attr]
                     append(event.delta)  # type: ignore[union-attr]
                     continue
                 if parts:
@@ -327,11 +314,15 @@ class Reducer:
                 run_type = None
                 run = _RUNS.get(cls)
                 if run is not None and len(self.anomalies) + self.anomalies_dropped == anomalies:
-                    table, run_grow = run
-                    run_id = event.tool_call_id if cls is ToolCallDeltaEvent else event.block_id  # type: ignore[union-attr]
+                    table, run_grow, by_call = run
+                    run_id = event.tool_call_id if by_call else event.block_id  # type: ignore[union-attr]
                     run_block = getattr(self, table)[run_id]
                     if run_block.finished_at is None:
                         run_type = cls
+                        if cls is ToolResultTextDeltaEvent:
+                            # The delta grew (or made) the output's last text block,
+                            # which the next deltas of this result grow too.
+                            run_block = run_block.output[-1]
         finally:
             if parts:
                 self._join(run_block, run_grow, parts, run_type)  # type: ignore[arg-type]
@@ -783,11 +774,14 @@ _HANDLERS: dict[type, Callable[[Reducer, Any], None]] = {
 }
 
 # Delta types that ``apply_all`` collects in runs: the Reducer table that
-# holds their blocks, and the field they grow.
-_RUNS: dict[type, tuple[str, Callable[[Any, str], None]]] = {
-    TextBlockDeltaEvent: ("text", _grow_text),
-    ThinkingBlockDeltaEvent: ("thinking", _grow_thinking),
-    ToolCallDeltaEvent: ("calls", _grow_input),
+# holds their blocks, the grower of the field they grow (a tool result's
+# text deltas grow its output's last text block), and whether the event names
+# its block by ``tool_call_id`` (else ``block_id``).
+_RUNS: dict[type, tuple[str, Callable[[Any, str], None], bool]] = {
+    TextBlockDeltaEvent: ("text", _grow_text, False),
+    ThinkingBlockDeltaEvent: ("thinking", _grow_thinking, False),
+    ToolCallDeltaEvent: ("calls", _grow_input, True),
+    ToolResultTextDeltaEvent: ("results", _grow_text, True),
 }
 
 # Which block types each role's Msg may hold (None: any), as agentscope's

@@ -19,6 +19,7 @@ _STARTS: list[wire.AgentEvent] = [
     wire.TextBlockStartEvent(reply_id=REPLY, block_id="t"),
     wire.ThinkingBlockStartEvent(reply_id=REPLY, block_id="k"),
     wire.ToolCallStartEvent(reply_id=REPLY, tool_call_id="c", tool_call_name="f"),
+    wire.ToolResultStartEvent(reply_id=REPLY, tool_call_id="r", tool_call_name="f"),
 ]
 
 
@@ -29,11 +30,19 @@ def _event(kind: str, value: Any, block: str, reply: str) -> wire.AgentEvent:
         return wire.ThinkingBlockDeltaEvent(reply_id=reply, block_id="k", delta=value)
     if kind == "call":
         return wire.ToolCallDeltaEvent(reply_id=reply, tool_call_id="c", delta=value)
+    if kind == "result":
+        return wire.ToolResultTextDeltaEvent(reply_id=reply, tool_call_id="r" if block == "t" else block, delta=value)
+    if kind == "result data":  # the result's next text deltas start a new text block
+        return wire.ToolResultDataDeltaEvent(reply_id=reply, tool_call_id="r", block_id="d", media_type="image/png",
+                                             data=b"x")
+    if kind == "result end":
+        return wire.ToolResultEndEvent(reply_id=reply, tool_call_id="r", state="success")
     return wire.TextBlockEndEvent(reply_id=reply, block_id=block)
 
 
 _events = st.lists(st.tuples(
-    st.sampled_from(["text", "text", "text", "thinking", "call", "end"]),
+    st.sampled_from(["text", "text", "text", "thinking", "call", "end", "result", "result", "result data",
+                     "result end"]),
     st.one_of(st.text(max_size=3), st.integers(), st.none(), st.binary(max_size=2)),
     st.sampled_from(["t", "t", "t", "x"]),  # "x": no such block
     st.sampled_from([REPLY, REPLY, REPLY, "other"]),
