@@ -20,25 +20,41 @@ const MSGPACK = new Decoder();
  * The first item of `payload` that wire refuses although @msgpack/msgpack reads it, with its
  * offset: a `str` that is not valid UTF-8 (@msgpack/msgpack turns bad UTF-8 into U+FFFD; wire
  * refuses it, as it does in JSON), an `ext` (a timestamp or an application type, which JSON
- * cannot carry) or a NaN or infinite float (wire's value rule, wire/_portable.py). A walk over
+ * cannot carry), a NaN or infinite float, or a map key that is no str (wire's value rule,
+ * wire/_portable.py). A walk over
  * the items' headers (https://github.com/msgpack/msgpack/blob/master/spec.md); a malformed
  * payload stops it, and the decoder then says what is wrong.
  */
 function refused(payload: Uint8Array): { at: number; reason: string } | undefined {
   const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
   let pos = 0;
-  let items = 1;
-  while (items-- > 0 && pos < payload.length) {
+  // The containers open around the item at `pos`: items still to read in each, and for a map
+  // how many it has read (an even count: the next item is a key, which must be a str).
+  const open: { left: number; map: boolean; read: number }[] = [{ left: 1, map: false, read: 0 }];
+  while (open.length > 0 && pos < payload.length) {
+    const inside = open[open.length - 1] as { left: number; map: boolean; read: number };
+    if (inside.left === 0) {
+      open.pop();
+      continue;
+    }
+    inside.left -= 1;
+    const isKey = inside.map && inside.read % 2 === 0;
+    inside.read += 1;
     const head = payload[pos] as number;
+    if (isKey && !(head >= 0xa0 && head <= 0xbf) && !(head >= 0xd9 && head <= 0xdb)) {
+      return { at: pos, reason: "a map key that is no str; keys must be strings" };
+    }
+    let items = 0;
+    let map = false;
     let size = 0; // bytes of a str, bin or ext body after the header
     let header = 1;
     let str = false;
     if (head <= 0x7f || head >= 0xe0 || (head >= 0xc0 && head <= 0xc3)) {
       // fixint, nil, false, true
     } else if (head <= 0x8f) {
-      items += 2 * (head & 15);
+      [items, map] = [2 * (head & 15), true];
     } else if (head <= 0x9f) {
-      items += head & 15;
+      items = head & 15;
     } else if (head <= 0xbf) {
       [str, size] = [true, head & 31];
     } else if ((head >= 0xc7 && head <= 0xc9) || (head >= 0xd4 && head <= 0xd8)) {
@@ -71,10 +87,10 @@ function refused(payload: Uint8Array): { at: number; reason: string } | undefine
         case 0xd6: header = 6; break;
         case 0xd7: header = 10; break;
         case 0xd8: header = 18; break;
-        case 0xdc: [items, header] = [items + view.getUint16(pos + 1), 3]; break;
-        case 0xdd: [items, header] = [items + view.getUint32(pos + 1), 5]; break;
-        case 0xde: [items, header] = [items + 2 * view.getUint16(pos + 1), 3]; break;
-        case 0xdf: [items, header] = [items + 2 * view.getUint32(pos + 1), 5]; break;
+        case 0xdc: [items, header] = [view.getUint16(pos + 1), 3]; break;
+        case 0xdd: [items, header] = [view.getUint32(pos + 1), 5]; break;
+        case 0xde: [items, map, header] = [2 * view.getUint16(pos + 1), true, 3]; break;
+        case 0xdf: [items, map, header] = [2 * view.getUint32(pos + 1), true, 5]; break;
         default: return undefined; // 0xc1, never used: the decoder reports it
       }
     }
@@ -89,6 +105,7 @@ function refused(payload: Uint8Array): { at: number; reason: string } | undefine
       }
     }
     pos += header + size;
+    if (items > 0) open.push({ left: items, map, read: 0 });
   }
   return undefined;
 }

@@ -2858,17 +2858,30 @@ var MSGPACK = new Decoder();
 function refused(payload) {
   const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
   let pos = 0;
-  let items = 1;
-  while (items-- > 0 && pos < payload.length) {
+  const open = [{ left: 1, map: false, read: 0 }];
+  while (open.length > 0 && pos < payload.length) {
+    const inside = open[open.length - 1];
+    if (inside.left === 0) {
+      open.pop();
+      continue;
+    }
+    inside.left -= 1;
+    const isKey = inside.map && inside.read % 2 === 0;
+    inside.read += 1;
     const head = payload[pos];
+    if (isKey && !(head >= 160 && head <= 191) && !(head >= 217 && head <= 219)) {
+      return { at: pos, reason: "a map key that is no str; keys must be strings" };
+    }
+    let items = 0;
+    let map = false;
     let size = 0;
     let header = 1;
     let str = false;
     if (head <= 127 || head >= 224 || head >= 192 && head <= 195) {
     } else if (head <= 143) {
-      items += 2 * (head & 15);
+      [items, map] = [2 * (head & 15), true];
     } else if (head <= 159) {
-      items += head & 15;
+      items = head & 15;
     } else if (head <= 191) {
       [str, size] = [true, head & 31];
     } else if (head >= 199 && head <= 201 || head >= 212 && head <= 216) {
@@ -2945,16 +2958,16 @@ function refused(payload) {
           header = 18;
           break;
         case 220:
-          [items, header] = [items + view.getUint16(pos + 1), 3];
+          [items, header] = [view.getUint16(pos + 1), 3];
           break;
         case 221:
-          [items, header] = [items + view.getUint32(pos + 1), 5];
+          [items, header] = [view.getUint32(pos + 1), 5];
           break;
         case 222:
-          [items, header] = [items + 2 * view.getUint16(pos + 1), 3];
+          [items, map, header] = [2 * view.getUint16(pos + 1), true, 3];
           break;
         case 223:
-          [items, header] = [items + 2 * view.getUint32(pos + 1), 5];
+          [items, map, header] = [2 * view.getUint32(pos + 1), true, 5];
           break;
         default:
           return void 0;
@@ -2971,6 +2984,8 @@ function refused(payload) {
       }
     }
     pos += header + size;
+    if (items > 0)
+      open.push({ left: items, map, read: 0 });
   }
   return void 0;
 }
