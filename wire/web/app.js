@@ -5,6 +5,8 @@
 // body) and the reply goes on in the same stream. When the page goes away
 // (a reload), it keeps the conversation and the last entry id in
 // sessionStorage and resumes from them, so every earlier reply is still there.
+// Turns and answers go to the URL the server named when it made the session
+// (its `chat` field), which may be another replica's.
 //
 // Blocks are kept by reply and id and only the ones an event changed are
 // redrawn; a tool call's input is shown through PartialJSON, fed only the
@@ -117,7 +119,8 @@ function drawConfirm(reply, msg) {
   const decide = async (allowed) => {
     allow.disabled = deny.disabled = true;
     try {
-      await answer("/chat", { agentId: "demo", sessionId: demo.session.id, input: confirmation(msg, allowed) });
+      await answer(demo.session.chat ?? "/chat", { agentId: "demo", sessionId: demo.session.id,
+        input: confirmation(msg, allowed) });
     } catch (error) { // a 409 when another tab answered first: the stream shows what happened
       status.textContent = `the answer was refused: ${error.message}`;
       allow.disabled = deny.disabled = false;
@@ -181,7 +184,8 @@ function showState(follower) {
 
 async function ask() {
   again.hidden = true;
-  await answer("/chat", { agentId: "demo", sessionId: demo.session.id, input: userMsg("you", PROMPT) });
+  await answer(demo.session.chat ?? "/chat", { agentId: "demo", sessionId: demo.session.id,
+    input: userMsg("you", PROMPT) });
 }
 
 async function main() {
