@@ -36,7 +36,7 @@ def _event(kind: str, value: Any, block: str, reply: str) -> wire.AgentEvent:
         return wire.ToolResultDataDeltaEvent(reply_id=reply, tool_call_id="r", block_id="d", media_type="image/png",
                                              data=b"x")
     if kind == "result end":
-        return wire.ToolResultEndEvent(reply_id=reply, tool_call_id="r", state="success")
+        return wire.ToolResultEndEvent(reply_id=reply, tool_call_id="r", state=wire.ToolResultState.SUCCESS)
     return wire.TextBlockEndEvent(reply_id=reply, block_id=block)
 
 
