@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
 
 from msgspec import Struct, structs
 
+from wire import events as ev
 from wire._portable import saturated
 from wire.blocks import (
     Base64Source,
@@ -72,39 +73,6 @@ from wire.blocks import (
     URLSource,
 )
 from wire.errors import StreamOrderError
-from wire.events import (
-    AgentEvent,
-    CustomEvent,
-    DataBlockDeltaEvent,
-    DataBlockEndEvent,
-    DataBlockStartEvent,
-    ExceedMaxItersEvent,
-    ExternalExecutionResultEvent,
-    HintBlockEvent,
-    ModelCallEndEvent,
-    ModelCallStartEvent,
-    ReplyEndEvent,
-    ReplyStartEvent,
-    RequireExternalExecutionEvent,
-    RequireUserConfirmEvent,
-    TextBlockDeltaEvent,
-    TextBlockEndEvent,
-    TextBlockStartEvent,
-    ThinkingBlockDeltaEvent,
-    ThinkingBlockEndEvent,
-    ThinkingBlockStartEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-    ToolResultDataDeltaEvent,
-    ToolResultEndEvent,
-    ToolResultStartEvent,
-    ToolResultTextDeltaEvent,
-    UnknownEvent,
-    Usage,
-    UserConfirmResultEvent,
-    UserInterruptEvent,
-)
 
 if TYPE_CHECKING:
     from wire.messages import Msg
@@ -112,7 +80,7 @@ if TYPE_CHECKING:
 # A block the reducer finds by id (each kind has its own table).
 B = TypeVar("B", TextBlock, ThinkingBlock, DataBlock, ToolCallBlock, ToolResultBlock)
 # What an anomaly can be about: an event of this version, or one of a newer type.
-Applied: TypeAlias = AgentEvent | UnknownEvent
+Applied: TypeAlias = ev.AgentEvent | ev.UnknownEvent
 
 __all__ = ("MAX_ANOMALIES", "Anomaly", "AnomalyKind", "Reducer")
 
@@ -216,7 +184,7 @@ class Reducer:
             return self.results
         return None
 
-    def _add(self, block: ContentBlock, event: AgentEvent, table: dict[str, B] | None) -> None:
+    def _add(self, block: ContentBlock, event: ev.AgentEvent, table: dict[str, B] | None) -> None:
         if type(block.id) is not str:
             self.anomaly(AnomalyKind.WRONG_TYPE, event, None, _wrong("the block's id", block.id, "a string"))
             return
@@ -249,7 +217,7 @@ class Reducer:
             return
         self.anomalies.append(Anomaly(index=self.index, kind=kind, event_type=event_type, id=id, detail=detail))
 
-    def find(self, table: dict[str, B], event: AgentEvent, id: str) -> B | None:
+    def find(self, table: dict[str, B], event: ev.AgentEvent, id: str) -> B | None:
         block = table.get(id)
         if block is None:
             self.anomaly(AnomalyKind.UNKNOWN_BLOCK, event, id, "no block was started with this id")
@@ -257,12 +225,12 @@ class Reducer:
 
     # -- entry points -------------------------------------------------------------
 
-    def apply(self, event: AgentEvent | UnknownEvent) -> None:
+    def apply(self, event: ev.AgentEvent | ev.UnknownEvent) -> None:
         """Apply one event; ``self.index`` counts it whether or not it applies."""
         cls = type(event)
         handler = _HANDLERS.get(cls)
         if handler is None:
-            if type(event) is not UnknownEvent:
+            if type(event) is not ev.UnknownEvent:
                 raise TypeError(f"not an AgentEvent: {type(event).__name__}")
             try:  # a newer peer's event type: nothing this version can apply
                 self.anomaly(AnomalyKind.UNKNOWN_EVENT, event, None,
@@ -271,7 +239,7 @@ class Reducer:
                 self.index += 1
             return
         try:
-            if type(event) is not CustomEvent and event.reply_id != self.msg.id:  # type: ignore[union-attr]
+            if type(event) is not ev.CustomEvent and event.reply_id != self.msg.id:  # type: ignore[union-attr]
                 self.anomaly(AnomalyKind.OTHER_REPLY, event, event.reply_id,  # type: ignore[union-attr]
                              f"the message's id is {self.msg.id[:_ID_SHOWN]!r}")
             else:
@@ -279,7 +247,7 @@ class Reducer:
         finally:
             self.index += 1
 
-    def apply_all(self, events: Iterable[AgentEvent | UnknownEvent]) -> None:
+    def apply_all(self, events: Iterable[ev.AgentEvent | ev.UnknownEvent]) -> None:
         """``apply`` for each event, faster for runs of deltas.
 
         Nearly every event of a reply is a delta to the block the previous
@@ -319,7 +287,7 @@ class Reducer:
                     run_block = getattr(self, table)[run_id]
                     if run_block.finished_at is None:
                         run_type = cls
-                        if cls is ToolResultTextDeltaEvent:
+                        if cls is ev.ToolResultTextDeltaEvent:
                             # The delta grew (or made) the output's last text block,
                             # which the next deltas of this result grow too.
                             run_block = run_block.output[-1]
@@ -413,7 +381,7 @@ def _seal(source: object) -> None:
             source.data = bytes(data)
 
 
-def _finish(r: Reducer, table: dict[str, B], event: AgentEvent, id: str) -> B | None:
+def _finish(r: Reducer, table: dict[str, B], event: ev.AgentEvent, id: str) -> B | None:
     block = r.find(table, event, id)
     if block is not None:
         if block.finished_at is not None:
@@ -422,7 +390,7 @@ def _finish(r: Reducer, table: dict[str, B], event: AgentEvent, id: str) -> B | 
     return block
 
 
-def _grow(r: Reducer, table: dict[str, B], grow: Callable[[B, str], None], event: AgentEvent, id: str,
+def _grow(r: Reducer, table: dict[str, B], grow: Callable[[B, str], None], event: ev.AgentEvent, id: str,
           part: str) -> None:
     if type(part) is not str:  # before anything changes: the grower lets go of the text first
         r.anomaly(AnomalyKind.WRONG_TYPE, event, None, _wrong("delta", part, "a string"))
@@ -442,37 +410,37 @@ def _ignore(r: Reducer, event: Any) -> None:
     """Events with no effect on the Msg (CUSTOM has no reply_id at all)."""
 
 
-def _reply_end(r: Reducer, e: ReplyEndEvent) -> None:
+def _reply_end(r: Reducer, e: ev.ReplyEndEvent) -> None:
     msg = r.msg
     msg.finished_at = e.created_at
     msg.finished_reason = e.finished_reason
     msg.error = None if e.error is None else structs.replace(e.error)
 
 
-def _model_call_end(r: Reducer, e: ModelCallEndEvent) -> None:
+def _model_call_end(r: Reducer, e: ev.ModelCallEndEvent) -> None:
     msg = r.msg
     u = msg.usage
     if u is None:
-        msg.usage = Usage(input_tokens=e.input_tokens, output_tokens=e.output_tokens,
+        msg.usage = ev.Usage(input_tokens=e.input_tokens, output_tokens=e.output_tokens,
                           cache_input_tokens=e.cache_input_tokens,
                           cache_creation_input_tokens=e.cache_creation_input_tokens)
     else:
-        msg.usage = Usage(input_tokens=saturated(u.input_tokens + e.input_tokens),
+        msg.usage = ev.Usage(input_tokens=saturated(u.input_tokens + e.input_tokens),
                           output_tokens=saturated(u.output_tokens + e.output_tokens),
                           cache_input_tokens=saturated(u.cache_input_tokens + e.cache_input_tokens),
                           cache_creation_input_tokens=saturated(u.cache_creation_input_tokens
                                                                 + e.cache_creation_input_tokens))
 
 
-def _text_start(r: Reducer, e: TextBlockStartEvent) -> None:
+def _text_start(r: Reducer, e: ev.TextBlockStartEvent) -> None:
     r._add(TextBlock(text="", id=e.block_id, created_at=e.created_at), e, r.text)
 
 
-def _text_delta(r: Reducer, e: TextBlockDeltaEvent) -> None:
+def _text_delta(r: Reducer, e: ev.TextBlockDeltaEvent) -> None:
     _grow(r, r.text, _grow_text, e, e.block_id, e.delta)
 
 
-def _text_end(r: Reducer, e: TextBlockEndEvent) -> None:
+def _text_end(r: Reducer, e: ev.TextBlockEndEvent) -> None:
     if e.text is not None and type(e.text) is not str:
         r.anomaly(AnomalyKind.WRONG_TYPE, e, None, _wrong("text", e.text, "a string or null"))
         return
@@ -481,24 +449,24 @@ def _text_end(r: Reducer, e: TextBlockEndEvent) -> None:
         block.text = e.text
 
 
-def _thinking_start(r: Reducer, e: ThinkingBlockStartEvent) -> None:
+def _thinking_start(r: Reducer, e: ev.ThinkingBlockStartEvent) -> None:
     r._add(ThinkingBlock(thinking="", id=e.block_id, created_at=e.created_at), e, r.thinking)
 
 
-def _thinking_delta(r: Reducer, e: ThinkingBlockDeltaEvent) -> None:
+def _thinking_delta(r: Reducer, e: ev.ThinkingBlockDeltaEvent) -> None:
     _grow(r, r.thinking, _grow_thinking, e, e.block_id, e.delta)
 
 
-def _thinking_end(r: Reducer, e: ThinkingBlockEndEvent) -> None:
+def _thinking_end(r: Reducer, e: ev.ThinkingBlockEndEvent) -> None:
     _finish(r, r.thinking, e, e.block_id)
 
 
-def _data_start(r: Reducer, e: DataBlockStartEvent) -> None:
+def _data_start(r: Reducer, e: ev.DataBlockStartEvent) -> None:
     source = Base64Source(data=b"", media_type=e.media_type)
     r._add(DataBlock(id=e.block_id, source=source, name=e.name, created_at=e.created_at), e, r.data)
 
 
-def _data_delta(r: Reducer, e: DataBlockDeltaEvent) -> None:
+def _data_delta(r: Reducer, e: ev.DataBlockDeltaEvent) -> None:
     if not _chunk_typed(r, e):
         return
     # agentscope tests truthiness here: an empty data or url chunk is a no-op.
@@ -528,33 +496,33 @@ def _data_delta(r: Reducer, e: DataBlockDeltaEvent) -> None:
         _append_data(block.source, e.data)
 
 
-def _data_end(r: Reducer, e: DataBlockEndEvent) -> None:
+def _data_end(r: Reducer, e: ev.DataBlockEndEvent) -> None:
     block = _finish(r, r.data, e, e.block_id)
     if block is not None:
         _seal(block.source)
 
 
-def _hint(r: Reducer, e: HintBlockEvent) -> None:
+def _hint(r: Reducer, e: ev.HintBlockEvent) -> None:
     hint = [_own(part) for part in e.hint] if isinstance(e.hint, list) else e.hint
     block = HintBlock(hint=hint, id=e.block_id, source=e.source,
                       created_at=e.created_at, finished_at=e.created_at)
     r._add(block, e, None)
 
 
-def _call_start(r: Reducer, e: ToolCallStartEvent) -> None:
+def _call_start(r: Reducer, e: ev.ToolCallStartEvent) -> None:
     block = ToolCallBlock(id=e.tool_call_id, name=e.tool_call_name, input="", created_at=e.created_at)
     r._add(block, e, r.calls)
 
 
-def _call_delta(r: Reducer, e: ToolCallDeltaEvent) -> None:
+def _call_delta(r: Reducer, e: ev.ToolCallDeltaEvent) -> None:
     _grow(r, r.calls, _grow_input, e, e.tool_call_id, e.delta)
 
 
-def _call_end(r: Reducer, e: ToolCallEndEvent) -> None:
+def _call_end(r: Reducer, e: ev.ToolCallEndEvent) -> None:
     _finish(r, r.calls, e, e.tool_call_id)
 
 
-def _result_start(r: Reducer, e: ToolResultStartEvent) -> None:
+def _result_start(r: Reducer, e: ev.ToolResultStartEvent) -> None:
     block = ToolResultBlock(id=e.tool_call_id, name=e.tool_call_name, output=[], created_at=e.created_at)
     r._add(block, e, r.results)
 
@@ -568,7 +536,7 @@ def _output_list(block: ToolResultBlock, e: Any) -> list[TextBlock | DataBlock]:
     return output
 
 
-def _result_text(r: Reducer, e: ToolResultTextDeltaEvent) -> None:
+def _result_text(r: Reducer, e: ev.ToolResultTextDeltaEvent) -> None:
     if type(e.delta) is not str:
         r.anomaly(AnomalyKind.WRONG_TYPE, e, None, _wrong("delta", e.delta, "a string"))
         return
@@ -584,7 +552,7 @@ def _result_text(r: Reducer, e: ToolResultTextDeltaEvent) -> None:
         output.append(TextBlock(text=e.delta, id=e.id, created_at=e.created_at))
 
 
-def _result_data(r: Reducer, e: ToolResultDataDeltaEvent) -> None:
+def _result_data(r: Reducer, e: ev.ToolResultDataDeltaEvent) -> None:
     if not _chunk_typed(r, e):
         return
     block = r.find(r.results, e, e.tool_call_id)
@@ -627,7 +595,7 @@ def _data_index(output: list[Any]) -> dict[str, Base64Source]:
     return index
 
 
-def _result_end(r: Reducer, e: ToolResultEndEvent) -> None:
+def _result_end(r: Reducer, e: ev.ToolResultEndEvent) -> None:
     block = _finish(r, r.results, e, e.tool_call_id)
     if block is None:
         return
@@ -656,20 +624,20 @@ def _calls(r: Reducer, e: Any, ids: Iterable[str]) -> list[ToolCallBlock | None]
     return found
 
 
-def _require_confirm(r: Reducer, e: RequireUserConfirmEvent) -> None:
+def _require_confirm(r: Reducer, e: ev.RequireUserConfirmEvent) -> None:
     for asked, call in zip(e.tool_calls, _calls(r, e, [c.id for c in e.tool_calls]), strict=True):
         if call is not None:
             call.state = ToolCallState.ASKING
             call.suggested_rules = [structs.replace(rule) for rule in asked.suggested_rules]
 
 
-def _require_external(r: Reducer, e: RequireExternalExecutionEvent) -> None:
+def _require_external(r: Reducer, e: ev.RequireExternalExecutionEvent) -> None:
     for call in _calls(r, e, [c.id for c in e.tool_calls]):
         if call is not None:
             call.state = ToolCallState.SUBMITTED  # from any state, even finished
 
 
-def _confirm_result(r: Reducer, e: UserConfirmResultEvent) -> None:
+def _confirm_result(r: Reducer, e: ev.UserConfirmResultEvent) -> None:
     # Results apply in order (a second result for one call sees the state the
     # first left, as in agentscope); they are worked out before any is applied.
     states: dict[str, ToolCallState] = {}
@@ -687,7 +655,7 @@ def _confirm_result(r: Reducer, e: UserConfirmResultEvent) -> None:
         r.calls[id].state = state
 
 
-def _external_result(r: Reducer, e: ExternalExecutionResultEvent) -> None:
+def _external_result(r: Reducer, e: ev.ExternalExecutionResultEvent) -> None:
     existing = set(r.results)  # taken once: duplicates inside one event both append
     for result in e.execution_results:
         if result.id in existing:
@@ -718,7 +686,7 @@ def _copied(value: dict[str, Any]) -> dict[str, Any]:
     return top
 
 
-def _chunk_typed(r: Reducer, e: DataBlockDeltaEvent | ToolResultDataDeltaEvent) -> bool:
+def _chunk_typed(r: Reducer, e: ev.DataBlockDeltaEvent | ev.ToolResultDataDeltaEvent) -> bool:
     """Whether a data chunk's payload has its type (bytes, or a URL string);
     an anomaly otherwise."""
     if e.data is not None and not isinstance(e.data, (bytes, bytearray, memoryview)):
@@ -743,34 +711,34 @@ def _own(part: TextBlock | DataBlock) -> TextBlock | DataBlock:
 
 
 _HANDLERS: dict[type, Callable[[Reducer, Any], None]] = {
-    ReplyStartEvent: _ignore,  # a continuation REPLY_START must not reset anything
-    ReplyEndEvent: _reply_end,
-    ModelCallStartEvent: _ignore,
-    ModelCallEndEvent: _model_call_end,
-    TextBlockStartEvent: _text_start,
-    TextBlockDeltaEvent: _text_delta,
-    TextBlockEndEvent: _text_end,
-    DataBlockStartEvent: _data_start,
-    DataBlockDeltaEvent: _data_delta,
-    DataBlockEndEvent: _data_end,
-    ThinkingBlockStartEvent: _thinking_start,
-    ThinkingBlockDeltaEvent: _thinking_delta,
-    ThinkingBlockEndEvent: _thinking_end,
-    HintBlockEvent: _hint,
-    ToolCallStartEvent: _call_start,
-    ToolCallDeltaEvent: _call_delta,
-    ToolCallEndEvent: _call_end,
-    ToolResultStartEvent: _result_start,
-    ToolResultTextDeltaEvent: _result_text,
-    ToolResultDataDeltaEvent: _result_data,
-    ToolResultEndEvent: _result_end,
-    ExceedMaxItersEvent: _ignore,
-    RequireUserConfirmEvent: _require_confirm,
-    RequireExternalExecutionEvent: _require_external,
-    UserConfirmResultEvent: _confirm_result,
-    UserInterruptEvent: _ignore,
-    ExternalExecutionResultEvent: _external_result,
-    CustomEvent: _ignore,
+    ev.ReplyStartEvent: _ignore,  # a continuation REPLY_START must not reset anything
+    ev.ReplyEndEvent: _reply_end,
+    ev.ModelCallStartEvent: _ignore,
+    ev.ModelCallEndEvent: _model_call_end,
+    ev.TextBlockStartEvent: _text_start,
+    ev.TextBlockDeltaEvent: _text_delta,
+    ev.TextBlockEndEvent: _text_end,
+    ev.DataBlockStartEvent: _data_start,
+    ev.DataBlockDeltaEvent: _data_delta,
+    ev.DataBlockEndEvent: _data_end,
+    ev.ThinkingBlockStartEvent: _thinking_start,
+    ev.ThinkingBlockDeltaEvent: _thinking_delta,
+    ev.ThinkingBlockEndEvent: _thinking_end,
+    ev.HintBlockEvent: _hint,
+    ev.ToolCallStartEvent: _call_start,
+    ev.ToolCallDeltaEvent: _call_delta,
+    ev.ToolCallEndEvent: _call_end,
+    ev.ToolResultStartEvent: _result_start,
+    ev.ToolResultTextDeltaEvent: _result_text,
+    ev.ToolResultDataDeltaEvent: _result_data,
+    ev.ToolResultEndEvent: _result_end,
+    ev.ExceedMaxItersEvent: _ignore,
+    ev.RequireUserConfirmEvent: _require_confirm,
+    ev.RequireExternalExecutionEvent: _require_external,
+    ev.UserConfirmResultEvent: _confirm_result,
+    ev.UserInterruptEvent: _ignore,
+    ev.ExternalExecutionResultEvent: _external_result,
+    ev.CustomEvent: _ignore,
 }
 
 # Delta types that ``apply_all`` collects in runs: the Reducer table that
@@ -778,10 +746,10 @@ _HANDLERS: dict[type, Callable[[Reducer, Any], None]] = {
 # text deltas grow its output's last text block), and whether the event names
 # its block by ``tool_call_id`` (else ``block_id``).
 _RUNS: dict[type, tuple[str, Callable[[Any, str], None], bool]] = {
-    TextBlockDeltaEvent: ("text", _grow_text, False),
-    ThinkingBlockDeltaEvent: ("thinking", _grow_thinking, False),
-    ToolCallDeltaEvent: ("calls", _grow_input, True),
-    ToolResultTextDeltaEvent: ("results", _grow_text, True),
+    ev.TextBlockDeltaEvent: ("text", _grow_text, False),
+    ev.ThinkingBlockDeltaEvent: ("thinking", _grow_thinking, False),
+    ev.ToolCallDeltaEvent: ("calls", _grow_input, True),
+    ev.ToolResultTextDeltaEvent: ("results", _grow_text, True),
 }
 
 # Which block types each role's Msg may hold (None: any), as agentscope's
