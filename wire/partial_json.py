@@ -232,19 +232,11 @@ class PartialJSON:
     def _parse(self, text: str) -> None:
         i = 0
         n = len(text)
+        runs = (self._string_run, self._escape_run, self._number_run, self._literal_run)  # _STRING.._LITERAL
         while i < n:
             mode = self._mode
-            if mode == _STRING:
-                i = self._string_run(text, i, n)
-                continue
-            if mode == _ESCAPE:
-                i = self._escape_run(text, i, n)
-                continue
-            if mode == _NUMBER:
-                i = self._number_run(text, i, n)
-                continue
-            if mode == _LITERAL:
-                i = self._literal_run(text, i, n)
+            if mode >= _STRING:  # inside a token: its own run reads as far as it goes
+                i = runs[mode - _STRING](text, i, n)
                 continue
             i = _WHITESPACE.match(text, i).end()  # type: ignore[union-attr]  # matches the empty string
             if i == n:

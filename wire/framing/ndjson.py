@@ -118,12 +118,7 @@ class NDJSONDecoder(StreamDecoder[T]):
         # Only the new bytes are searched: the pending bytes hold no newline. (An int
         # operand takes memchr, much cheaper than b"\n": benchmarks/README.md.)
         if 10 not in data:
-            room = pending.room - len(data)  # pending.keep(data), inline: one call less per feed
-            if room < 0:
-                return self._run(self._too_long, data)
-            pending.room = room
-            pending += data
-            return []
+            return [] if pending.keep(data) else self._run(self._too_long, data)
         if len(data) > WINDOW:
             return self._feed_windows(data)
         lines = data.split(b"\n", SPLIT_BYTES)

@@ -199,12 +199,7 @@ class SSEDecoder(StreamDecoder[T]):
             if data[:1] == b"\n" and pending[-1:] == b"\n":
                 end = -1  # the frame ends at data[0]
             else:
-                room = pending.room - len(data)  # pending.keep(data), inline: one call less per feed
-                if room < 0:
-                    return self._run(self._near_limit, data)
-                pending.room = room
-                pending += data
-                return []
+                return [] if pending.keep(data) else self._run(self._near_limit, data)
         if len(data) > WINDOW:
             return self._feed_windows(data)
         size = end + 2  # the bytes of data up to the last frame end
