@@ -800,8 +800,9 @@ def test_the_response_headers_and_keep_alive() -> None:
     import anyio
     import httpx
 
-    from wire.bridges.vercel_http import KEEP_ALIVE, resume_endpoint, ui_message_stream_response
+    from wire.bridges.vercel_http import resume_endpoint, ui_message_stream_response
     from wire.stores.memory import EventLog
+    from wire.transports.http import KEEP_ALIVE
 
     events = wire.json.decode_events(CASES[0].events_jsonl)
     log = EventLog(wire.AssistantMsg("Friday", [], id=expect(wire.ReplyStartEvent, events[0]).reply_id))

@@ -57,11 +57,10 @@ from wire.bridges.agui import (
     parse_run_input,
 )
 from wire.stores import EventStore, Resume
-from wire.transports.http import MAX_BODY_BYTES, serve, streaming
+from wire.transports.http import KEEP_ALIVE, MAX_BODY_BYTES, serve, streaming
 
 __all__ = ("agui_endpoint", "agui_response", "agui_run")
 
-_COMMENT = b": keep-alive\n\n"  # AG-UI's SSE parser reads only data: lines
 _RUN_ENDS = ("RUN_FINISHED", "RUN_ERROR")
 # While looking for the requested run, an idle log this long means the run
 # being held is the live one: nothing the client already has is still to come.
@@ -139,7 +138,7 @@ async def agui_run(log: EventStore, *, answered: frozenset[str] = frozenset(), h
                     return
             if heartbeat is not None and idle >= heartbeat:
                 idle = 0.0
-                yield _COMMENT
+                yield KEEP_ALIVE
             continue
         idle = 0.0
         for entry_id, event in batch:

@@ -39,12 +39,10 @@ from starlette.responses import Response, StreamingResponse
 
 from wire.bridges.vercel import DONE, HEADERS, Chunk, VercelBridge, encode_chunks
 from wire.stores import Entry, EventStore
-from wire.transports.http import FindLog, serve, streaming
+from wire.transports.http import KEEP_ALIVE, FindLog, serve, streaming
 
 __all__ = ("resume_endpoint", "ui_message_stream_response")
 
-# What ai's createSseStreamWithKeepAlive writes on an idle stream.
-KEEP_ALIVE = b": keep-alive\n\n"
 _MAX_BATCH = 512
 
 

@@ -58,6 +58,7 @@ from wire.stores import Entry, EventStore, Resume
 from wire.transports.chat import ANSWERS, ChatRequest, decode_chat_request, refusal
 
 __all__ = (
+    "KEEP_ALIVE",
     "MAX_BODY_BYTES",
     "NO_BUFFERING",
     "Authorize",
@@ -79,6 +80,11 @@ __all__ = (
 # no-cache: a stream is never a cached document. X-Accel-Buffering: nginx (and
 # proxies that copy it) would otherwise buffer the body and hold events back.
 NO_BUFFERING = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+
+KEEP_ALIVE = b": keep-alive\n\n"
+"""The comment an idle SSE stream of a bridge carries (what ai's
+createSseStreamWithKeepAlive writes; AG-UI's parser reads only data: lines).
+A store's own SSE body sends ``SSEEncoder.comment()``, agentscope's ``:``."""
 
 MAX_BODY_BYTES = 1 << 20
 """The largest request body an endpoint reads by default: a chat turn or an
