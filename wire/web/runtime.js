@@ -431,26 +431,34 @@ function checkEvent(value) {
       path: "$.type"
     });
   }
-  const fields = Object.hasOwn(REQUIRED, type) ? REQUIRED[type] : void 0;
+  const fields = Object.hasOwn(SPECS, type) ? SPECS[type] : void 0;
   if (fields === void 0)
     return type;
-  for (const field in ENVELOPE) {
-    const problem = fieldError(type, field, ENVELOPE[field], value[field]);
-    if (problem !== void 0)
-      throw new DecodeError(problem, { path: `$.${field}` });
+  const id = value["id"];
+  const at = value["created_at"];
+  if (!((id === void 0 || typeof id === "string") && (at === void 0 || typeof at === "string") && value["metadata"] === void 0)) {
+    for (const field in ENVELOPE) {
+      const problem = fieldError(type, field, ENVELOPE[field], value[field]);
+      if (problem !== void 0)
+        throw new DecodeError(problem, { path: `$.${field}` });
+    }
   }
-  for (const field in fields) {
-    const kind = fields[field];
+  for (let i = 0; i < fields.length; i++) {
+    const [field, kind, plain] = fields[i];
+    const got = value[field];
+    if (plain && typeof got === "string")
+      continue;
     if (kind === "b") {
       checkDataOrUrl(value);
       continue;
     }
-    const problem = fieldError(type, field, kind, value[field]);
+    const problem = fieldError(type, field, kind, got);
     if (problem !== void 0)
       throw new DecodeError(problem, { path: `$.${field}` });
   }
   return void 0;
 }
+var SPECS = Object.fromEntries(Object.entries(REQUIRED).map(([type, fields]) => [type, Object.entries(fields).map(([field, kind]) => [field, kind, kind === "s" && !Object.hasOwn(ENUMS, field)])]));
 function checkDataOrUrl(value) {
   const data = value["data"] ?? null;
   const url = value["url"] ?? null;
@@ -1062,7 +1070,7 @@ var StreamDecoder = class {
         index: this.index
       });
     }
-    if (MAY_BE_OUT_OF_RANGE.test(text)) {
+    if (mayBeOutOfRange(value)) {
       const reason = numberOutOfRange(text);
       if (reason !== void 0)
         throw new DecodeError(reason, { offset, index: this.index });
@@ -1121,7 +1129,25 @@ function editDistance(a, b) {
   }
   return previous[b.length];
 }
-var MAY_BE_OUT_OF_RANGE = /[0-9]{16}|[eE][+-]?[0-9]{3}/;
+var LARGE = 2 ** 53;
+function mayBeOutOfRange(value) {
+  if (typeof value !== "object" || value === null)
+    return typeof value === "number" && !(Math.abs(value) < LARGE);
+  const stack = [value];
+  while (stack.length) {
+    const item = stack.pop();
+    const values = Array.isArray(item) ? item : Object.values(item);
+    for (const v of values) {
+      if (typeof v === "number") {
+        if (!(Math.abs(v) < LARGE))
+          return true;
+      } else if (typeof v === "object" && v !== null) {
+        stack.push(v);
+      }
+    }
+  }
+  return false;
+}
 var NUMBER = /-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
 var INT_MIN = -(2n ** 63n);
 var INT_MAX = 2n ** 64n - 1n;
