@@ -171,3 +171,41 @@ async def sse_events(log: RedisEventLog, last_event_id: str | None = None, *, de
             events += decoder.feed(chunk)
     events += decoder.close()
     return events, decoder.last_event_id
+
+
+# -- replicas: ASGI apps in processes of their own, over one Redis --------------------------------------
+
+
+def start_replica(app: str, redis_url: str) -> tuple[subprocess.Popen[bytes], str]:
+    """``app`` (``module:attribute``) under uvicorn in a process of its own,
+    on a free 127.0.0.1 port, with ``REDIS_URL`` set; the process and its URL
+    once it accepts connections."""
+    import sys
+
+    from tests.helpers import ROOT
+
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
+         "--no-access-log"], cwd=ROOT, env={**os.environ, "REDIS_URL": redis_url})
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return process, f"http://127.0.0.1:{port}"
+        except OSError:
+            assert process.poll() is None and time.monotonic() < deadline, "the replica did not start"
+            time.sleep(0.05)
+
+
+@contextmanager
+def replica_processes(app: str, redis_url: str, count: int = 2) -> Iterator[list[str]]:
+    """``count`` replicas of ``app`` (see :func:`start_replica`): their URLs;
+    the processes end with the block."""
+    started = [start_replica(app, redis_url) for _ in range(count)]
+    try:
+        yield [url for _, url in started]
+    finally:
+        for process, _ in started:
+            process.terminate()
+            process.wait(10)

@@ -6,11 +6,6 @@ to both replicas at once are taken once."""
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 
 import anyio
@@ -18,8 +13,7 @@ import httpx
 import pytest
 
 import wire
-from tests.helpers import ROOT
-from tests.redis_server import RedisServer, free_port, redis_server
+from tests.redis_server import RedisServer, redis_server, replica_processes
 from wire import json as wire_json
 from wire.transports.chat import confirmation, waiting
 from wire.transports.client import Follower, answer
@@ -37,31 +31,10 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def start_replica(redis_url: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "tests.transports.chat_app:app", "--host", "127.0.0.1",
-         "--port", str(port), "--log-level", "warning", "--no-access-log"],
-        cwd=ROOT, env={**os.environ, "REDIS_URL": redis_url})
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return process, f"http://127.0.0.1:{port}"
-        except OSError:
-            assert process.poll() is None and time.monotonic() < deadline, "the replica did not start"
-            time.sleep(0.05)
-
-
 @pytest.fixture(scope="module")
 def replicas(redis_server: RedisServer) -> Iterator[list[str]]:
-    started = [start_replica(redis_server.url) for _ in range(2)]
-    try:
-        yield [url for _, url in started]
-    finally:
-        for process, _ in started:
-            process.terminate()
-            process.wait(10)
+    with replica_processes("tests.transports.chat_app:app", redis_server.url) as urls:
+        yield urls
 
 
 async def test_a_follower_on_one_replica_and_answers_on_the_other(replicas: list[str]) -> None:

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import aclosing
@@ -22,7 +20,7 @@ import pytest
 
 import wire
 from tests.helpers import ROOT
-from tests.redis_server import RedisServer, apply, free_port, long_reply, redis_server
+from tests.redis_server import RedisServer, apply, long_reply, redis_server, replica_processes
 from wire.framing import SSEDecoder
 from wire.resume import read_checkpoint
 from wire.transports.streams import iter_events
@@ -40,31 +38,10 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def start_replica(redis_url: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "tests.transports.redis_replica:app", "--host", "127.0.0.1",
-         "--port", str(port), "--log-level", "warning", "--no-access-log"],
-        cwd=ROOT, env={**os.environ, "REDIS_URL": redis_url})
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return process, f"http://127.0.0.1:{port}"
-        except OSError:
-            assert process.poll() is None and time.monotonic() < deadline, "the replica did not start"
-            time.sleep(0.05)
-
-
 @pytest.fixture(scope="module")
 def replicas(redis_server: RedisServer) -> Iterator[list[str]]:
-    started = [start_replica(redis_server.url) for _ in range(2)]
-    try:
-        yield [url for _, url in started]
-    finally:
-        for process, _ in started:
-            process.terminate()
-            process.wait(10)
+    with replica_processes("tests.transports.redis_replica:app", redis_server.url) as urls:
+        yield urls
 
 
 async def produce(server: RedisServer, reply_id: str, msg: wire.Msg, events: list[wire.AgentEvent],
