@@ -127,6 +127,8 @@ def server(redis_server: RedisServer) -> Iterator[str]:
 
     routes = [Route("/{store}/{name}/sse", sse_endpoint(find, heartbeat=None)),
               Route("/{store}/{name}/ndjson", ndjson_endpoint(find, heartbeat=None)),
+              Route("/{store}/{name}/sse-coalesced", sse_endpoint(find, heartbeat=None, coalesce=True)),
+              Route("/{store}/{name}/ndjson-coalesced", ndjson_endpoint(find, heartbeat=None, coalesce=True)),
               Route("/{store}/{name}/agui", agui_endpoint(find, heartbeat=None), methods=["POST"]),
               Route("/{store}/{name}/vercel", resume_endpoint(find, finished=True, heartbeat=None))]
     with serve_asgi(Starlette(routes=routes, lifespan=lifespan)) as url:
@@ -141,10 +143,10 @@ def _get(url: str) -> bytes:
 
 @pytest.mark.parametrize("store", STORES)
 @pytest.mark.parametrize("case", LONG, ids=[c.name for c in LONG])
-@pytest.mark.parametrize("framing", ["sse", "ndjson"])
+@pytest.mark.parametrize("framing", ["sse", "ndjson", "sse-coalesced", "ndjson-coalesced"])
 def test_wire_reader_builds_the_exact_msg(server: str, store: str, case: Case, framing: str) -> None:
     body = _get(f"{server}/{store}/{case.name}/{framing}")
-    decoder: Any = SSEDecoder() if framing == "sse" else NDJSONDecoder()
+    decoder: Any = SSEDecoder() if framing.startswith("sse") else NDJSONDecoder()
     events = decoder.feed(body) + decoder.close()
     assert read_checkpoint(events[0]) is not None  # the store kept less than the reply: it starts from one
     assert wire.json.encode(_rebuilt(case, events)) == wire.json.encode(_expected(case))
