@@ -77,3 +77,5 @@ export declare class ReplyRequestError extends Error {
  * ```
  */
 export declare function followReply(url: string | URL, options?: FollowOptions): ReplyFollower;
+/** ``ms`` milliseconds, or rejected with the signal's reason once it aborts (followReply's and followSession's backoff). */
+export declare function sleep(ms: number, signal: AbortSignal): Promise<void>;

@@ -213,7 +213,8 @@ function finish(state, options) {
     options.onComplete?.(msg);
     return msg;
 }
-function sleep(ms, signal) {
+/** ``ms`` milliseconds, or rejected with the signal's reason once it aborts (followReply's and followSession's backoff). */
+export function sleep(ms, signal) {
     return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
             signal.removeEventListener("abort", onAbort);

@@ -22,6 +22,7 @@
  * dropped end with the same Msg JSON (`JSON.stringify`) as wire's Python.
  */
 import { canonical } from "./canonical.js";
+import { sleep } from "./client.js";
 import { CHECKPOINT, readCheckpoint } from "./checkpoint.js";
 import { FrameError, RemoteProtocolError, WireError } from "./errors.js";
 import { UnknownEvent } from "./events.js";
@@ -446,17 +447,4 @@ export async function answer(url, options) {
         sessionId: typeof sessionId === "string" ? sessionId : options.sessionId,
         entryId: typeof entryId === "string" ? entryId : null,
     };
-}
-function sleep(ms, signal) {
-    return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-            signal.removeEventListener("abort", onAbort);
-            resolve();
-        }, ms);
-        const onAbort = () => {
-            clearTimeout(timer);
-            reject(signal.reason);
-        };
-        signal.addEventListener("abort", onAbort, { once: true });
-    });
 }

@@ -260,7 +260,8 @@ function finish(state: State, options: FollowOptions): Msg {
   return msg;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** ``ms`` milliseconds, or rejected with the signal's reason once it aborts (followReply's and followSession's backoff). */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       signal.removeEventListener("abort", onAbort);

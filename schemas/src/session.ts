@@ -33,6 +33,7 @@ import type {
   UserInterruptEvent,
 } from "../wire.js";
 import { canonical } from "./canonical.js";
+import { sleep } from "./client.js";
 import { CHECKPOINT, readCheckpoint } from "./checkpoint.js";
 import { FrameError, RemoteProtocolError, WireError } from "./errors.js";
 import { UnknownEvent, type UnknownPolicy, type WireEvent } from "./events.js";
@@ -556,16 +557,3 @@ export async function answer(url: string | URL, options: AnswerOptions): Promise
   };
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}

@@ -1738,19 +1738,6 @@ async function answer(url, options) {
     entryId: typeof entryId === "string" ? entryId : null
   };
 }
-function sleep(ms, signal) {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
 
 // schemas/dist/client.js
 var ReplyRequestError = class extends Error {
@@ -1813,7 +1800,7 @@ async function run(url, options, state, signal) {
     const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
     const delay = base / 2 + Math.random() * (base / 2);
     options.onReconnect?.(failures, delay, outcome.reason);
-    await sleep2(delay, signal);
+    await sleep(delay, signal);
   }
 }
 async function connect2(url, options, state, signal, decoder) {
@@ -1918,7 +1905,7 @@ function finish2(state, options) {
   options.onComplete?.(msg);
   return msg;
 }
-function sleep2(ms, signal) {
+function sleep(ms, signal) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       signal.removeEventListener("abort", onAbort);
