@@ -74,7 +74,11 @@ class EventLog:
         self._sizes: deque[int] = deque()
         self._bytes = 0
         self._encoder = SSEEncoder(next_id=None)
-        self._encoded: dict[tuple[Any, ...], tuple[bytes, frozenset[Any], object]] = {}
+        # What the readers at one position share (see _span and _frames), by position.
+        self._spans: dict[tuple[int, int], list[Entry]] = {}
+        self._encoded: dict[tuple[Any, ...], tuple[bytes, frozenset[Any]]] = {}
+        # The end of the hold under way, by its length: the readers that hold together read together.
+        self._holds: dict[float, float] = {}
 
     def __repr__(self) -> str:
         return f"<EventLog {self.first}..{self.end}{' closed' if self._closed else ''}>"
@@ -199,10 +203,15 @@ class EventLog:
         merger = Coalescer() if coalesce is not False else None
         async with aclosing(self._follow(after, resume, heartbeat, max_batch, hold)) as batches:
             async for batch in batches:
-                yield merger.batch(batch) if merger is not None and batch else batch
+                entries = list(self._span(*batch)) if isinstance(batch, tuple) else batch
+                yield merger.batch(entries) if merger is not None and entries else entries
 
     async def _follow(self, after: str | None, resume: Resume, heartbeat: float | None, max_batch: int,
-                      hold: float) -> AsyncGenerator[list[Entry], None]:
+                      hold: float) -> AsyncGenerator[list[Entry] | tuple[int, int], None]:
+        """A reader's batches: entries made for it (checkpoints, a restart,
+        ``[]`` for a heartbeat), or the position and count of kept events,
+        which the caller takes with :meth:`_span` before it awaits anything
+        (they are kept until then)."""
         if resume not in _RESUMES:
             raise ValueError(f"resume must be 'checkpoint' or 'replay', not {resume!r}")
         if max_batch < 1:
@@ -231,13 +240,20 @@ class EventLog:
             if pos < self.end:
                 if hold and not held and self.end - pos < max_batch and not self._closed:
                     held = True
-                    await anyio.sleep(hold)  # a live reader: what comes within the hold goes in this batch
+                    # A live reader: what comes within the hold goes in this batch. A hold
+                    # under way is joined (ending sooner, never later), so the readers
+                    # holding together wake in one turn of the loop, with no write between
+                    # them, and read the same batch, which they share (_frames).
+                    now = anyio.current_time()
+                    until = self._holds.get(hold, 0.0)
+                    if until <= now:
+                        until = self._holds[hold] = now + hold
+                    await anyio.sleep_until(until)
                     continue
                 held = False
-                at = pos - self._base
-                batch: list[StoredEvent] = self._kept[at:at + max_batch]  # type: ignore[assignment]
-                yield list(zip(self._ids(pos, len(batch)), batch, strict=True))
-                pos += len(batch)
+                count = min(max_batch, self.end - pos)
+                yield pos, count
+                pos += count
                 continue
             if self._closed:
                 return
@@ -252,6 +268,20 @@ class EventLog:
             if not changed.is_set():
                 yield []
 
+    def _span(self, pos: int, count: int) -> list[Entry]:
+        """The entries of ``count`` kept events from position ``pos``: made
+        once for the readers that read them (a crowd at one position), not
+        an id string per event per reader. The events at a position never
+        change, so a span kept is never stale; a few recent ones are kept."""
+        span = self._spans.get((pos, count))
+        if span is None:
+            at = pos - self._base
+            events: list[StoredEvent] = self._kept[at:at + count]  # type: ignore[assignment]  # kept: no None
+            span = self._spans[pos, count] = list(zip(self._ids(pos, count), events, strict=True))
+            if len(self._spans) > _ENCODED:
+                del self._spans[next(iter(self._spans))]  # the oldest
+        return span
+
     async def sse(self, last_event_id: str | None = None, *, resume: Resume = "checkpoint",
                   heartbeat: float | None = 15.0, coalesce: Coalesce = False) -> AsyncGenerator[bytes, None]:
         hold = hold_of(coalesce)
@@ -260,35 +290,43 @@ class EventLog:
         batches = self._follow(last_event_id or None, resume, heartbeat, 512, hold)
         async with aclosing(batches):
             async for batch in batches:
-                if not batch:
+                if isinstance(batch, tuple):
+                    frames = self._frames(batch, merger)
+                elif batch:
+                    frames = self._encode(batch, merger)
+                else:
                     yield keep_alive
                     continue
-                frames = self._frames(batch, merger)
                 if frames:
                     yield frames
 
-    def _frames(self, batch: list[Entry], merger: Coalescer | None) -> bytes:
-        """``batch`` as SSE frames (coalesced for ``merger``'s reader). The
-        readers of a log mostly read the same batches (the live ones all wait
-        at its end): the frames depend only on the entries and, coalesced, on
-        the blocks the reader knows to be open, so a few recent batches are
-        kept and encoded once for all."""
+    def _frames(self, span: tuple[int, int], merger: Coalescer | None) -> bytes:
+        """The kept events of ``span`` as SSE frames (coalesced for
+        ``merger``'s reader). The readers of a log mostly read the same
+        batches (the live ones all wait at its end, and wake together): the
+        frames depend only on the events and, coalesced, on the blocks the
+        reader knows to be open, so a few recent batches are kept, merged
+        and encoded once for all."""
         before = frozenset(merger.open) if merger is not None else None
-        key = (batch[0][0], batch[-1][0], len(batch), before)
+        key = (span, before)
         cached = self._encoded.get(key)
-        if cached is not None and cached[2] is batch[0][1]:  # the same events, not a checkpoint with the same id
+        if cached is not None:
             if merger is not None:
                 merger.open = set(cached[1])
             return cached[0]
-        entries = merger.batch(batch) if merger is not None else batch
-        frames = b""
-        if entries:
-            ids, events = zip(*entries, strict=True)
-            frames = self._encoder.encode_entries(ids, events)
-        self._encoded[key] = (frames, frozenset(merger.open) if merger is not None else frozenset(), batch[0][1])
+        frames = self._encode(self._span(*span), merger)
+        self._encoded[key] = (frames, frozenset(merger.open) if merger is not None else frozenset())
         if len(self._encoded) > _ENCODED:
             del self._encoded[next(iter(self._encoded))]  # the oldest
         return frames
+
+    def _encode(self, batch: list[Entry], merger: Coalescer | None) -> bytes:
+        """``batch`` as SSE frames, coalesced for ``merger``'s reader."""
+        entries = merger.batch(batch) if merger is not None else batch
+        if not entries:
+            return b""
+        ids, events = zip(*entries, strict=True)
+        return self._encoder.encode_entries(ids, events)
 
 
 # Recent batches kept encoded for the other readers: enough for the live
