@@ -57,7 +57,7 @@ class Batch:
     """Entries as readers pass them on: their ids and payloads (bytes), and
     the payloads joined with LF when Redis joined them (the fast paths)."""
 
-    __slots__ = ("coalesced", "frames", "ids", "joined", "own", "payloads", "skipped")
+    __slots__ = ("coalesced", "frames", "held", "ids", "joined", "own", "payloads", "skipped")
 
     def __init__(self, ids: list[bytes], payloads: list[bytes], joined: bytes | None = None, *,
                  own: bool = False) -> None:
@@ -73,10 +73,26 @@ class Batch:
         self.coalesced: dict[frozenset[Any], tuple[bytes, frozenset[Any]]] = {}
         """The batch coalesced as SSE frames, and the blocks open after it,
         by the blocks open before it: what readers sharing the batch share."""
+        self.held: tuple[Batch, Batch] | None = None
+        """A batch read after a hold and this one joined to it: the readers
+        that shared both reads share the joined batch (and its frames)."""
 
     def then(self, other: Batch) -> Batch:
         """This batch of the store's own entries, then ``other``'s."""
         return Batch(self.ids + other.ids, self.payloads + other.payloads, own=True)
+
+    def and_then(self, more: Batch) -> Batch:
+        """This batch of stream entries, then ``more`` read after it (a
+        hold's second read): one batch for every reader that shared both
+        reads, made once."""
+        if self.held is not None and self.held[0] is more:
+            return self.held[1]
+        joined = None
+        if self.joined is not None and more.joined is not None and self.ids and more.ids:
+            joined = self.joined + b"\n" + more.joined  # each joined by Redis (no payload holds an LF)
+        both = Batch(self.ids + more.ids, self.payloads + more.payloads, joined)
+        self.held = (more, both)
+        return both
 
     def plain(self) -> bytes | None:
         """The payloads joined with LF if each is one non-blank line without
@@ -408,6 +424,19 @@ class Reader(LogBase):
             shared = _SHARED[self.client] = _SharedReads()
         return await shared.get((self.key, cursor, count), lambda: self._poll(cursor, count))
 
+    def _shared_hold(self, hold: float) -> float:
+        """When a hold of ``hold`` seconds that begins now ends: at the end
+        of the one the other readers of this key on this client hold, if one
+        is under way."""
+        shared = _SHARED.get(self.client)
+        if shared is None:
+            shared = _SHARED[self.client] = _SharedReads()
+        now = anyio.current_time()
+        until = shared.holds.get((self.key, hold), 0.0)
+        if until <= now:
+            until = shared.holds[self.key, hold] = now + hold
+        return until
+
     async def _shared_wait(self, cursor: bytes, block_ms: int) -> None:
         """:meth:`_wait`, shared with the other readers of this key on this
         client: the live readers of a log all wait at its newest entry, and
@@ -464,13 +493,17 @@ class Reader(LogBase):
             idle_since = anyio.current_time()
             cursor = last
             if hold and len(batch.ids) < max_batch and end is None:
-                await anyio.sleep(hold)  # a live reader: what comes within the hold goes in this batch
+                # A live reader: what comes within the hold goes in this batch. The
+                # readers that shared the first read join one hold (ending sooner,
+                # never later), so they wake together and share the second read too.
+                await anyio.sleep_until(self._shared_hold(hold))
                 more, end, later, _ = await self._retrying("follow", self._shared_poll, cursor,
                                                            max_batch - len(batch.ids))
                 self.skipped += more.skipped
                 if later is not None:
                     cursor = later
-                    batch = Batch(batch.ids + more.ids, batch.payloads + more.payloads)
+                    if more.ids:
+                        batch = batch.and_then(more)
             if batch.ids:
                 yield batch
             if end is not None and order(cursor) >= order(end):
@@ -512,6 +545,8 @@ class _SharedReads:
     def __init__(self) -> None:
         # A read under way: set when it ends, with its result (none if it failed).
         self.reading: dict[tuple[Any, ...], tuple[anyio.Event, list[Any]]] = {}
+        # The end of the hold under way, by key and length (_shared_hold); one per log read.
+        self.holds: dict[tuple[str, float], float] = {}
 
     async def get(self, key: tuple[Any, ...], read: Callable[[], Awaitable[T]]) -> T:
         under_way = self.reading.get(key)
