@@ -64,6 +64,7 @@ import contextlib
 import json
 import os
 import platform
+import signal
 import socket
 import statistics
 import subprocess
@@ -354,6 +355,13 @@ async def run_variant(variant: str, args: argparse.Namespace, redis_url: str, re
                     break
                 await asyncio.sleep(0.1)
         await asyncio.sleep(0.5)
+        spy = None
+        if args.profile is not None:  # samples the server without pausing it (py-spy's --nonblocking)
+            args.profile.mkdir(parents=True, exist_ok=True)
+            spy = subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(server.pid),
+                                    "--nonblocking", "--rate", "200", "--format", "raw",
+                                    "-o", str(args.profile / f"{variant}.txt")], stdout=subprocess.DEVNULL)
+            await asyncio.sleep(1.0)
         server_cpu, redis_cpu = cpu_seconds(server.pid), cpu_seconds(redis_pid)
         started[0] = time.perf_counter()
         await http(port, "POST", "/start")
@@ -361,6 +369,9 @@ async def run_variant(variant: str, args: argparse.Namespace, redis_url: str, re
         wall = time.perf_counter() - started[0]
         server_cpu, redis_cpu = cpu_seconds(server.pid) - server_cpu, cpu_seconds(redis_pid) - redis_cpu
         produced = json.loads(await http(port, "GET", "/status"))["produced"]
+        if spy is not None:
+            spy.send_signal(signal.SIGINT)  # py-spy writes its samples on SIGINT
+            spy.wait(30)
     finally:
         server.terminate()
         server.wait(10)
@@ -491,6 +502,8 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="100 readers, 5 for agentscope")
     parser.add_argument("--timeout", type=float, default=600.0, help="fail a variant after this many seconds")
     parser.add_argument("--out", type=Path, help="also write the table to this file")
+    parser.add_argument("--profile", type=Path, metavar="DIR",
+                        help="sample the server with py-spy (in the venv) into DIR/<variant>.txt, collapsed stacks")
     parser.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--variant", help=argparse.SUPPRESS)
     parser.add_argument("--redis-url", help=argparse.SUPPRESS)
