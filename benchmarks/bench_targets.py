@@ -10,7 +10,12 @@ the same bytes, are in bench_gaps.py.
 * decode: wire.json ``decode_events`` >= 5x pydantic (per line, and as an array);
 * growth: ``extend_events`` time per delta flat (the 100k text run within 12x the 10k run);
 * reply: wire's reducer >= 100x agentscope's ``append_event``;
-* NDJSON to a finished Msg within 1.5x of bare ``decode_lines``.
+* NDJSON to a finished Msg within 1.5x of bare ``decode_lines``;
+* a reader's loops, bytes arriving in 64 KiB chunks: ``NDJSONDecoder.feed``
+  then ``append_event`` per event (the loop the README teaches) within 1.3x
+  of bare ``decode_lines`` over the whole buffer, and ``feed`` then
+  ``extend_events`` (the batch path) within 1.0x; on wire's NDJSON of the
+  reply and on the same reply as agentscope writes it (every key).
 
 Run: ``.venv/bin/python -m pytest benchmarks/bench_targets.py --benchmark-only -p no:cacheprovider``
 """
@@ -28,6 +33,7 @@ from benchmarks.bench_codecs import _per_item
 from benchmarks.bench_reducer import _data_events, _extend, _json_to_msg, _text_events, _wire_reduce
 from benchmarks.conftest import Prepared, Reply, agentscope_msg, agentscope_reduce, interleaved
 from wire.events import AgentEvent
+from wire.framing import NDJSONDecoder
 
 
 def _same(n: int, names: list[str]) -> dict[str, int]:
@@ -89,5 +95,41 @@ def test_target_bytes_to_msg(benchmark: Any, reply: Reply) -> None:
     cases: dict[str, Prepared] = {
         "wire decode_events + extend_events": (_json_to_msg, lambda: (workload.initial_msg(), ndjson)),
         "msgspec decode_lines (bare)": (_bare.decode_lines, lambda: (ndjson,)),
+    }
+    interleaved(benchmark, cases, rounds=31, events=_same(reply.n, list(cases)))
+
+
+_CHUNK = 64 * 1024
+
+
+def _loop(msg: wire.Msg, chunks: list[bytes]) -> wire.Msg:
+    decoder = NDJSONDecoder()
+    append = msg.append_event
+    for chunk in chunks:
+        for event in decoder.feed(chunk):
+            append(event)
+    for event in decoder.close():
+        append(event)
+    return msg
+
+
+def _batch(msg: wire.Msg, chunks: list[bytes]) -> wire.Msg:
+    decoder = NDJSONDecoder()
+    for chunk in chunks:
+        msg.extend_events(decoder.feed(chunk))
+    return msg.extend_events(decoder.close())
+
+
+@pytest.mark.benchmark(group="targets")
+@pytest.mark.parametrize("writer", ["wire", "agentscope"])
+def test_target_reader_loops(benchmark: Any, reply: Reply, writer: str) -> None:
+    data = reply.ndjson if writer == "wire" else reply.agentscope_ndjson
+    chunks = [data[at:at + _CHUNK] for at in range(0, len(data), _CHUNK)]
+    want = _json_to_msg(workload.initial_msg(), reply.ndjson)[0]
+    assert _loop(workload.initial_msg(), chunks) == want == _batch(workload.initial_msg(), chunks)
+    cases: dict[str, Prepared] = {
+        "feed + append_event per event": (_loop, lambda: (workload.initial_msg(), chunks)),
+        "feed + extend_events": (_batch, lambda: (workload.initial_msg(), chunks)),
+        "msgspec decode_lines (bare)": (_bare.decode_lines, lambda: (data,)),
     }
     interleaved(benchmark, cases, rounds=31, events=_same(reply.n, list(cases)))

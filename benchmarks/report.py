@@ -71,6 +71,10 @@ def _label(b: dict[str, Any]) -> str:
 # -- targets -------------------------------------------------------------------------------
 
 
+# The two writings of the reply the reader targets run on (bench_targets.py).
+_WRITERS = (("wire", "wire's NDJSON"), ("agentscope", "as agentscope writes it"))
+
+
 @dataclass(frozen=True)
 class Target:
     """ratio = numerator / denominator, both medians. With ``test`` set, they
@@ -142,6 +146,12 @@ TARGETS = (
     Target("NDJSON to Msg: wire decode_events+extend_events / bare decode_lines", "<= 1.5x",
            "wire decode_events + extend_events", "msgspec decode_lines (bare)", _at_most(1.5),
            "test_target_bytes_to_msg"),
+    *(Target(f"reader loop, {what}: NDJSONDecoder.feed (64 KiB) + append_event per event / bare decode_lines",
+             "<= 1.3x", "feed + append_event per event", "msgspec decode_lines (bare)", _at_most(1.3),
+             f"test_target_reader_loops[{writer}]") for writer, what in _WRITERS),
+    *(Target(f"reader batch, {what}: NDJSONDecoder.feed (64 KiB) + extend_events / bare decode_lines",
+             "<= 1.0x", "feed + extend_events", "msgspec decode_lines (bare)", _at_most(1.0),
+             f"test_target_reader_loops[{writer}]") for writer, what in _WRITERS),
     Target("NDJSON to Msg: agentscope / wire (sequential)", "info",
            "test_bytes_to_msg_agentscope", "test_bytes_to_msg_wire_json", None),
     Target("reading the text after every delta, 30k: wire / agentscope (sequential)", "info",
@@ -212,6 +222,12 @@ def ts_ratios(doc: Doc) -> dict[str, tuple[str, float]]:
     if floor and full:
         out["TS bytes to Msg (node): NDJSONDecoder (64 KiB feeds) + extendEvents / TextDecoder + split + "
             "JSON.parse per line"] = ("(<= 1.5)", full / floor)
+    chromium = (doc.get("ts_browser") or {}).get("bytes_to_msg_ms") or {}
+    floor, full = (chromium.get("floor: TextDecoder + split + JSON.parse per line"),
+                   chromium.get("runtime: NDJSONDecoder (64 KiB feeds) + extendEvents"))
+    if floor and full:
+        out["TS bytes to Msg (headless Chromium): NDJSONDecoder (64 KiB feeds) + extendEvents / TextDecoder + "
+            "split + JSON.parse per line"] = ("(<= 1.5)", full / floor)
     for result in (doc.get("ts_partial") or {}).get("results", []):
         out[f"TS partial JSON, {result['deltas']:,} deltas, value read after each: re-parse (close + JSON.parse) "
             f"/ PartialJSON (info)"] = ("(info)", result["ratio"])
@@ -454,6 +470,9 @@ HEADLINE = (
      "encode the same JSON array: orjson over dicts (data already base64) ÷ wire"),
     ("reply reduce: agentscope", "reduce the reply: agentscope's `append_event` ÷ wire's `extend_events`"),
     ("NDJSON to Msg: wire decode_events+extend_events", "NDJSON bytes to a Msg: wire ÷ bare msgspec `decode_lines`"),
+    ("reader loop, wire's", "a reader's loop, `feed` + `append_event` per event ÷ bare `decode_lines`"),
+    ("reader batch, wire's", "a reader's batches, `feed` + `extend_events` ÷ bare `decode_lines`"),
+    ("reader loop, as agentscope", "the same loop on agentscope's JSON of the reply ÷ bare `decode_lines`"),
     ("text growth (extend_events): 1M", "text growth: 1M deltas ÷ 100k (linear is 10x)"),
     ("data growth (extend_events): 4096", "data growth: 4,096 chunks ÷ 512 (linear is 8x)"),
     ("NDJSON 4 KiB chunks vs decode_events whole", "NDJSON speed in 4 KiB chunks ÷ on the whole buffer"),
@@ -462,7 +481,8 @@ HEADLINE = (
     ("1 reply: raw relay vs decoded relay", "relay: decoding and re-encoding ÷ forwarding raw frames"),
     ("Redis endpoint, 1 reader", "Redis, one live reader: agentscope's endpoint ÷ wire's `sse()`, CPU"),
     ("Vercel SSE: wire vs dicts + orjson.dumps", "Vercel UI stream: hand-written dicts + orjson ÷ wire"),
-    ("TS bytes to Msg", "TypeScript bytes to Msg ÷ TextDecoder + JSON.parse per line"),
+    ("TS bytes to Msg (node)", "TypeScript bytes to Msg in node ÷ TextDecoder + JSON.parse per line"),
+    ("TS bytes to Msg (headless Chromium)", "the same in headless Chromium"),
     ("TS partial JSON, 4,000 deltas", "TypeScript partial JSON: re-parse per delta ÷ `PartialJSON`"),
     ("Python partial JSON", "Python partial JSON: re-parse per delta ÷ `PartialJSON`"),
 )
@@ -553,6 +573,11 @@ def run_all(extra: list[str], ts: bool) -> Doc:
             env = dict(os.environ, WIRE_WORKLOAD=str(workload), WIRE_PYTHON=sys.executable)
             doc["ts"] = run_node("bench.mjs", ["21"], env)
             doc["ts_partial"] = run_node("partial.mjs", ["--rounds", "15"], env)
+            chromium = shutil.which("chromium")
+            if chromium and (ROOT / "tests" / "browser" / "node_modules").exists():
+                doc["ts_browser"] = run_node("browser.mjs", ["21", chromium], env)
+            else:
+                print("report: chromium or tests/browser/node_modules missing, browser.mjs not run", file=sys.stderr)
             node = shutil.which("node")
             doc["node"] = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip() \
                 if node else None

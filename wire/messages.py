@@ -18,7 +18,7 @@ from wire._portable import check as check_portable
 from wire.blocks import ContentBlock, DataBlock, TextBlock, ToolResultBlock
 from wire.clock import new_id, now
 from wire.errors import RoleError
-from wire.events import AgentEvent, ErrorInfo, ReplyFinishedReason, Role, TextBlockDeltaEvent, UnknownEvent, Usage
+from wire.events import AgentEvent, ErrorInfo, ReplyFinishedReason, Role, UnknownEvent, Usage
 from wire.reducer import Anomaly, Reducer
 
 __all__ = ("AssistantMsg", "Msg", "SystemMsg", "UserMsg")
@@ -112,22 +112,23 @@ class Msg(Struct, _ReducerSlot, kw_only=True, omit_defaults=True):
             reducer = self._reducer
         except AttributeError:
             reducer = self._state()
-        # Nearly every event is a text delta to an open block of this reply:
-        # applied here, as Reducer.apply would, without its Python calls
-        # (handler, find, grow: most of the cost per event). A delta that
-        # would be an anomaly, and every other event, go through apply.
-        if type(event) is TextBlockDeltaEvent:
-            block = reducer.text.get(event.block_id)
-            if block is not None and block.finished_at is None and type(delta := event.delta) is str and (
-                    event.reply_id == self.id):
-                # As wire.reducer._grow_text: the block lets go of its text
-                # first, so that the text has one owner and grows in place.
+        # Nearly every event continues the run of deltas the previous one
+        # began (Reducer.apply): the same delta type to the same open block
+        # of this reply, which can only append to it. Applied here without
+        # apply's Python calls (handler, find, checks: most of the cost per
+        # event); anything else, an anomaly included, goes through apply.
+        if type(event) is reducer.run_type and type(delta := event.delta) is str and (  # type: ignore[union-attr]
+                event.tool_call_id if reducer.run_by_call else event.block_id) == reducer.run_id and (  # type: ignore[union-attr]
+                event.reply_id == self.id) and (block := reducer.run_block).finished_at is None:  # type: ignore[union-attr]
+            if type(block) is TextBlock:  # the hottest grower, inline: wire.reducer._grow_text
                 text = block.text
                 block.text = ""
                 text += delta
                 block.text = text
-                reducer.index += 1
-                return self
+            else:
+                reducer.run_grow(block, delta)
+            reducer.index += 1
+            return self
         reducer.strict = strict
         reducer.apply(event)
         return self

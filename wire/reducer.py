@@ -140,6 +140,11 @@ class Reducer:
         "msg",
         "result_data",
         "results",
+        "run_block",
+        "run_by_call",
+        "run_grow",
+        "run_id",
+        "run_type",
         "strict",
         "text",
         "thinking",
@@ -161,6 +166,14 @@ class Reducer:
         # that id in the result's output}: later chunks with the id merge there.
         self.result_data: dict[str, dict[str, Base64Source]] = {}
         self.allowed = _ROLE_ALLOWS[msg.role]
+        # The run of deltas the last event began or continued (see apply):
+        # its delta type (None: no run), block id, block, grower, and whether
+        # its events name the block by tool_call_id (else block_id).
+        self.run_type: type | None = None
+        self.run_id = ""
+        self.run_block: Any = None
+        self.run_grow: Callable[[Any, str], None] = _grow_text
+        self.run_by_call = False
         for block in msg.content:
             self._index(block)
 
@@ -226,7 +239,13 @@ class Reducer:
     # -- entry points -------------------------------------------------------------
 
     def apply(self, event: ev.AgentEvent | ev.UnknownEvent) -> None:
-        """Apply one event; ``self.index`` counts it whether or not it applies."""
+        """Apply one event; ``self.index`` counts it whether or not it applies.
+
+        A delta that grew an open block cleanly (no anomaly) begins a run:
+        the next deltas of its type to the same block of this reply can only
+        append to it, which ``Msg.append_event`` and ``apply_all`` then do
+        without coming back here (``run_*``). Any other event ends the run."""
+        self.run_type = None
         cls = type(event)
         handler = _HANDLERS.get(cls)
         if handler is None:
@@ -242,8 +261,17 @@ class Reducer:
             if type(event) is not ev.CustomEvent and event.reply_id != self.msg.id:  # type: ignore[union-attr]
                 self.anomaly(AnomalyKind.OTHER_REPLY, event, event.reply_id,  # type: ignore[union-attr]
                              f"the message's id is {self.msg.id[:_ID_SHOWN]!r}")
-            else:
-                handler(self, event)
+                return
+            seen = len(self.anomalies) + self.anomalies_dropped
+            handler(self, event)
+            run = _RUNS.get(cls)
+            if run is not None and len(self.anomalies) + self.anomalies_dropped == seen:
+                table, grow, by_call = run
+                id = event.tool_call_id if by_call else event.block_id  # type: ignore[union-attr]
+                block = getattr(self, table)[id]
+                if block.finished_at is None:
+                    self.run_type, self.run_id, self.run_block = cls, id, block
+                    self.run_grow, self.run_by_call = grow, by_call
         finally:
             self.index += 1
 
@@ -259,11 +287,11 @@ class Reducer:
         duplicate START or an anomaly is never skipped.
         """
         msg_id = self.msg.id
-        run_type: type | None = None  # the delta type, block and field of the current run
+        run_type: type | None = None  # the run's delta type, block id, block and grower (see apply)
         run_id = ""
         run_block: Any = None
         run_grow: Callable[[Any, str], None] = _grow_text
-        by_call = False  # whether the run's events name their block by tool_call_id
+        by_call = False
         # The deltas of the run, whose indexes follow self.index (counted when
         # the run is joined). Their type is checked by the join, not per delta.
         parts: list[Any] = []
@@ -277,20 +305,10 @@ class Reducer:
                     continue
                 if parts:
                     self._join(run_block, run_grow, parts, run_type)  # type: ignore[arg-type]
-                anomalies = len(self.anomalies) + self.anomalies_dropped
                 self.apply(event)
-                run_type = None
-                run = _RUNS.get(cls)
-                if run is not None and len(self.anomalies) + self.anomalies_dropped == anomalies:
-                    table, run_grow, by_call = run
-                    run_id = event.tool_call_id if by_call else event.block_id  # type: ignore[union-attr]
-                    run_block = getattr(self, table)[run_id]
-                    if run_block.finished_at is None:
-                        run_type = cls
-                        if cls is ev.ToolResultTextDeltaEvent:
-                            # The delta grew (or made) the output's last text block,
-                            # which the next deltas of this result grow too.
-                            run_block = run_block.output[-1]
+                run_type = self.run_type
+                if run_type is not None:
+                    run_id, run_block, run_grow, by_call = self.run_id, self.run_block, self.run_grow, self.run_by_call
         finally:
             if parts:
                 self._join(run_block, run_grow, parts, run_type)  # type: ignore[arg-type]
@@ -371,6 +389,12 @@ def _append_data(source: Base64Source, chunk: bytes | memoryview) -> None:
     grown += chunk
     # A bytearray stands in for bytes until the block ends (see the module docstring).
     source.data = cast(bytes, grown)
+
+
+def _grow_output(block: ToolResultBlock, part: str) -> None:
+    """A tool result's text delta in a run: its output's last item is the
+    text block the run's first delta grew or made."""
+    _grow_text(cast(TextBlock, cast(list[Any], block.output)[-1]), part)
 
 
 def _seal(source: object) -> None:
@@ -741,15 +765,15 @@ _HANDLERS: dict[type, Callable[[Reducer, Any], None]] = {
     ev.CustomEvent: _ignore,
 }
 
-# Delta types that ``apply_all`` collects in runs: the Reducer table that
-# holds their blocks, the grower of the field they grow (a tool result's
-# text deltas grow its output's last text block), and whether the event names
-# its block by ``tool_call_id`` (else ``block_id``).
+# Delta types that make runs (Reducer.apply): the Reducer table that holds
+# their blocks, the grower of the field they grow (a tool result's text
+# deltas grow its output's last text block), and whether the event names its
+# block by ``tool_call_id`` (else ``block_id``).
 _RUNS: dict[type, tuple[str, Callable[[Any, str], None], bool]] = {
     ev.TextBlockDeltaEvent: ("text", _grow_text, False),
     ev.ThinkingBlockDeltaEvent: ("thinking", _grow_thinking, False),
     ev.ToolCallDeltaEvent: ("calls", _grow_input, True),
-    ev.ToolResultTextDeltaEvent: ("results", _grow_text, True),
+    ev.ToolResultTextDeltaEvent: ("results", _grow_output, True),
 }
 
 # Which block types each role's Msg may hold (None: any), as agentscope's

@@ -2,14 +2,15 @@
 // bench.mjs's first table (the 24,800-event workload reply as NDJSON, fed in
 // 64 KiB chunks to NDJSONDecoder and extendEvents), against the floor any
 // JavaScript reader pays (TextDecoder + split + JSON.parse per line), medians of
-// interleaved rounds inside one page.
+// interleaved rounds inside one page (A B C, then C B A, ...).
 //
 // Run from the repository root after `npm ci` in schemas/ and tests/browser/,
 // and `npm run build` in schemas/ (bench.mjs writes the workload file first):
-//   node benchmarks/ts/browser.mjs [rounds] [chromium path]
-// WIRE_WORKLOAD names the workload file, as for bench.mjs.
+//   node benchmarks/ts/browser.mjs [rounds] [chromium path] [--json FILE]
+// WIRE_WORKLOAD names the workload file, as for bench.mjs; --json writes the
+// medians for benchmarks/report.py.
 
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,7 +19,9 @@ import { build } from "../../schemas/node_modules/esbuild/lib/main.js";
 import { chromium } from "../../tests/browser/node_modules/playwright-core/index.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const [rounds = "11", executablePath = "/usr/bin/chromium"] = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const JSON_OUT = argv.includes("--json") ? argv.splice(argv.indexOf("--json"), 2)[1] : undefined;
+const [rounds = "11", executablePath = "/usr/bin/chromium"] = argv;
 const WORKLOAD = process.env.WIRE_WORKLOAD ?? join(tmpdir(), "wire-workload-seed0.ndjson");
 
 const PAGE = `
@@ -52,7 +55,8 @@ window.runBench = (b64, rounds) => {
   };
   const times = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
   for (let round = -3; round < rounds; round++) { // 3 warm-up rounds, not counted
-    for (const [name, run] of Object.entries(cases)) {
+    const order = Object.entries(cases);
+    for (const [name, run] of round % 2 ? order.reverse() : order) {
       const start = performance.now();
       run();
       if (round >= 0) times[name].push(performance.now() - start);
@@ -76,6 +80,7 @@ try {
   const base = Object.values(medians)[0];
   console.log(`Chromium ${browser.version()}; ${rounds} rounds\n\n| case | median ms | / floor |\n|---|---:|---:|`);
   for (const [name, ms] of Object.entries(medians)) console.log(`| ${name} | ${ms.toFixed(1)} | ${(ms / base).toFixed(2)}x |`);
+  if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify({ chromium: browser.version(), rounds: Number(rounds), bytes_to_msg_ms: medians }, null, 1));
 } finally {
   await browser.close();
 }

@@ -1,8 +1,10 @@
 """``extend_events`` joins runs of deltas and checks their types only when it
-joins them; ``append_event`` takes a text delta to an open block inline. Both
-must give exactly what applying the events one by one through the general
-path gives: the same Msg, the same anomalies at the same indexes, and in
-strict mode the same error at the same index with the same Msg left."""
+joins them; ``append_event`` takes a delta that continues the run of the
+previous one inline. Both, and the two mixed (a run begun by one and
+continued by the other), must give exactly what applying the events one by
+one through the general path gives: the same Msg, the same anomalies at the
+same indexes, and in strict mode the same error at the same index with the
+same Msg left."""
 
 from __future__ import annotations
 
@@ -75,6 +77,13 @@ def _through(method: str, events: list[Any], strict: bool) -> tuple[wire.Msg, An
     try:
         if method == "extend_events":
             msg.extend_events(events, strict=strict)
+        elif method == "mixed":  # batches of 3 and single events, taking turns
+            i = 0
+            while i < len(events):
+                msg.extend_events(events[i:i + 3], strict=strict)
+                if i + 3 < len(events):
+                    msg.append_event(events[i + 3], strict=strict)
+                i += 4
         else:
             for event in events:
                 msg.append_event(event, strict=strict)
@@ -87,7 +96,7 @@ def _state(msg: wire.Msg) -> Any:
     return wire.json.encode(msg), [(a.index, a.kind, a.event_type, a.id, a.detail) for a in msg.anomalies]
 
 
-@pytest.mark.parametrize("method", ["extend_events", "append_event"])
+@pytest.mark.parametrize("method", ["extend_events", "append_event", "mixed"])
 @pytest.mark.parametrize("strict", [False, True], ids=["lenient", "strict"])
 @settings(max_examples=300, deadline=None)
 @given(tail=_events)
@@ -109,3 +118,15 @@ def test_wrong_deltas_in_one_run_are_each_an_anomaly_at_their_index() -> None:
         strict.extend_events([_STARTS[0], *d], strict=True)
     assert info.value.index == 3
     assert strict.content[0].text == "ab"  # type: ignore[union-attr]
+
+
+def test_a_block_ended_by_hand_ends_the_run() -> None:
+    """A caller may change the Msg between events: a block it marked
+    finished takes the next delta through the general path (an anomaly)."""
+    msg = initial_msg().extend_events(_STARTS[:1])
+    delta = wire.TextBlockDeltaEvent(reply_id=REPLY, block_id="t", delta="a")
+    msg.append_event(delta).append_event(delta)
+    msg.content[0].finished_at = "t1"  # type: ignore[union-attr]
+    msg.append_event(delta)
+    assert [a.kind for a in msg.anomalies] == ["after_end"]
+    assert msg.content[0].text == "aaa"  # type: ignore[union-attr]
