@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import wire
-from tests.helpers import CASES, ROOT, Case, needs_npm, require_npm
+from tests.helpers import CASES, ROOT, Case, needs_npm, require_npm, text_reply
 from tests.redis_server import RedisServer, connect, redis_server
 from tests.strategies import reply_streams
 from wire.errors import StreamOrderError
@@ -217,3 +217,102 @@ def test_the_typescript_reducer_builds_the_same_msg_from_a_coalesced_stream() ->
     for case, whole, merged in zip(CASES, results[::2], results[1::2], strict=True):
         assert merged["lenient"] == whole["lenient"], case.name
         assert merged["strict"] == whole["strict"], case.name
+
+
+# -- what the readers of one log share ---------------------------------------------------------------------
+
+
+class _Merges:
+    """Counts the batches merged (``Coalescer.batch``), whichever reader
+    merges them."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls = 0
+        merge = Coalescer.batch
+
+        def counted(merger: Coalescer, entries: list[Entry]) -> list[Entry]:
+            self.calls += 1
+            return merge(merger, entries)
+
+        monkeypatch.setattr(Coalescer, "batch", counted)
+
+
+async def _sse(store: EventStore, bodies: list[bytes], **options: Any) -> None:
+    body = b""
+    async with aclosing(store.sse(None, heartbeat=None, **options)) as chunks:  # type: ignore[type-var]
+        async for chunk in chunks:
+            body += chunk
+    bodies.append(body)
+
+
+@pytest.mark.anyio
+async def test_memory_readers_at_one_position_share_its_entries_and_coalesced_frames(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    log = EventLog()
+    await log.extend(text_reply(50))
+    await log.close()
+    merges = _Merges(monkeypatch)
+    made = 0
+    make_ids = log._ids
+
+    def ids(start: int, count: int) -> list[str]:
+        nonlocal made
+        made += 1
+        return make_ids(start, count)
+
+    monkeypatch.setattr(log, "_ids", ids)
+    bodies: list[bytes] = []
+    async with anyio.create_task_group() as tg:
+        for _ in range(3):
+            tg.start_soon(lambda: _sse(log, bodies, coalesce=True))
+    assert len(set(bodies)) == 1 and len(bodies) == 3
+    assert merges.calls == 1 and made == 1  # once for the three readers, not once each
+    plain = await _read(log)
+    assert made == 1 and len(plain) == len(text_reply(50))  # follow() takes the same entries
+
+
+@pytest.mark.anyio
+async def test_memory_readers_holding_at_one_position_wake_together_and_share_the_batch(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    events = text_reply(60)
+    log = EventLog()
+    await log.extend(events[:20])
+    merges = _Merges(monkeypatch)
+    bodies: list[bytes] = []
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(lambda: _sse(log, bodies, coalesce=0.3))
+        await anyio.sleep(0.1)
+        # The second reader comes later, to the same position: it joins the first one's hold
+        # (ending at 0.3 s, not at 0.4 s), and both read what came in it as one batch, merged
+        # once, before the events written at 0.35 s.
+        await log.extend(events[20:40])
+        tg.start_soon(lambda: _sse(log, bodies, coalesce=0.3))
+        await anyio.sleep(0.25)
+        await log.extend(events[40:50])
+        await anyio.sleep(0.45)
+        await log.extend(events[50:])
+        await log.close()
+    assert len(bodies) == 2 and bodies[0] == bodies[1]
+    assert merges.calls == 3  # three batches, each merged once for both readers
+    assert _session_bytes(list(SSEDecoder().feed(bodies[0]))) == _session_bytes(events)
+
+
+@pytest.mark.anyio
+async def test_redis_readers_that_hold_together_share_the_held_batch(
+        redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    events = text_reply(60)
+    async with _stores("redis", redis_server) as (log, reader):
+        await log.extend(events[:20])
+        merges = _Merges(monkeypatch)
+        bodies: list[bytes] = []
+        async with anyio.create_task_group() as tg:
+            for _ in range(3):
+                tg.start_soon(lambda: _sse(reader(), bodies, coalesce=0.2))
+            await anyio.sleep(0.1)  # within their hold: read after it, with the first read, as one batch
+            await log.extend(events[20:40])
+            await anyio.sleep(0.4)
+            await log.extend(events[40:])
+            await log.close()
+        assert len(bodies) == 3 and len(set(bodies)) == 1
+        assert merges.calls == 2  # the held batch, then the rest: once each for the three readers
+        assert _session_bytes(list(SSEDecoder().feed(bodies[0]))) == _session_bytes(events)
