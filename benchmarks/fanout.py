@@ -84,6 +84,8 @@ from wire.framing import SSEDecoder
 
 VARIANTS = ("memory", "memory+coalesce", "memory+hold", "redis", "redis+coalesce", "redis+hold", "agentscope")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+# In a frame of the data block's base64 chunks (wire's JSON and agentscope's alike), and in no other.
+DATA_DELTA = b'"DATA_BLOCK_DELTA"'
 
 
 # -- the server process ---------------------------------------------------------------------------------------
@@ -195,7 +197,9 @@ class Reader:
     body_bytes: int = 0
     wire_bytes: int = 0  # on the socket: the HTTP head and the chunked framing too
     frames: int = 0
-    chunks: int = 0
+    chunks: int = 0  # the body's chunks: one per write of the server's, about
+    data_bytes: int = 0  # bytes of the data block's frames (readers that decode only)
+    tail: bytes = b""  # the unfinished frame, while counting them
     crc: int = 0
     seconds: float = 0.0  # from the producer's start to the end of the body
     kept: list[bytes] | None = field(default_factory=list)
@@ -233,6 +237,9 @@ async def read(port: int, reader: Reader, args: argparse.Namespace, started: lis
             reader.crc = zlib.crc32(data, reader.crc)
             if decoder is not None and msg is not None:
                 msg.extend_events(decoder.feed(data))
+                frames = (reader.tail + data).split(b"\n\n")
+                reader.tail = frames.pop()
+                reader.data_bytes += sum(len(f) + 2 for f in frames if DATA_DELTA in f)
             if reader.kept is not None:
                 reader.kept.append(data)
                 if reader.body_bytes > args.keep:
@@ -438,17 +445,38 @@ def report(args: argparse.Namespace, results: list[Result], n_events: int) -> st
             def med(res: Result, attr: str, slow: bool) -> float:
                 return _med([getattr(x, attr) for x in res.readers if x.slow is slow])
 
+            def text(res: Result, slow: bool) -> float:
+                return _med([x.body_bytes - x.data_bytes for x in res.readers
+                             if x.slow is slow and x.decodes and not x.problem])
+
             ratios.append(
                 f"| {store} → {store}+{mode} | {med(base, 'frames', True) / med(other, 'frames', True):.1f}x | "
                 f"{med(base, 'body_bytes', True) / med(other, 'body_bytes', True):.1f}x | "
+                f"{text(base, True) / text(other, True):.1f}x | "
                 f"{med(base, 'frames', False) / med(other, 'frames', False):.1f}x | "
                 f"{med(base, 'body_bytes', False) / med(other, 'body_bytes', False):.1f}x | "
                 f"{other.server_cpu / base.server_cpu:.2f} | "
                 f"{med(base, 'seconds', True) / med(other, 'seconds', True):.1f}x |")
     if ratios:
-        lines += ["", "| change | fewer frames, slow readers | fewer bytes, slow | fewer frames, fast | fewer bytes, "
+        lines += ["", "| change | fewer frames, slow readers | fewer bytes, slow | fewer bytes, slow, without the "
+                  "data block's frames | fewer frames, fast | fewer bytes, "
                   "fast | server CPU, after / before | slow readers' time to the final Msg, before / after |",
-                  "|---|---:|---:|---:|---:|---:|---:|", *ratios]
+                  "|---|---:|---:|---:|---:|---:|---:|---:|", *ratios]
+    rows = []
+    for r in results:
+        row = [f"| {r.variant} "]
+        for slow in (False, True):
+            group = [x for x in r.readers if x.slow is slow]
+            counted = [x for x in group if x.decodes and not x.problem]
+            data = _med([x.data_bytes for x in counted])
+            rest = _med([x.body_bytes - x.data_bytes for x in counted])
+            row.append(f"| {_med([x.chunks for x in group]):,.0f} | {data / 1e6:.2f} MB | {rest / 1e6:.2f} MB ")
+        rows.append("".join(row) + "|")
+    lines += ["", "Where the bytes go (the data block's base64 frames, and the rest: text, thinking, tool calls "
+              "and results), counted by the readers that decode their body; and the server's writes, as the "
+              "chunks of each body:", "",
+              "| variant | chunks per fast reader | data block, fast | the rest, fast | chunks per slow reader "
+              "| data block, slow | the rest, slow |", "|---|---:|---:|---:|---:|---:|---:|", *rows]
     agentscope = by.get("agentscope")
     if agentscope is not None:
         per = agentscope.server_cpu / len(agentscope.readers)
