@@ -9,6 +9,7 @@ import {
   appendEvent,
   DecodeError,
   encodeBase64,
+  isBase64,
   extendEvents,
   FrameError,
   LocalProtocolError,
@@ -196,4 +197,17 @@ test("a misspelt event type names the nearest known one, as Python's decoders do
       && error.reason === "unknown event type 'TEXT_BLOK_DELTA': did you mean 'TEXT_BLOCK_DELTA'?");
   assert.throws(() => new NDJSONDecoder().feed(line({ type: "FUTURE_EVENT", reply_id: R })),
     (error) => error instanceof DecodeError && error.reason === "unknown event type 'FUTURE_EVENT'");
+});
+
+test("isBase64 agrees with the anchored pattern it replaced on every short string", () => {
+  const pattern = /^[A-Za-z0-9+/]*={0,2}$/;
+  const letters = ["A", "z", "0", "+", "/", "=", "-", " ", "\n"];
+  const check = (text) => assert.equal(isBase64(text), text.length % 4 === 0 && pattern.test(text), JSON.stringify(text));
+  const grow = (text, left) => {
+    check(text);
+    if (left) for (const letter of letters) grow(text + letter, left - 1);
+  };
+  grow("", 5);
+  check("QUJD" + "=".repeat(3));
+  check("QUI=QUI=");
 });

@@ -5,8 +5,13 @@ var ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/
 var CODES = new Uint8Array(128).fill(255);
 for (let i = 0; i < ALPHABET.length; i++)
   CODES[ALPHABET.charCodeAt(i)] = i;
+var OUTSIDE = /[^A-Za-z0-9+/=]/;
 function isBase64(text) {
-  return text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text);
+  if (text.length % 4 !== 0 || OUTSIDE.test(text))
+    return false;
+  const pad = text.indexOf("=");
+  const last = text.length - 1;
+  return pad < 0 || pad === last || pad === last - 1 && text.charCodeAt(last) === 61;
 }
 function encodeBase64(bytes) {
   let out = "";
@@ -1133,20 +1138,35 @@ var LARGE = 2 ** 53;
 function mayBeOutOfRange(value) {
   if (typeof value !== "object" || value === null)
     return typeof value === "number" && !(Math.abs(value) < LARGE);
-  const stack = [value];
-  while (stack.length) {
-    const item = stack.pop();
-    const values = Array.isArray(item) ? item : Object.values(item);
-    for (const v of values) {
-      if (typeof v === "number") {
-        if (!(Math.abs(v) < LARGE))
-          return true;
-      } else if (typeof v === "object" && v !== null) {
-        stack.push(v);
+  let stack;
+  let item = value;
+  for (; ; ) {
+    if (Array.isArray(item)) {
+      for (let i = 0; i < item.length; i++) {
+        const v = item[i];
+        if (typeof v === "number") {
+          if (!(Math.abs(v) < LARGE))
+            return true;
+        } else if (typeof v === "object" && v !== null) {
+          (stack ??= []).push(v);
+        }
+      }
+    } else {
+      for (const key in item) {
+        const v = item[key];
+        if (typeof v === "number") {
+          if (!(Math.abs(v) < LARGE))
+            return true;
+        } else if (typeof v === "object" && v !== null) {
+          (stack ??= []).push(v);
+        }
       }
     }
+    const next = stack?.pop();
+    if (next === void 0)
+      return false;
+    item = next;
   }
-  return false;
 }
 var NUMBER = /-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
 var INT_MIN = -(2n ** 63n);
