@@ -287,11 +287,13 @@ class Reducer:
         duplicate START or an anomaly is never skipped.
         """
         msg_id = self.msg.id
-        run_type: type | None = None  # the run's delta type, block id, block and grower (see apply)
-        run_id = ""
-        run_block: Any = None
-        run_grow: Callable[[Any, str], None] = _grow_text
-        by_call = False
+        # The run's delta type, block id, block and grower (see apply): the
+        # one the last call left, if its block is still open (a reader
+        # feeding batches goes on with the run across them).
+        run_type, run_id, run_block = self.run_type, self.run_id, self.run_block
+        run_grow, by_call = self.run_grow, self.run_by_call
+        if run_type is not None and run_block.finished_at is not None:
+            run_type = None
         # The deltas of the run, whose indexes follow self.index (counted when
         # the run is joined). Their type is checked by the join, not per delta.
         parts: list[Any] = []
