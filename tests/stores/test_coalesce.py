@@ -316,38 +316,3 @@ async def test_redis_readers_that_hold_together_share_the_held_batch(
         assert len(bodies) == 3 and len(set(bodies)) == 1
         assert merges.calls == 2  # the held batch, then the rest: once each for the three readers
         assert _session_bytes(list(SSEDecoder().feed(bodies[0]))) == _session_bytes(events)
-
-
-@pytest.mark.parametrize("kind", ["memory", "redis"])
-@pytest.mark.anyio
-async def test_a_live_reader_with_a_hold_reads_what_came_by_the_end_of_its_next_hold(
-        kind: str, request: pytest.FixtureRequest) -> None:
-    server = request.getfixturevalue("redis_server") if kind == "redis" else None
-    events = text_reply(3)
-    async with _stores(kind, server) as (log, reader):
-        got: list[tuple[float, list[Entry]]] = []
-
-        async def follow() -> None:
-            with anyio.fail_after(10):
-                async with aclosing(reader().follow(None, coalesce=0.4)) as batches:
-                    async for batch in batches:
-                        got.append((anyio.current_time(), batch))
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(follow)
-            await anyio.sleep(0.05)
-            await log.extend(events[:2])
-            while not got:
-                await anyio.sleep(0.01)
-            await anyio.sleep(0.3)
-            written = anyio.current_time()
-            await log.extend(events[2:3])
-            while len(got) < 2:
-                await anyio.sleep(0.01)
-            await log.extend(events[3:])
-            await log.close()
-        # A reader that caught up sleeps to the end of its next hold (0.1 s after this write),
-        # rather than waking at the write and holding a whole hold from there.
-        assert [e for _, e in got[1][1]] == events[2:3]
-        assert got[1][0] - written < 0.25
-        assert _session_bytes([e for _, batch in got for _, e in batch]) == _session_bytes(events)

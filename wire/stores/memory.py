@@ -218,7 +218,6 @@ class EventLog:
             raise ValueError("max_batch must be 1 or more")
         pos = 0
         held = False
-        slept = 0.0  # how long this reader slept in a hold and found nothing: idle time already
         if after:
             at = self._position(after)
             if at is None:
@@ -241,26 +240,21 @@ class EventLog:
             if pos < self.end:
                 if hold and not held and self.end - pos < max_batch and not self._closed:
                     held = True
-                    # A live reader: what comes within the hold goes in this batch.
-                    await anyio.sleep_until(self._hold_end(hold))
+                    # A live reader: what comes within the hold goes in this batch. A hold
+                    # under way is joined (ending sooner, never later), so the readers
+                    # holding together wake in one turn of the loop, with no write between
+                    # them, and read the same batch, which they share (_frames).
+                    now = anyio.current_time()
+                    until = self._holds.get(hold, 0.0)
+                    if until <= now:
+                        until = self._holds[hold] = now + hold
+                    await anyio.sleep_until(until)
                     continue
                 held = False
-                slept = 0.0
                 count = min(max_batch, self.end - pos)
                 yield pos, count
                 pos += count
-                if hold and pos == self.end and not self._closed:
-                    # A live reader that caught up: the log is being written, so it sleeps
-                    # to the end of the next hold and reads what came in it, rather than
-                    # waking at the next write and then holding (one wake per batch, not
-                    # two). If nothing came, it waits as an idle reader does.
-                    held = True
-                    now = anyio.current_time()
-                    until = self._hold_end(hold)
-                    await anyio.sleep_until(until)
-                    slept = until - now
                 continue
-            held = False
             if self._closed:
                 return
             if self._changed is None:
@@ -269,22 +263,10 @@ class EventLog:
             if heartbeat is None:
                 await changed.wait()
                 continue
-            with anyio.move_on_after(max(heartbeat - slept, 0.0)):
+            with anyio.move_on_after(heartbeat):
                 await changed.wait()
-            slept = 0.0
             if not changed.is_set():
                 yield []
-
-    def _hold_end(self, hold: float) -> float:
-        """When a hold of ``hold`` seconds that begins now ends: at the end
-        of the one under way, if any (sooner, never later). The readers
-        holding together wake in one turn of the loop, with no write between
-        them, and read the same batch, which they share (:meth:`_frames`)."""
-        now = anyio.current_time()
-        until = self._holds.get(hold, 0.0)
-        if until <= now:
-            until = self._holds[hold] = now + hold
-        return until
 
     def _span(self, pos: int, count: int) -> list[Entry]:
         """The entries of ``count`` kept events from position ``pos``: made

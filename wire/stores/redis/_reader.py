@@ -471,7 +471,6 @@ class Reader(LogBase):
             return
         block_ms = min(_BLOCK_MS, max(1, round(heartbeat * 1000))) if heartbeat else _BLOCK_MS
         idle_since = _now()
-        held = False  # this reader slept a hold before this read: what it reads goes out now
         while True:
             batch, end, last, gone = await self._retrying("follow", self._shared_poll, cursor, max_batch)
             if end is not None:
@@ -485,7 +484,6 @@ class Reader(LogBase):
                     continue
             self.skipped += batch.skipped
             if last is None:
-                held = False
                 if end is not None and order(cursor) >= order(end):
                     return
                 if heartbeat is not None and _now() - idle_since >= heartbeat:
@@ -495,7 +493,7 @@ class Reader(LogBase):
                 continue
             idle_since = _now()
             cursor = last
-            if hold and not held and len(batch.ids) < max_batch and end is None:
+            if hold and len(batch.ids) < max_batch and end is None:
                 # A live reader: what comes within the hold goes in this batch. The
                 # readers that shared the first read join one hold (ending sooner,
                 # never later), so they wake together and share the second read too.
@@ -507,19 +505,10 @@ class Reader(LogBase):
                     cursor = later
                     if more.ids:
                         batch = batch.and_then(more)
-            held = False
             if batch.ids:
                 yield batch
             if end is not None and order(cursor) >= order(end):
                 return
-            if hold and end is None and len(batch.ids) < max_batch:
-                # A live reader that caught up: the log is being written, so it sleeps
-                # to the end of the next hold and reads what came in it, rather than
-                # waiting for the next write and then holding (one read per batch, not
-                # a read, a wait and two reads). If nothing came, it waits as an idle
-                # reader does.
-                await anyio.sleep_until(self._shared_hold(hold))
-                held = True
 
 
 _ENCODER = SSEEncoder(next_id=None)
