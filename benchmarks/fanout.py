@@ -46,10 +46,14 @@ and found exact (decoding 24,800 frames for each of 1,000 readers would cost
 the client more than the server's serving). The count of readers checked
 each way is printed; a reader left unchecked fails the run.
 
-With 1,000 readers a run takes far longer than five minutes on two shared
-cores (the memory variant alone took 171 s there, agentscope's endpoint
-about 5 s of server CPU per reader): ``--readers 300 --agentscope-readers 5``
-is what ``benchmarks/results/fanout.md`` was run with.
+With 1,000 readers (the default) a run of every variant takes about six
+minutes on two shared cores (each wire variant 40-60 s); agentscope's
+endpoint costs about 5 s of server CPU per reader, so it runs with
+``--agentscope-readers 5`` in ``benchmarks/results/fanout.md``. Where the
+bytes go (the data block's base64 frames apart, counted by the readers that
+decode) and the server's writes (the chunks of each body) are a table of
+their own; ``--profile DIR`` samples the server with py-spy (in the venv)
+into one file of collapsed stacks per variant.
 
 Run: ``.venv/bin/python -m benchmarks.fanout`` (``--quick`` for 100 readers,
 5 for agentscope; ``--help`` for the options). The table printed is what
