@@ -262,9 +262,14 @@ async def read(port: int, reader: Reader, args: argparse.Namespace, started: lis
 
 def cpu_seconds(pid: int) -> float:
     """utime + stime of ``pid`` (Linux ``/proc/<pid>/stat``)."""
+    return sum(cpu_split(pid))
+
+
+def cpu_split(pid: int) -> tuple[float, float]:
+    """utime and stime of ``pid``: in Python and in the kernel (its sends)."""
     with open(f"/proc/{pid}/stat") as stat:
         fields = stat.read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+    return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK
 
 
 async def http(port: int, method: str, path: str) -> bytes:
@@ -282,6 +287,7 @@ class Result:
     readers: list[Reader]
     server_cpu: float
     redis_cpu: float
+    server_sys: float  # of server_cpu, in the kernel
     producer_seconds: float
     wall: float
     checked: dict[str, int]
@@ -374,11 +380,13 @@ async def run_variant(variant: str, args: argparse.Namespace, redis_url: str, re
                                     "-o", str(args.profile / f"{variant}.txt")], stdout=subprocess.DEVNULL)
             await asyncio.sleep(1.0)
         server_cpu, redis_cpu = cpu_seconds(server.pid), cpu_seconds(redis_pid)
+        server_sys = cpu_split(server.pid)[1]
         started[0] = time.perf_counter()
         await http(port, "POST", "/start")
         await asyncio.wait_for(asyncio.gather(*tasks), args.timeout)
         wall = time.perf_counter() - started[0]
         server_cpu, redis_cpu = cpu_seconds(server.pid) - server_cpu, cpu_seconds(redis_pid) - redis_cpu
+        server_sys = cpu_split(server.pid)[1] - server_sys
         produced = json.loads(await http(port, "GET", "/status"))["produced"]
         if spy is not None:
             spy.send_signal(signal.SIGINT)  # py-spy writes its samples on SIGINT
@@ -387,7 +395,7 @@ async def run_variant(variant: str, args: argparse.Namespace, redis_url: str, re
         server.terminate()
         server.wait(10)
     checked = check(readers, want)
-    return Result(variant, readers, server_cpu, redis_cpu, (produced or 0) - started[0], wall, checked)
+    return Result(variant, readers, server_cpu, redis_cpu, server_sys, (produced or 0) - started[0], wall, checked)
 
 
 def free_port() -> int:
@@ -419,7 +427,8 @@ def report(args: argparse.Namespace, results: list[Result], n_events: int) -> st
         f"{args.slow_rate / 1000:g} kB/s); server send buffers {args.sndbuf // 1024} KiB; "
         f"hold {args.hold * 1000:g} ms.",
         "",
-        "| variant | readers (slow) | server CPU s | per reader, ms | redis-server CPU s | frames per fast reader "
+        "| variant | readers (slow) | server CPU s (kernel) | per reader, ms | redis-server CPU s "
+        "| frames per fast reader "
         "| frames per slow reader | bytes per fast reader | bytes per slow reader "
         "| slow readers' time to the final Msg (median, max) | fast readers' (median) | producer done after "
         "| every final Msg exact |",
@@ -431,7 +440,7 @@ def report(args: argparse.Namespace, results: list[Result], n_events: int) -> st
         ok = sum(not x.problem for x in r.readers)
         how = ", ".join(f"{v} {k}" for k, v in r.checked.items() if v)
         lines.append(
-            f"| {r.variant} | {len(r.readers)} ({len(slow)}) | {r.server_cpu:.1f} | "
+            f"| {r.variant} | {len(r.readers)} ({len(slow)}) | {r.server_cpu:.1f} ({r.server_sys:.1f}) | "
             f"{1000 * r.server_cpu / len(r.readers):.0f} | {r.redis_cpu:.1f} | {_med([x.frames for x in fast]):,.0f} | "
             f"{_med([x.frames for x in slow]):,.0f} | {_med([x.body_bytes for x in fast]) / 1e6:.2f} MB | "
             f"{_med([x.body_bytes for x in slow]) / 1e6:.2f} MB | {_med([x.seconds for x in slow]):.1f} s, "
