@@ -296,6 +296,34 @@ async def test_a_reader_that_falls_behind_the_trim_goes_on_from_the_checkpoint(r
         assert wire.json.encode(built) == wire.json.encode(log.msg)
 
 
+async def test_a_new_reader_whose_start_is_trimmed_before_its_first_read_begins_at_the_checkpoint(
+        redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader from the start looks at the log (nothing trimmed yet), then
+    the producer writes far past max_len before the reader's first read: the
+    read sees the session's first entry gone and the reader goes on from the
+    checkpoint, never from the middle of the reply (it did, before)."""
+    msg, events = long_reply(3000)
+    async with connect(redis_server) as client:
+        key = new_key()
+        log = RedisEventLog(client, key, msg=msg, max_len=200)
+        await log.extend(events[:100])
+        reader = RedisEventLog(client, key)
+        look = type(reader)._shared_look
+
+        async def look_then_trim(self: Any) -> Any:
+            found = await look(self)
+            if self is reader:
+                await log.extend(events[100:])
+                await log.close()
+            return found
+
+        monkeypatch.setattr(type(reader), "_shared_look", look_then_trim)
+        got = [event async for batch in reader.follow() for _, event in batch]
+        assert read_checkpoint(got[0]) is not None
+        built = apply(wire.AssistantMsg("Friday", [], id="r1"), got)
+        assert wire.json.encode(built) == wire.json.encode(log.msg)
+
+
 async def test_a_log_without_a_checkpoint_serves_what_it_keeps_but_never_skips_a_readers_entries(
         redis_server: RedisServer) -> None:
     """A log kept without checkpoints (as agentscope's own session stream

@@ -184,7 +184,9 @@ return ids
 # none), how many entries had no payload, 1 if a payload holds an LF, the ids
 # joined with spaces, the payloads joined with LF, and 1 if the cursor's own
 # entry is gone from the stream (trimmed or deleted: entries after it may be
-# too, which the reader then checks against the checkpoint).
+# too, which the reader then checks against the checkpoint). For a reader
+# from the start (cursor 0-0) that is the session's first entry: a trim
+# between the reader's opening look and this read must not go unseen.
 READ = r"""
 local cursor = ARGV[1]
 local entries = redis.call('XRANGE', KEYS[1], '(' .. cursor, '+', 'COUNT', tonumber(ARGV[2]))
@@ -203,8 +205,9 @@ for _, entry in ipairs(entries) do
     skipped = skipped + 1
   end
 end
-local gone = 0
-if cursor ~= '0-0' and #redis.call('XRANGE', KEYS[1], cursor, cursor) == 0 then gone = 1 end
+local gone, since = 0, cursor
+if cursor == '0-0' then since = redis.call('HGET', KEYS[2], 'first') end
+if since and #redis.call('XRANGE', KEYS[1], since, since) == 0 then gone = 1 end
 local ending = redis.call('HGET', KEYS[2], 'end') or ''
 return {last, ending, skipped, lines, table.concat(ids, ' '), table.concat(payloads, '\n'), gone}
 """

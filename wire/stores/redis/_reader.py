@@ -475,7 +475,7 @@ class Reader(LogBase):
             batch, end, last, gone = await self._retrying("follow", self._shared_poll, cursor, max_batch)
             if end is not None:
                 self._closed = True
-            if gone and cursor != ZERO:
+            if gone:
                 found, info = await self._retrying("follow", self._look)
                 at, checkpoints = self._past_trim(cursor, found, info)
                 if checkpoints.ids:  # entries this reader had not read were trimmed: go on from the checkpoint
