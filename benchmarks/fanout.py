@@ -478,8 +478,8 @@ def report(args: argparse.Namespace, results: list[Result], n_events: int) -> st
     rows = []
     for r in results:
         row = [f"| {r.variant} "]
-        for slow in (False, True):
-            group = [x for x in r.readers if x.slow is slow]
+        for is_slow in (False, True):
+            group = [x for x in r.readers if x.slow is is_slow]
             counted = [x for x in group if x.decodes and not x.problem]
             data = _med([x.data_bytes for x in counted])
             rest = _med([x.body_bytes - x.data_bytes for x in counted])

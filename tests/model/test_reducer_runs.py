@@ -126,7 +126,7 @@ def test_a_block_ended_by_hand_ends_the_run() -> None:
     msg = initial_msg().extend_events(_STARTS[:1])
     delta = wire.TextBlockDeltaEvent(reply_id=REPLY, block_id="t", delta="a")
     msg.append_event(delta).append_event(delta)
-    msg.content[0].finished_at = "t1"  # type: ignore[union-attr]
+    msg.content[0].finished_at = "t1"
     msg.append_event(delta)
     assert [a.kind for a in msg.anomalies] == ["after_end"]
     assert msg.content[0].text == "aaa"  # type: ignore[union-attr]
