@@ -26,10 +26,16 @@ def _doc() -> dict[str, Any]:
                 "encode, same NDJSON: wire vs orjson per dict (>= 1.0)": 3.5,
                 "encode, same JSON array: wire vs orjson over dataclasses (>= 1.0)": 0.93,
                 "encode: wire NDJSON vs wire JSON array (info)": 1.1}),
+            dict(_bench("test_target_reader_loops[wire]", "targets", medians={
+                "feed + append_event per event": 0.015, "feed + extend_events": 0.011,
+                "msgspec decode_lines (bare)": 0.01}), name="test_target_reader_loops[wire]"),
         ],
     }
     return {"commit": "0123456789abcdef", "dirty": False, "started": "2026-01-01T00:00:00", "seconds": 60,
             "command": "python benchmarks/report.py --readme", "pytest": run,
+            "ts_browser": {"chromium": "1", "rounds": 3, "bytes_to_msg_ms": {
+                "floor: TextDecoder + split + JSON.parse per line": 100.0,
+                "runtime: NDJSONDecoder (64 KiB feeds) + extendEvents": 160.0}},
             "ts_partial": {"rounds": 15, "pair": ["view", "re-parse"], "results": [
                 {"deltas": 4000, "medians_ms": {"view": 1.0, "re-parse": 10.0}, "ratio": 10.0}]}}
 
@@ -42,6 +48,12 @@ def test_every_target_is_shown_met_or_missed() -> None:
         in block
     assert "| encode: wire NDJSON vs wire JSON array (info) | info | 1.10x |  |" in block
     assert "re-parse (close + JSON.parse) / PartialJSON (info) | info | 10.00x" in block
+    assert "| reader loop, wire's NDJSON: NDJSONDecoder.feed (64 KiB) + append_event per event / bare " \
+        "decode_lines | <= 1.3x | 1.50x | **FAIL** |" in block
+    assert "| reader batch, wire's NDJSON: NDJSONDecoder.feed (64 KiB) + extend_events / bare decode_lines " \
+        "| <= 1.0x | 1.10x | **FAIL** |" in block
+    assert "TS bytes to Msg (headless Chromium): NDJSONDecoder (64 KiB feeds) + extendEvents / TextDecoder + " \
+        "split + JSON.parse per line | <= 1.5x | 1.60x | **FAIL** |" in block
 
 
 def test_the_readme_table_is_the_runs_and_names_its_commit() -> None:
@@ -49,6 +61,9 @@ def test_the_readme_table_is_the_runs_and_names_its_commit() -> None:
     assert "commit `0123456789`" in block
     assert "| encode the same JSON array: orjson over dataclasses ÷ wire | ≥ 1.0x | 0.93x | missed |" in block
     assert "| encode the same NDJSON: orjson per dict ÷ wire | ≥ 1.0x | 3.50x | met |" in block
+    assert "| a reader's loop, `feed` + `append_event` per event ÷ bare `decode_lines` | ≤ 1.3x | 1.50x | missed |" \
+        in block
+    assert "| the same in headless Chromium | ≤ 1.5x | 1.60x | missed |" in block
 
 
 def test_a_dirty_or_changing_tree_is_named() -> None:
