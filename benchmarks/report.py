@@ -472,7 +472,6 @@ HEADLINE = (
     ("NDJSON to Msg: wire decode_events+extend_events", "NDJSON bytes to a Msg: wire ÷ bare msgspec `decode_lines`"),
     ("reader loop, wire's", "a reader's loop, `feed` + `append_event` per event ÷ bare `decode_lines`"),
     ("reader batch, wire's", "a reader's batches, `feed` + `extend_events` ÷ bare `decode_lines`"),
-    ("reader loop, as agentscope", "the same loop on agentscope's JSON of the reply ÷ bare `decode_lines`"),
     ("text growth (extend_events): 1M", "text growth: 1M deltas ÷ 100k (linear is 10x)"),
     ("data growth (extend_events): 4096", "data growth: 4,096 chunks ÷ 512 (linear is 8x)"),
     ("NDJSON 4 KiB chunks vs decode_events whole", "NDJSON speed in 4 KiB chunks ÷ on the whole buffer"),
