@@ -36,6 +36,7 @@ from typing import Any
 import msgspec
 
 from benchmarks import workload
+from benchmarks.bench_targets import _batch, _loop
 from wire import events as ev
 from wire.events import AgentEvent
 from wire.framing import NDJSONDecoder
@@ -70,19 +71,6 @@ def _parts(events: list[AgentEvent], data: bytes) -> dict[str, Part]:
             count += len(decoder.feed(chunk))
         return count
 
-    def loop(msg: Msg, chunks: list[bytes]) -> Msg:
-        decoder, append = NDJSONDecoder(), msg.append_event
-        for chunk in chunks:
-            for event in decoder.feed(chunk):
-                append(event)
-        return msg
-
-    def batch(msg: Msg, chunks: list[bytes]) -> Msg:
-        decoder = NDJSONDecoder()
-        for chunk in chunks:
-            msg.extend_events(decoder.feed(chunk))
-        return msg
-
     def append_each(msg: Msg, events: list[AgentEvent]) -> Msg:
         append = msg.append_event
         for event in events:
@@ -98,8 +86,8 @@ def _parts(events: list[AgentEvent], data: bytes) -> dict[str, Part]:
         "NDJSONDecoder.feed (64 KiB chunks)": (feed, lambda: (chunks,), n),
         "append_event per event, events decoded beforehand": (append_each, lambda: (workload.initial_msg(), events), n),
         "extend_events, events decoded beforehand": (extend, lambda: (workload.initial_msg(), events), n),
-        "loop: feed + append_event per event": (loop, lambda: (workload.initial_msg(), chunks), n),
-        "batch: feed + extend_events": (batch, lambda: (workload.initial_msg(), chunks), n),
+        "loop: feed + append_event per event": (_loop, lambda: (workload.initial_msg(), chunks), n),
+        "batch: feed + extend_events": (_batch, lambda: (workload.initial_msg(), chunks), n),
     }
     deltas = set(_TYPES)
 
