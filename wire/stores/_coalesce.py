@@ -33,7 +33,7 @@ from wire.blocks import Base64Source, DataBlock, TextBlock, ThinkingBlock, ToolC
 from wire.resume import read_checkpoint
 from wire.stores import Entry
 
-__all__ = ("Coalesce", "Coalescer", "hold_of")
+__all__ = ("Coalesce", "Coalescer", "hold_of", "join_hold")
 
 _TEXT, _THINKING, _DATA, _CALL, _RESULT = "text", "thinking", "data", "call", "result"
 
@@ -70,6 +70,17 @@ def hold_of(coalesce: Coalesce) -> float:
     if not coalesce >= 0:
         raise ValueError(f"coalesce must be a bool or a number of seconds >= 0, not {coalesce!r}")
     return float(coalesce)
+
+
+def join_hold(holds: dict[Any, float], key: Any, hold: float, now: float) -> float:
+    """When a hold of ``hold`` seconds that begins at ``now`` ends: at the
+    end of the one under way under ``key`` (ending sooner, never later), or
+    ``hold`` from now. Readers that hold together wake together and read,
+    merge and encode one batch for all of them."""
+    until = holds.get(key, 0.0)
+    if until <= now:
+        until = holds[key] = now + hold
+    return until
 
 
 class Coalescer:

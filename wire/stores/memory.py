@@ -20,7 +20,7 @@ from wire.framing import SSEEncoder
 from wire.messages import Msg
 from wire.resume import checkpoint, restart
 from wire.stores import Entry, Resume, StoredEvent, to_write
-from wire.stores._coalesce import Coalesce, Coalescer, hold_of
+from wire.stores._coalesce import Coalesce, Coalescer, hold_of, join_hold
 from wire.stores._replies import Replies
 
 __all__ = ("EventLog",)
@@ -240,15 +240,10 @@ class EventLog:
             if pos < self.end:
                 if hold and not held and self.end - pos < max_batch and not self._closed:
                     held = True
-                    # A live reader: what comes within the hold goes in this batch. A hold
-                    # under way is joined (ending sooner, never later), so the readers
-                    # holding together wake in one turn of the loop, with no write between
-                    # them, and read the same batch, which they share (_frames).
-                    now = anyio.current_time()
-                    until = self._holds.get(hold, 0.0)
-                    if until <= now:
-                        until = self._holds[hold] = now + hold
-                    await anyio.sleep_until(until)
+                    # A live reader: what comes within the hold goes in this batch. The
+                    # readers holding together wake in one turn of the loop, with no write
+                    # between them, and read the same batch, which they share (_frames).
+                    await anyio.sleep_until(join_hold(self._holds, hold, hold, anyio.current_time()))
                     continue
                 held = False
                 count = min(max_batch, self.end - pos)

@@ -33,7 +33,7 @@ from wire.messages import Msg
 from wire.peek import peek_json_lines
 from wire.resume import CHECKPOINT, checkpoint_payload, restart
 from wire.stores import Entry, Resume
-from wire.stores._coalesce import Coalesce, Coalescer, hold_of
+from wire.stores._coalesce import Coalesce, Coalescer, hold_of, join_hold
 from wire.stores.redis._common import (
     ENTRY_ID,
     FAILURES,
@@ -342,14 +342,18 @@ class Reader(LogBase):
                              "the log keeps no checkpoint to stand for them", key=self.key)
         return self._from_checkpoint(found, cursor)
 
+    def _shared(self) -> _SharedReads:
+        """What the readers of this client share: reads, looks, waits and holds under way."""
+        shared = _SHARED.get(self.client)
+        if shared is None:
+            shared = _SHARED[self.client] = _SharedReads()
+        return shared
+
     async def _shared_look(self) -> tuple[Checkpoint, dict[str, Any] | None]:
         """:meth:`_look`, shared with the other readers of this key on this
         client that open at the same moment (a crowd arriving together costs
         one look, and one connection, not one each)."""
-        shared = _SHARED.get(self.client)
-        if shared is None:
-            shared = _SHARED[self.client] = _SharedReads()
-        return await shared.get(("look", self.key), self._look)
+        return await self._shared().get(("look", self.key), self._look)
 
     async def _look(self) -> tuple[Checkpoint, dict[str, Any] | None]:
         """The checkpoint and the stream's XINFO (None if there is no stream), together."""
@@ -420,33 +424,14 @@ class Reader(LogBase):
     async def _shared_poll(self, cursor: bytes, count: int) -> _Poll:
         """:meth:`_poll`, shared with the other readers of this key on this
         client (see :class:`_SharedReads`)."""
-        shared = _SHARED.get(self.client)
-        if shared is None:
-            shared = _SHARED[self.client] = _SharedReads()
-        return await shared.get((self.key, cursor, count), lambda: self._poll(cursor, count))
-
-    def _shared_hold(self, hold: float) -> float:
-        """When a hold of ``hold`` seconds that begins now ends: at the end
-        of the one the other readers of this key on this client hold, if one
-        is under way."""
-        shared = _SHARED.get(self.client)
-        if shared is None:
-            shared = _SHARED[self.client] = _SharedReads()
-        now = anyio.current_time()
-        until = shared.holds.get((self.key, hold), 0.0)
-        if until <= now:
-            until = shared.holds[self.key, hold] = now + hold
-        return until
+        return await self._shared().get((self.key, cursor, count), lambda: self._poll(cursor, count))
 
     async def _shared_wait(self, cursor: bytes, block_ms: int) -> None:
         """:meth:`_wait`, shared with the other readers of this key on this
         client: the live readers of a log all wait at its newest entry, and
         one blocking XREAD (one connection) serves them all, rather than a
         connection held per reader."""
-        shared = _SHARED.get(self.client)
-        if shared is None:
-            shared = _SHARED[self.client] = _SharedReads()
-        await shared.get(("wait", self.key, cursor, block_ms), lambda: self._wait(cursor, block_ms))
+        await self._shared().get(("wait", self.key, cursor, block_ms), lambda: self._wait(cursor, block_ms))
 
     async def _wait(self, cursor: bytes, block_ms: int) -> None:
         """Until an entry after ``cursor`` exists, or ``block_ms`` passed.
@@ -497,7 +482,7 @@ class Reader(LogBase):
                 # A live reader: what comes within the hold goes in this batch. The
                 # readers that shared the first read join one hold (ending sooner,
                 # never later), so they wake together and share the second read too.
-                await anyio.sleep_until(self._shared_hold(hold))
+                await anyio.sleep_until(join_hold(self._shared().holds, (self.key, hold), hold, anyio.current_time()))
                 more, end, later, _ = await self._retrying("follow", self._shared_poll, cursor,
                                                            max_batch - len(batch.ids))
                 self.skipped += more.skipped
@@ -552,7 +537,7 @@ class _SharedReads:
     def __init__(self) -> None:
         # A read under way: set when it ends, with its result (none if it failed).
         self.reading: dict[tuple[Any, ...], tuple[anyio.Event, list[Any]]] = {}
-        # The end of the hold under way, by key and length (_shared_hold); one per log read.
+        # The end of the hold under way, by key and length (join_hold); one per log read.
         self.holds: dict[tuple[str, float], float] = {}
 
     async def get(self, key: tuple[Any, ...], read: Callable[[], Awaitable[T]]) -> T:
