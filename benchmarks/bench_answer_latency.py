@@ -21,11 +21,7 @@ Run: ``.venv/bin/python -m benchmarks.bench_answer_latency [--rounds 200]``
 from __future__ import annotations
 
 import argparse
-import os
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from contextlib import aclosing
@@ -37,29 +33,11 @@ import anyio
 import httpx
 
 import wire
-from tests.redis_server import free_port, running_server
+from tests.redis_server import running_server, start_replica
 from wire.transports.chat import confirmation
 from wire.transports.client import Follower, answer
 
-ROOT = Path(__file__).resolve().parent.parent
 ALICE = {"x-user-id": "alice"}
-
-
-def start_replica(redis_url: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "tests.transports.chat_app:app", "--host", "127.0.0.1",
-         "--port", str(port), "--log-level", "warning", "--no-access-log"],
-        cwd=ROOT, env={**os.environ, "REDIS_URL": redis_url, "CHAT_PAUSE": "0"})
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return process, f"http://127.0.0.1:{port}"
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the replica did not start") from None
-            time.sleep(0.05)
 
 
 async def rounds(one: str, two: str, count: int) -> tuple[list[float], list[float]]:
@@ -114,7 +92,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=200)
     args = parser.parse_args()
     with running_server(Path(tempfile.mkdtemp())) as server:
-        started = [start_replica(server.url) for _ in range(2)]
+        started = [start_replica("tests.transports.chat_app:app", server.url, {"CHAT_PAUSE": "0"})
+                   for _ in range(2)]
         try:
             (one, _), (two, _) = [(url, p) for p, url in started]
             anyio.run(rounds, one, two, 10)  # warm-up

@@ -176,10 +176,10 @@ async def sse_events(log: RedisEventLog, last_event_id: str | None = None, *, de
 # -- replicas: ASGI apps in processes of their own, over one Redis --------------------------------------
 
 
-def start_replica(app: str, redis_url: str) -> tuple[subprocess.Popen[bytes], str]:
+def start_replica(app: str, redis_url: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], str]:
     """``app`` (``module:attribute``) under uvicorn in a process of its own,
-    on a free 127.0.0.1 port, with ``REDIS_URL`` set; the process and its URL
-    once it accepts connections."""
+    on a free 127.0.0.1 port, with ``REDIS_URL`` (and ``env``) set; the
+    process and its URL once it accepts connections."""
     import sys
 
     from tests.helpers import ROOT
@@ -187,7 +187,7 @@ def start_replica(app: str, redis_url: str) -> tuple[subprocess.Popen[bytes], st
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-         "--no-access-log"], cwd=ROOT, env={**os.environ, "REDIS_URL": redis_url})
+         "--no-access-log"], cwd=ROOT, env={**os.environ, **(env or {}), "REDIS_URL": redis_url})
     deadline = time.monotonic() + 20
     while True:
         try:
