@@ -94,7 +94,10 @@ function refused(payload: Uint8Array): { at: number; reason: string } | undefine
         default: return undefined; // 0xc1, never used: the decoder reports it
       }
     }
-    if (str && size) {
+    // A key of the event's own map names a field: msgspec skips an unknown one without
+    // reading it as text, so an invalid-UTF-8 key is no error there, as here (keys deeper
+    // down, of free-form maps, are checked).
+    if (str && size && !(isKey && open.length === 2)) {
       const body = payload.subarray(pos + header, pos + header + size);
       if (body.some((byte) => byte >= 0x80)) {
         try {

@@ -3006,7 +3006,7 @@ function refused(payload) {
           return void 0;
       }
     }
-    if (str && size) {
+    if (str && size && !(isKey && open.length === 2)) {
       const body = payload.subarray(pos + header, pos + header + size);
       if (body.some((byte) => byte >= 128)) {
         try {
