@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import wire
 from tests.helpers import MESSAGES, REPLY, expect, initial_msg
+from tests.strategies import msgs
 from wire.framing import MsgpackFrameDecoder, NDJSONDecoder, NDJSONEncoder, SSEDecoder
 
 VERBS = ("decode_event", "decode_events", "decode_msg", "encode", "encode_events")
@@ -276,6 +277,33 @@ def _signed(**metadata: Any) -> wire.Msg:
 def test_a_msg_with_provider_keys_raises_encode_errors_too(codec: Any, bad: dict[str, Any]) -> None:
     with pytest.raises(wire.EncodeError):
         codec.encode(_signed(**bad))
+
+
+# -- to_builtins ---------------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(msgs())
+def test_to_builtins_is_what_decoding_the_json_gives(msg: wire.Msg) -> None:
+    """The same values in the same order, provider keys included: written
+    again they are the JSON's bytes."""
+    assert msgspec.json.encode(wire.json._to_builtins(msg)) == wire.json.encode(msg)
+
+
+def test_to_builtins_shares_nothing_with_the_msg() -> None:
+    msg = _signed(nested={"list": [1, 2]})
+    block = msg.content[0]
+    block.signature = {"part": ["s"]}  # type: ignore[union-attr]
+    out = wire.json._to_builtins(msg)
+    before = msgspec.json.encode(out)
+    msg.metadata["nested"]["list"].append(3)
+    block.signature["part"].append("t")  # type: ignore[union-attr]
+    assert msgspec.json.encode(out) == before != wire.json.encode(msg)
+
+
+def test_to_builtins_of_what_cannot_be_written_is_an_encode_error() -> None:
+    with pytest.raises(wire.EncodeError):
+        wire.json._to_builtins(_signed(x=object()))
 
 
 # -- objects still growing ------------------------------------------------------------------------------------------

@@ -200,6 +200,17 @@ class Codec:
         except ENCODE_ERRORS as exc:
             raise encode_error(events, exc) from exc
 
+    def builtins(self, obj: Any) -> Any:
+        """What decoding ``encode(obj)`` with a schemaless decoder gives
+        (dicts, lists, str, ...), built without writing the bytes: every
+        container is new, so changing ``obj`` afterwards never changes it.
+        JSON's only (``wire.json._to_builtins``): MessagePack's builtin types
+        would pass a growing data block's bytearray through, shared."""
+        try:
+            return msgspec.to_builtins(self._prepared(obj), builtin_types=self._builtin_types)
+        except ENCODE_ERRORS as exc:
+            raise encode_error(obj, exc) from exc
+
     def _prepared(self, obj: Any) -> Any:
         """What msgspec must see: ThinkingBlocks' provider keys (which no
         Struct field holds) written after the fields."""

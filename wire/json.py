@@ -31,6 +31,9 @@ _codec = Codec(encoder=_encoder, decoders=JSON)
 encode = _codec.encode
 decode_event = _codec.decode_event
 decode_msg = _codec.decode_msg
+# ``msgspec.json.decode(encode(obj))`` without the JSON in between, for
+# wire.resume's checkpoints: about a third of the cost for a whole reply's Msg.
+_to_builtins = _codec.builtins
 
 
 def encode_events(events: Iterable[AgentEvent | UnknownEvent]) -> bytes:

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 import msgspec
 
 from wire import json as wire_json
+from wire._codec import ENCODE_ERRORS
 from wire.blocks import ContentBlock, HintBlock
 from wire.errors import DecodeError
 from wire.events import AgentEvent, CustomEvent, ReplyStartEvent, UnknownEvent
@@ -34,8 +35,7 @@ def checkpoint(msg: Msg) -> CustomEvent:
     """A CUSTOM event named ``wire.checkpoint`` carrying ``msg`` as it is now
     (a half-built reply), as agentscope's JSON. It goes through any framing
     and codec; :func:`read_checkpoint` gets the Msg back."""
-    snapshot = msgspec.json.decode(wire_json.encode(msg))
-    return CustomEvent(name=CHECKPOINT, value={"msg": snapshot})
+    return CustomEvent(name=CHECKPOINT, value={"msg": wire_json._to_builtins(msg)})
 
 
 def checkpoint_payload(msg_json: bytes) -> bytes:
@@ -55,7 +55,11 @@ def read_checkpoint(event: object) -> Msg | None:
         return None
     if "msg" not in event.value:
         raise DecodeError("a checkpoint without a msg", path="$.value.msg")
-    return wire_json.decode_msg(msgspec.json.encode(event.value["msg"]))
+    try:
+        data = msgspec.json.encode(event.value["msg"])
+    except ENCODE_ERRORS as exc:  # made in this process from a Msg JSON cannot carry (a lone surrogate)
+        raise DecodeError(f"a checkpoint whose msg JSON cannot carry: {exc}", path="$.value.msg") from exc
+    return wire_json.decode_msg(data)
 
 
 def blocks_once(msg: Msg) -> Iterator[ContentBlock]:

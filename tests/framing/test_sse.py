@@ -520,8 +520,10 @@ def test_checkpoint_resume_equals_uninterrupted(events: list[wire.AgentEvent], a
     half = initial_msg().extend_events(events[:at])
     event = checkpoint(half)
     assert event.name == CHECKPOINT
-    for codec in (wire.json, wire.msgpack):
-        carried = codec.decode_event(codec.encode(event))
+    taken = wire.json.encode(event)
+    half.extend_events(events[at:])  # the live Msg goes on; the checkpoint must not
+    assert wire.json.encode(event) == taken
+    for carried in (event, *(codec.decode_event(codec.encode(event)) for codec in (wire.json, wire.msgpack))):
         resumed = read_checkpoint(carried)
         assert resumed is not None
         resumed.extend_events(events[at:])
@@ -536,4 +538,11 @@ def test_read_checkpoint_of_other_events() -> None:
         read_checkpoint(wire.CustomEvent(name=CHECKPOINT, value={}))
     with pytest.raises(wire.DecodeError):
         read_checkpoint(wire.CustomEvent(name=CHECKPOINT, value={"msg": {"role": "robot"}}))
+
+
+def test_a_checkpoint_of_a_msg_json_cannot_carry_is_a_decode_error_when_read() -> None:
+    msg = wire.AssistantMsg("bot", [wire.TextBlock(text="lone \ud800")], id=REPLY, created_at="c")
+    with pytest.raises(wire.DecodeError) as info:
+        read_checkpoint(checkpoint(msg))
+    assert info.value.path == "$.value.msg"
     assert REPLY  # the strategies' reply id, used by initial_msg
