@@ -152,6 +152,10 @@ TARGETS = (
     *(Target(f"reader batch, {what}: NDJSONDecoder.feed (64 KiB) + extend_events / bare decode_lines",
              "<= 1.0x", "feed + extend_events", "msgspec decode_lines (bare)", _at_most(1.0),
              f"test_target_reader_loops[{writer}]") for writer, what in _WRITERS),
+    *(Target(f"reader {kind}, wire's NDJSON: {what} / bare decode_lines with its events freed (like for like)",
+             "info", case, "msgspec decode_lines (bare), events freed", None, "test_target_reader_loops[wire]")
+      for kind, what, case in (("loop", "feed + append_event per event", "feed + append_event per event"),
+                               ("batch", "feed + extend_events", "feed + extend_events"))),
     Target("NDJSON to Msg: agentscope / wire (sequential)", "info",
            "test_bytes_to_msg_agentscope", "test_bytes_to_msg_wire_json", None),
     Target("reading the text after every delta, 30k: wire / agentscope (sequential)", "info",
