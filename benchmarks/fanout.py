@@ -1,7 +1,9 @@
 """Fan-out, run by hand: one reply served over uvicorn to many SSE readers,
 some of them slow, on loopback only.
 
-One server process (uvicorn, one worker) serves one 24,800-event reply
+One server process (uvicorn, one worker, on uvloop and httptools as
+uvicorn's docs advise for serving: ``--server h11`` for its pure-Python
+asyncio and h11) serves one 24,800-event reply
 (``benchmarks/workload.py``) that a producer in that process writes live, in
 steps of ``--step`` events every ``--pace`` seconds, to ``--readers`` readers
 of one client process (this one), all connected before the first event.
@@ -16,7 +18,9 @@ Variants (``--variants``), each in a fresh server process:
 
 * ``memory``, ``memory+coalesce``, ``memory+hold``: ``wire.stores.memory.EventLog``
   behind ``sse_endpoint(find_log)``, ``coalesce=True``, and
-  ``coalesce=--hold`` (a live reader's events held that long to merge them);
+  ``coalesce=--hold`` (a live reader's events held that long to merge them;
+  100 ms by default, a latency budget under which streamed text still reads
+  as live);
 * ``redis``, ``redis+coalesce``, ``redis+hold``: the same with
   ``wire.stores.redis.RedisEventLog`` on a redis-server this script starts
   (as ``tests/redis_server.py`` does) and keeps for every variant; the
@@ -55,7 +59,8 @@ decode) and the server's writes (the chunks of each body) are a table of
 their own; ``--profile DIR`` samples the server with py-spy (in the venv)
 into one file of collapsed stacks per variant.
 
-Run: ``.venv/bin/python -m benchmarks.fanout`` (``--quick`` for 100 readers,
+Run: ``pip install -e '.[bench,fanout]'``, then
+``.venv/bin/python -m benchmarks.fanout`` (``--quick`` for 100 readers,
 5 for agentscope; ``--help`` for the options). The table printed is what
 ``benchmarks/results/fanout.md`` holds.
 """
@@ -65,6 +70,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib.metadata
+import importlib.util
 import json
 import os
 import platform
@@ -187,7 +194,11 @@ def serve(args: argparse.Namespace) -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, args.sndbuf)  # inherited by each accepted socket
     sock.bind(("127.0.0.1", args.serve))
-    config = uvicorn.Config(app, log_level="warning", backlog=4096, timeout_keep_alive=60)
+    # uvicorn[standard]'s event loop and HTTP parser, as its docs advise for
+    # serving, or its pure-Python fallbacks (asyncio and h11)
+    standard = args.server == "standard"
+    config = uvicorn.Config(app, log_level="warning", backlog=4096, timeout_keep_alive=60,
+                            loop="uvloop" if standard else "asyncio", http="httptools" if standard else "h11")
     uvicorn.Server(config).run(sockets=[sock])
 
 
@@ -346,6 +357,7 @@ async def run_variant(variant: str, args: argparse.Namespace, redis_url: str, re
     server = subprocess.Popen([sys.executable, "-m", "benchmarks.fanout", "--serve", str(port), "--variant", variant,
                                "--redis-url", redis_url, "--scale", str(args.scale), "--step", str(args.step),
                                "--pace", str(args.pace), "--hold", str(args.hold), "--sndbuf", str(args.sndbuf),
+                               "--server", args.server,
                                "--readers", str(n)])
     try:
         for _ in range(400):
@@ -425,7 +437,8 @@ def report(args: argparse.Namespace, results: list[Result], n_events: int) -> st
         f"written live in steps of {args.step} every {args.pace * 1000:g} ms; {args.readers} readers "
         f"({args.agentscope_readers} for agentscope), {args.slow:.0%} of them slow (reading "
         f"{args.slow_rate / 1000:g} kB/s); server send buffers {args.sndbuf // 1024} KiB; "
-        f"hold {args.hold * 1000:g} ms.",
+        f"hold {args.hold * 1000:g} ms; uvicorn {importlib.metadata.version('uvicorn')} on "
+        f"{'uvloop and httptools' if args.server == 'standard' else 'asyncio and h11'}.",
         "",
         "| variant | readers (slow) | server CPU s (kernel) | per reader, ms | redis-server CPU s "
         "| frames per fast reader "
@@ -534,8 +547,10 @@ def main() -> int:
     parser.add_argument("--scale", type=float, default=1.0, help="workload scale (1: 24,800 events)")
     parser.add_argument("--step", type=int, default=248, help="events the producer writes at a time")
     parser.add_argument("--pace", type=float, default=0.01, help="seconds between the producer's steps")
-    parser.add_argument("--hold", type=float, default=0.05, help="coalesce=<seconds> of the +hold variants")
+    parser.add_argument("--hold", type=float, default=0.1, help="coalesce=<seconds> of the +hold variants")
     parser.add_argument("--sndbuf", type=int, default=32 * 1024, help="the server's socket send buffer")
+    parser.add_argument("--server", choices=["standard", "h11"], default="standard",
+                        help="uvicorn on uvloop and httptools (the fanout extra), or on asyncio and h11")
     parser.add_argument("--rcvbuf", type=int, default=16 * 1024, help="a slow reader's receive buffer")
     parser.add_argument("--keep", type=int, default=1 << 20, help="bodies up to this size are kept and decoded")
     parser.add_argument("--decoders", type=int, default=3, help="readers of each kind that decode as they read")
@@ -549,6 +564,9 @@ def main() -> int:
     parser.add_argument("--variant", help=argparse.SUPPRESS)
     parser.add_argument("--redis-url", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.server == "standard" and not all(importlib.util.find_spec(m) for m in ("uvloop", "httptools")):
+        parser.error("--server standard needs uvloop and httptools: pip install -e '.[bench,fanout]' "
+                     "(or pass --server h11)")
     if args.serve:
         serve(args)
         return 0
