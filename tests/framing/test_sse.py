@@ -538,6 +538,7 @@ def test_read_checkpoint_of_other_events() -> None:
         read_checkpoint(wire.CustomEvent(name=CHECKPOINT, value={}))
     with pytest.raises(wire.DecodeError):
         read_checkpoint(wire.CustomEvent(name=CHECKPOINT, value={"msg": {"role": "robot"}}))
+    assert REPLY  # the strategies' reply id, used by initial_msg
 
 
 def test_a_checkpoint_of_a_msg_json_cannot_carry_is_a_decode_error_when_read() -> None:
@@ -545,4 +546,3 @@ def test_a_checkpoint_of_a_msg_json_cannot_carry_is_a_decode_error_when_read() -
     with pytest.raises(wire.DecodeError) as info:
         read_checkpoint(checkpoint(msg))
     assert info.value.path == "$.value.msg"
-    assert REPLY  # the strategies' reply id, used by initial_msg
