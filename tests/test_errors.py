@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import wire
 from tests.helpers import CASES, catalog_lines, standalone_messages
+from wire.framing import NDJSONDecoder, SSEDecoder
 
 
 def test_the_hierarchy() -> None:
@@ -132,6 +133,52 @@ def test_invalid_utf8_in_a_string_is_a_decode_error(decode: str, bad: bytes) -> 
     with pytest.raises(wire.DecodeError) as info:  # msgspec raises UnicodeDecodeError here
         getattr(getattr(wire, module), f"decode_{verb}")(data)
     assert isinstance(info.value.__cause__, UnicodeDecodeError | msgspec.DecodeError)
+    assert info.value.offset == data.index(bad)  # the first byte that is not UTF-8
+
+
+# One event per frame, as NDJSON and SSE write it: what comes before and after an event.
+_FRAMES = {"ndjson": (NDJSONDecoder, b"", b"\n"), "sse": (SSEDecoder, b"data: ", b"\n\n")}
+
+
+@st.composite
+def _bad_utf8_streams(draw: st.DrawFn, framing: str) -> tuple[bytes, int, int, list[int]]:
+    """Good catalog events, then one whose string value starts with bytes that
+    are not UTF-8, then another good one; the stream, the bad event's index,
+    the bad bytes' offset and where the chunks end."""
+    _, before, after = _FRAMES[framing]
+    lines = catalog_lines()
+    good = draw(st.lists(st.sampled_from(lines), max_size=4))
+    line = draw(st.sampled_from(lines))
+    starts = [i + 2 for i in range(len(line)) if line.startswith(b'":"', i)]  # a string value opens there
+    at = draw(st.sampled_from(starts))
+    bad = draw(st.sampled_from(_BAD_UTF8))
+    head = b"".join(before + x + after for x in good) + before
+    data = head + line[:at] + bad + line[at:] + after + before + draw(st.sampled_from(lines)) + after
+    cuts = sorted(draw(st.sets(st.integers(1, len(data) - 1), max_size=6)))
+    return data, len(good), len(head) + at, cuts
+
+
+@pytest.mark.parametrize("framing", list(_FRAMES))
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_invalid_utf8_in_a_stream_names_its_byte_and_keeps_the_events_before(
+        framing: str, data: st.DataObject) -> None:
+    """Fed in any chunks, a decoder names the bad event and its first bad
+    byte in the stream; the events before it are still delivered. The byte
+    is named whenever the string holds no escape (its content then stands
+    in the line as it is)."""
+    stream, index, offset, cuts = data.draw(_bad_utf8_streams(framing))
+    decoder = _FRAMES[framing][0]()
+    got: list[Any] = []
+    with pytest.raises(wire.DecodeError) as info:
+        for start, end in zip([0, *cuts], [*cuts, len(stream)], strict=True):
+            got += decoder.feed(stream[start:end])
+        decoder.close()
+    err = info.value
+    got += err.events
+    assert err.index == index and len(got) == index
+    value = stream[offset:stream.index(b'"', offset)]
+    assert err.offset == offset if b"\\" not in value else err.offset in (offset, None)
 
 
 def test_malformed_msgpack_is_a_decode_error() -> None:

@@ -108,6 +108,25 @@ def _unknown_type(tag: str) -> str:
     return text
 
 
+def _bad_utf8_at(exc: UnicodeDecodeError, data: Any) -> int | None:
+    """Where in ``data`` the bytes are that failed to decode as UTF-8, or None
+    when that cannot be told for sure. msgspec counts ``exc.start`` from the
+    start of the string it was reading (``exc.object``, its content with any
+    JSON escapes undone), not from the start of ``data``. That content is
+    found in ``data`` as it is when the string holds no escape (every
+    MessagePack str, and most JSON ones), and it is the string that failed
+    only if it occurs once: an earlier copy could sit in a field msgspec
+    skipped without reading it."""
+    if isinstance(data, str):  # encoded by msgspec itself: any bad bytes are not the caller's
+        return None
+    content = exc.object
+    raw = data if isinstance(data, (bytes, bytearray)) else bytes(data)
+    at = raw.find(content) if content else -1
+    if at < 0 or raw.find(content, at + 1) >= 0:
+        return None
+    return at + exc.start
+
+
 @cache
 def _json_trailing_shift() -> int:
     """How far past the first trailing byte msgspec's JSON decoder names it
@@ -122,14 +141,17 @@ def _json_trailing_shift() -> int:
 
 
 def decode_error(exc: BaseException, *, index: int | None = None, offset: int | None = None,
-                 events: list[Any] | None = None, exact: bool = True) -> DecodeError:
+                 events: list[Any] | None = None, exact: bool = True, data: Any = None) -> DecodeError:
     """One of :data:`DECODE_ERRORS` as a DecodeError, with the original as
     ``__cause__``. msgspec's ``- at `$...``` suffix becomes ``path`` (``$``
     when a validation error names none) and its ``(byte N)`` suffix is added
     to ``offset`` when ``exact`` (the decoded bytes are contiguous in the
     stream from ``offset``); invalid UTF-8 and too deep nesting get a reason
-    of their own."""
+    of their own. ``data``, the bytes that were decoded, lets invalid UTF-8
+    name its byte too (``_bad_utf8_at``)."""
     if isinstance(exc, UnicodeDecodeError):
+        if exact and data is not None and (at := _bad_utf8_at(exc, data)) is not None:
+            offset = (offset or 0) + at
         err = DecodeError(f"invalid UTF-8 ({exc.reason})", index=index, offset=offset, events=events)
     elif isinstance(exc, RecursionError):
         err = DecodeError("nesting too deep", index=index, offset=offset, events=events)
@@ -230,14 +252,14 @@ class Codec:
         try:
             return self._event.decode(buf)
         except DECODE_ERRORS as exc:
-            raise decode_error(exc) from exc
+            raise decode_error(exc, data=buf) from exc
 
     def decode_msg(self, buf: Any) -> Msg:
         """One Msg, role rules checked; bad input raises DecodeError."""
         try:
             msg = self._msg.decode(buf)
         except DECODE_ERRORS as exc:
-            raise decode_error(exc) from exc
+            raise decode_error(exc, data=buf) from exc
         if any(type(b) is ThinkingBlock for b in msg.content):
             self._restore_provider_keys(msg, buf)
         return msg

@@ -67,6 +67,6 @@ def decode_events(ndjson: bytes | bytearray | memoryview | str) -> list[AgentEve
             try:
                 events.append(_events_decoder.decode(line))
             except DECODE_ERRORS as exc:
-                raise decode_error(exc, index=len(events), offset=offset, events=events) from exc
+                raise decode_error(exc, index=len(events), offset=offset, events=events, data=line) from exc
         offset += len(line) + 1
     raise AssertionError("decode_lines failed but every line decodes")  # pragma: no cover

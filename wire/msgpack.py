@@ -49,5 +49,5 @@ def decode_events(buf: bytes | bytearray | memoryview) -> list[AgentEvent]:
         try:
             events.append(MSGPACK.event.decode(item))
         except DECODE_ERRORS as exc:
-            raise decode_error(exc, index=len(events), events=events) from exc
+            raise decode_error(exc, index=len(events), events=events, data=buf) from exc
     raise AssertionError("the array failed to decode but every item decodes")  # pragma: no cover

@@ -169,7 +169,7 @@ def _not_an_event(exc: Exception, buf: Any, unknown: Unknown, decoder: _Decoder,
     """The error for ``buf``, raised; or, with ``unknown="keep"`` and an
     unknown tag as the only problem, its UnknownEnvelope. Only failures get
     here, so keeping unknown events costs known ones nothing."""
-    err = decode_error(exc, index=index, offset=offset, events=events)
+    err = decode_error(exc, index=index, offset=offset, events=events, data=buf)
     if unknown != "raise":
         if unknown != "keep":
             raise ValueError(f"unknown must be 'raise' or 'keep', not {unknown!r}")
@@ -179,7 +179,7 @@ def _not_an_event(exc: Exception, buf: Any, unknown: Unknown, decoder: _Decoder,
             try:
                 return decoder.decode(buf)
             except DECODE_ERRORS as again:
-                raise decode_error(again, index=index, offset=offset, events=events) from again
+                raise decode_error(again, index=index, offset=offset, events=events, data=buf) from again
     raise err from exc
 
 

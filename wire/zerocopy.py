@@ -143,7 +143,7 @@ def decode_event(frame: bytes | bytearray | memoryview) -> AgentEvent | DataChun
     try:
         return _decoder.decode(frame)
     except DECODE_ERRORS as exc:
-        raise decode_error(exc) from exc
+        raise decode_error(exc, data=frame) from exc
 
 
 def append_event(msg: Msg, event: AgentEvent | DataChunkView, *, strict: bool = False) -> Msg:

@@ -1032,7 +1032,7 @@ def parse_run_input(body: bytes | bytearray | memoryview) -> RunInput:
     try:
         return _run_input_decoder.decode(body)
     except DECODE_ERRORS as exc:
-        raise decode_error(exc) from None
+        raise decode_error(exc, data=body) from None
 
 
 def answered_ids(run_input: RunInput) -> frozenset[str]:

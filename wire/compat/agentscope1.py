@@ -536,7 +536,7 @@ def _json_values(data: bytes) -> list[Any] | Any:
     except DECODE_ERRORS as exc:
         lines = [line for line in data.splitlines() if line.strip()]
         if len(lines) < 2:
-            raise decode_error(exc) from exc
+            raise decode_error(exc, data=data) from exc
     values = []
     for i, line in enumerate(lines):
         try:

@@ -421,7 +421,7 @@ def decode_agentx(data: bytes) -> tuple[list[AgentEvent], RemoteProtocolError | 
             try:
                 raws = msgspec.json.decode(data, type=list[msgspec.Raw])
             except DECODE_ERRORS as exc:
-                raise decode_error(exc) from exc
+                raise decode_error(exc, data=data) from exc
             reader = PacketsToEvents()
             events: list[AgentEvent] = []
             for index, raw in enumerate(raws):

@@ -217,7 +217,7 @@ class Payloads:
                         error = exc
                 else:
                     return
-        raise decode_error(error, offset=offset, index=index, exact=exact)
+        raise decode_error(error, offset=offset, index=index, exact=exact, data=payload)
 
     def check_object(self, payload: bytes) -> None:
         """Raise DecodeError unless ``payload`` is a whole object with a str
@@ -225,7 +225,7 @@ class Payloads:
         try:
             self._head(payload)
         except DECODE_ERRORS as exc:
-            raise decode_error(exc, offset=0, index=0) from exc
+            raise decode_error(exc, offset=0, index=0, data=payload) from exc
 
     def unknown_type(self, payload: bytes) -> str | None:
         """The tag of an event whose type wire does not know; None when the

@@ -102,7 +102,7 @@ def _decode(decoder: Any, buf: bytes, prefix: str) -> Any:
     try:
         return decoder.decode(buf)
     except DECODE_ERRORS as exc:
-        raise _inside(decode_error(exc), prefix) from exc
+        raise _inside(decode_error(exc, data=buf), prefix) from exc
 
 
 def _msg(buf: bytes, prefix: str) -> Msg:
@@ -119,7 +119,7 @@ def decode_chat_request(body: bytes | bytearray | memoryview) -> ChatRequest:
     try:
         raw = _body.decode(body)
     except DECODE_ERRORS as exc:
-        raise decode_error(exc) from exc
+        raise decode_error(exc, data=body) from exc
     data = bytes(raw.input).strip(b" \t\r\n")
     value: ChatInput
     if data == b"null":
