@@ -7,7 +7,7 @@ name the status and the content type; a dead server is given up on."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import anyio
@@ -17,9 +17,10 @@ import pytest
 import wire
 from tests.helpers import serve_asgi
 from tests.redis_server import RedisServer, free_port, redis_server
-from tests.transports.chat_app import TEXT_DELTAS, make_app
+from tests.transports.chat_app import TEXT_DELTAS, delete_call, make_app
 from wire import json as wire_json
-from wire.resume import Conversation
+from wire.framing import SSEEncoder
+from wire.resume import Conversation, checkpoint
 from wire.transports.chat import confirmation, waiting
 from wire.transports.client import ConnectionFailed, Follower, HTTPStatusError, answer
 
@@ -151,6 +152,56 @@ async def test_a_server_that_is_gone_is_given_up_after_the_retries() -> None:
         await follower.run()
     assert follower.connections == 3 and gone.value.attempts == 3
     assert isinstance(gone.value.__cause__, httpx.ConnectError)
+
+
+def _turn(reply_id: str, *, park: bool) -> list[wire.AgentEvent]:
+    """A reply that parks on a confirmation, or one that ends."""
+    events: list[wire.AgentEvent] = [
+        wire.ReplyStartEvent(session_id="s", reply_id=reply_id, name="friday"),
+        wire.TextBlockStartEvent(reply_id=reply_id, block_id=f"{reply_id}-t"),
+        wire.TextBlockDeltaEvent(reply_id=reply_id, block_id=f"{reply_id}-t", delta="Shall I?"),
+        wire.TextBlockEndEvent(reply_id=reply_id, block_id=f"{reply_id}-t")]
+    if not park:
+        return [*events, wire.ReplyEndEvent(session_id="s", reply_id=reply_id)]
+    call = wire.ToolCallBlock(id=f"{reply_id}-call", name="delete_file", input='{"path": "notes.txt"}',
+                              state=wire.ToolCallState.ASKING)
+    return [*events, *delete_call(reply_id), wire.RequireUserConfirmEvent(reply_id=reply_id, tool_calls=[call])]
+
+
+async def test_a_checkpoint_repeating_what_the_follower_holds_ends_no_turn() -> None:
+    """A reconnect whose position was trimmed starts with checkpoints of the
+    replies the follower already has, in a chunk of their own: the parked
+    reply it is waiting on, then the ended one before a new turn. Neither
+    ends the turn; the news that follows does."""
+    encoder = SSEEncoder(next_id=1)
+    parked = _turn("a", park=True)
+    held = Conversation()
+    held.extend(parked)
+    answered = [wire.ReplyStartEvent(session_id="s", reply_id="a", name="friday"),
+                wire.ReplyEndEvent(session_id="s", reply_id="a")]
+    after = Conversation(*held.replies.values())
+    after.extend(answered)
+    bodies = [[b"".join(map(encoder.encode, parked))],
+              [encoder.encode(checkpoint(held.replies["a"])), b"".join(map(encoder.encode, answered))],
+              [encoder.encode(checkpoint(after.replies["a"])), b"".join(map(encoder.encode, _turn("b", park=False)))]]
+
+    async def serve(request: httpx.Request) -> httpx.Response:
+        chunks = bodies[follower.connections - 1]
+
+        async def body() -> AsyncIterator[bytes]:
+            for chunk in chunks:
+                yield chunk
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body())
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(serve)) as http:
+        follower = Follower("http://wire.test/sessions/s/stream", client=http)
+        states = []
+        for _ in bodies:
+            last = (await follower.run(turn=True)).last
+            assert last is not None
+            states.append((last.id, waiting(last).state))
+    assert states == [("a", "parked"), ("a", "ended"), ("b", "ended")]
+    assert follower.connections == 3
 
 
 async def test_a_turn_that_ended_while_the_follower_was_away_is_seen_at_once(base: str) -> None:
