@@ -9,6 +9,7 @@ Tests that need one skip when ``redis-server`` is not installed, except when
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import signal
 import socket
@@ -40,10 +41,27 @@ def require_redis_server() -> str:
     return REDIS_SERVER
 
 
+# Ports for the servers the tests start: below Linux's ephemeral range
+# (32768 and up by default), so that no outgoing connection of the tests can
+# take one between free_port() and the server binding it, or while a server
+# restarts on its port; each pytest-xdist worker draws from a slice of its own,
+# so that two workers never pick the same one. (tests/redis_cluster.py draws
+# its nodes from 20000 up.)
+_PORTS_FROM, _PORTS_PER_WORKER, _WORKER_SLICES = 10_000, 1_250, 8
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    low = _PORTS_FROM + (int(worker) % _WORKER_SLICES if worker.isdigit() else 0) * _PORTS_PER_WORKER
+    for _ in range(100):
+        port = random.randrange(low, low + _PORTS_PER_WORKER)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port between {low} and {low + _PORTS_PER_WORKER}")
 
 
 class RedisServer:
