@@ -177,8 +177,8 @@ async def test_a_checkpoint_repeating_what_the_follower_holds_ends_no_turn() -> 
     parked = _turn("a", park=True)
     held = Conversation()
     held.extend(parked)
-    answered = [wire.ReplyStartEvent(session_id="s", reply_id="a", name="friday"),
-                wire.ReplyEndEvent(session_id="s", reply_id="a")]
+    answered: list[wire.AgentEvent] = [wire.ReplyStartEvent(session_id="s", reply_id="a", name="friday"),
+                                       wire.ReplyEndEvent(session_id="s", reply_id="a")]
     after = Conversation(*held.replies.values())
     after.extend(answered)
     bodies = [[b"".join(map(encoder.encode, parked))],
