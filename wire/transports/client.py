@@ -165,7 +165,8 @@ class Follower:
 
     def _done(self, reply_id: str | None, turn: bool, touched: set[str]) -> bool:
         """Whether the reply asked for (or, for a turn, the latest reply, once
-        this call read an event of it) has ended or parked."""
+        this call read news of it: an event, or a checkpoint that changed
+        it) has ended or parked."""
         replies = self.conversation.replies
         if reply_id is None and turn:
             last = self.conversation.last
@@ -182,7 +183,8 @@ class Follower:
         :attr:`conversation` before it is yielded (a checkpoint among them
         has replaced its reply's Msg), until the server ends the stream; or,
         with ``reply_id``, until that reply ends or parks; or, with ``turn``,
-        until the latest reply does (once an event of it was read). Call
+        until the latest reply does (once this call read an event of it, or
+        a checkpoint that changed it). Call
         again after an answer to read on. Close it early with
         ``contextlib.aclosing``."""
         async with AsyncExitStack() as stack:
