@@ -175,15 +175,16 @@ async def test_a_checkpoint_repeating_what_the_follower_holds_ends_no_turn() -> 
     ends the turn; the news that follows does."""
     encoder = SSEEncoder(next_id=1)
     parked = _turn("a", park=True)
-    held = Conversation()
-    held.extend(parked)
     answered: list[wire.AgentEvent] = [wire.ReplyStartEvent(session_id="s", reply_id="a", name="friday"),
                                        wire.ReplyEndEvent(session_id="s", reply_id="a")]
-    after = Conversation(*held.replies.values())
-    after.extend(answered)
+    held = Conversation()
+    held.extend(parked)
+    parked_again = encoder.encode(checkpoint(held.replies["a"]))  # taken before the answer changes the Msg
+    held.extend(answered)
+    ended_again = encoder.encode(checkpoint(held.replies["a"]))
     bodies = [[b"".join(map(encoder.encode, parked))],
-              [encoder.encode(checkpoint(held.replies["a"])), b"".join(map(encoder.encode, answered))],
-              [encoder.encode(checkpoint(after.replies["a"])), b"".join(map(encoder.encode, _turn("b", park=False)))]]
+              [parked_again, b"".join(map(encoder.encode, answered))],
+              [ended_again, b"".join(map(encoder.encode, _turn("b", park=False)))]]
 
     async def serve(request: httpx.Request) -> httpx.Response:
         chunks = bodies[follower.connections - 1]
