@@ -29,6 +29,7 @@ from wire.blocks import (
 )
 from wire.clock import set_id_factory, set_timestamp_factory
 from wire.errors import (
+    Conflict,
     DecodeError,
     EncodeError,
     FrameError,
@@ -91,6 +92,7 @@ __all__ = (
     "AssistantMsg",
     "Base64Source",
     "ConfirmResult",
+    "Conflict",
     "ContentBlock",
     "CustomEvent",
     "DataBlock",

@@ -19,7 +19,9 @@ kept as ``__cause__``.
     ├── EncodeError                an object that cannot be written (a lone
     │                              surrogate in a str, a non-JSON metadata value)
     ├── StoreError                 the store behind a log failed (Redis went
-    │                              away); ``key`` names the log
+    │   │                          away); ``key`` names the log
+    │   └── Conflict               a conditional append found the log moved on
+    │                              (``expected`` and ``actual`` entry ids)
     └── RoleError (also ValueError) a block the Msg's role does not allow
 
 The split between "the peer sent bad bytes" (RemoteProtocolError) and "the
@@ -36,6 +38,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = (
+    "Conflict",
     "DecodeError",
     "EncodeError",
     "FrameError",
@@ -133,6 +136,23 @@ class StoreError(WireError):
     def __init__(self, message: str, *, key: str) -> None:
         self.key = key
         super().__init__(f"{key}: {message}")
+
+
+class Conflict(StoreError):
+    """A conditional append (``extend(events, expect=...)``) found that the
+    log's newest entry is not the one the writer saw, or that the log is
+    closed: nothing was written. ``expected`` is the id the writer named,
+    ``actual`` the log's newest entry id ("" for a log with no entry).
+
+    The writer reads the log again (``await log.session()``), checks its
+    decision against what it finds, and appends again with the new id, as
+    with KurrentDB's expected revision or NATS JetStream's expected last
+    sequence."""
+
+    def __init__(self, message: str, *, key: str, expected: str, actual: str) -> None:
+        self.expected = expected
+        self.actual = actual
+        super().__init__(message, key=key)
 
 
 class RoleError(WireError, ValueError):

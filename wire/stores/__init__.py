@@ -22,12 +22,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterable
 from typing import Literal, Protocol, TypeAlias, runtime_checkable
 
-from wire.errors import LocalProtocolError
+from wire.errors import Conflict, LocalProtocolError
 from wire.events import AgentEvent, CustomEvent, UnknownEvent
 from wire.messages import Msg
-from wire.resume import CHECKPOINT
+from wire.session import CHECKPOINT, Session
 
-__all__ = ("Entry", "EventStore", "Resume", "StoredEvent", "to_write")
+__all__ = ("Entry", "EventStore", "Resume", "StoredEvent", "check_expected", "to_write")
 
 Resume: TypeAlias = Literal["checkpoint", "replay"]
 """How a reader that comes back with an entry id resumes: ``"replay"`` gets
@@ -58,6 +58,16 @@ class EventStore(Protocol):
     built up to the entry whose id it carries (``wire.resume``), then the
     entries after that one, so it still ends with the exact Msg. Writing to
     a closed log, or a failing backend, raises :class:`wire.errors.StoreError`.
+
+    Conditional appends. A write that depends on what the session holds (an
+    answer, a new turn, a close decided from the state) reads the state with
+    :meth:`session`, decides, and writes with ``expect=session.last_id``: the
+    store checks that the log's newest entry is still that one, and that the
+    log is not closed, and writes, as one atomic step (no await between them
+    in memory, one Lua script in Redis); otherwise it raises
+    :class:`wire.errors.Conflict` and writes nothing. Of any number of
+    writers racing with the same ``expect``, exactly one wins. ``expect=""``
+    expects a log with no entry; ``None`` writes unconditionally.
     """
 
     @property
@@ -66,12 +76,14 @@ class EventStore(Protocol):
         reader of a remote store learns it when a read meets the end)."""
         ...
 
-    async def extend(self, events: Iterable[AgentEvent]) -> list[str]:
-        """Write ``events`` in order; their entry ids."""
+    async def extend(self, events: Iterable[AgentEvent], *, expect: str | None = None) -> list[str]:
+        """Write ``events`` in order; their entry ids. With ``expect``, only
+        if the log's newest entry is that id and the log is open, else
+        :class:`wire.errors.Conflict`."""
         ...
 
-    async def append(self, event: AgentEvent) -> str:
-        """Write one event; its entry id."""
+    async def append(self, event: AgentEvent, *, expect: str | None = None) -> str:
+        """Write one event; its entry id (``expect`` as for :meth:`extend`)."""
         ...
 
     async def close(self) -> None:
@@ -80,9 +92,15 @@ class EventStore(Protocol):
 
     async def snapshot(self) -> dict[str, Msg]:
         """Every reply's Msg by reply id, in the order the replies began, as
-        of the latest checkpoint (the in-memory log's: as of now). A reply
-        parked for an answer is checkpointed at its park, so this is where
-        an endpoint finds what the session waits for."""
+        of the latest checkpoint (the in-memory log's: as of now). The Msgs
+        are the caller's: changing one changes nothing in the store."""
+        ...
+
+    async def session(self) -> Session:
+        """The session as of the log's newest entry, whose id is its
+        ``last_id`` ("" for a log with no entry), and whether the log is
+        ``closed``: what a conditional write decides from. The caller's own
+        copy."""
         ...
 
     def follow(self, after: str | None = None, *, resume: Resume = "replay", heartbeat: float | None = None,
@@ -118,3 +136,14 @@ def to_write(log: object, closed: bool, events: Iterable[AgentEvent]) -> list[Ag
         if type(event) is CustomEvent and event.name == CHECKPOINT:
             raise LocalProtocolError("a wire.checkpoint event cannot be appended: only the store makes checkpoints")
     return batch
+
+
+def check_expected(log: object, expect: str, actual: str, closed: bool) -> None:
+    """Conflict unless the log ``log`` is open and its newest entry is
+    ``expect`` (``actual`` is; "" for none)."""
+    if closed:
+        raise Conflict("the log is closed: nothing was written", key=repr(log), expected=expect, actual=actual)
+    if expect != actual:
+        raise Conflict(f"the log's newest entry is {actual or 'none'!r}, not {expect or 'none'!r} as the writer "
+                       "saw it: nothing was written; read the session again and decide anew",
+                       key=repr(log), expected=expect, actual=actual)

@@ -41,7 +41,8 @@ from wire.blocks import ToolCallBlock, ToolCallState
 from wire.errors import LocalProtocolError
 from wire.framing import SSEDecoder
 from wire.messages import AssistantMsg, Msg
-from wire.resume import CHECKPOINT, RESTART, Conversation
+from wire.session import CHECKPOINT, RESTART
+from wire.session import Session as Conversation
 from wire.stores import Entry, EventStore
 
 __all__ = ("StoreContract", "Stores", "reply", "rebuild")

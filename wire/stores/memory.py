@@ -18,10 +18,9 @@ from wire import json as wire_json
 from wire.events import AgentEvent
 from wire.framing import SSEEncoder
 from wire.messages import Msg
-from wire.resume import checkpoint, restart
-from wire.stores import Entry, Resume, StoredEvent, to_write
+from wire.session import Session, checkpoint, copy_msg, restart
+from wire.stores import Entry, Resume, StoredEvent, check_expected, to_write
 from wire.stores._coalesce import Coalesce, Coalescer, hold_of, join_hold
-from wire.stores._replies import Replies
 
 __all__ = ("EventLog",)
 
@@ -59,7 +58,7 @@ class EventLog:
             raise ValueError("max_events must be 1 or more")
         if max_bytes is not None and max_bytes < 1:
             raise ValueError("max_bytes must be 1 or more")
-        self._replies = Replies(msg)
+        self._session = Session(*([msg] if msg is not None else []), keep_custom=False)
         self.epoch = secrets.token_hex(4)
         self._prefix = self.epoch + "-"
         self.max_events = max_events
@@ -90,16 +89,25 @@ class EventLog:
     @property
     def msg(self) -> Msg | None:
         """The Msg of the reply that began last (None before any)."""
-        return self._replies.last
+        return self._session.last
 
     @property
     def replies(self) -> dict[str, Msg]:
         """Every reply's Msg so far, by reply id, in the order they began
         (the log's own: do not change them)."""
-        return self._replies.msgs
+        return self._session.replies
 
     async def snapshot(self) -> dict[str, Msg]:
-        return dict(self._replies.msgs)
+        return {reply_id: copy_msg(msg) for reply_id, msg in self._session.replies.items()}
+
+    async def session(self) -> Session:
+        session = self._session.copy()
+        session.last_id = self._last_id()
+        session.closed = self._closed
+        return session
+
+    def _last_id(self) -> str:
+        return self._prefix + str(self.end - 1) if self.end else ""
 
     @property
     def events(self) -> list[AgentEvent]:
@@ -121,15 +129,18 @@ class EventLog:
 
     # -- the producer -------------------------------------------------------------------
 
-    async def append(self, event: AgentEvent) -> str:
-        return (await self.extend((event,)))[0]
+    async def append(self, event: AgentEvent, *, expect: str | None = None) -> str:
+        return (await self.extend((event,), expect=expect))[0]
 
-    async def extend(self, events: Iterable[AgentEvent]) -> list[str]:
+    async def extend(self, events: Iterable[AgentEvent], *, expect: str | None = None) -> list[str]:
+        # No await from the check to the write: nothing else runs between them.
+        if expect is not None:
+            check_expected(self, expect, self._last_id(), self._closed)
         batch = to_write(self, self._closed, events)
         if not batch:
             return []
         start = self.end
-        self._replies.apply(batch, start)
+        self._session.apply(batch)
         self._keep(batch)
         self._wake()
         return self._ids(start, len(batch))
@@ -191,11 +202,13 @@ class EventLog:
 
     def _checkpoints(self, since: int) -> list[Entry]:
         """A checkpoint of each reply written at or after position ``since``,
-        as it is now, each with the id of its reply's last entry."""
-        touched = self._replies.touched
-        written = sorted((pos, reply_id) for reply_id, pos in touched.items() if pos >= since)
-        msgs = self._replies.msgs
-        return [(self._prefix + str(pos), checkpoint(msgs[reply_id])) for pos, reply_id in written]
+        as it is now."""
+        positions = self._session.positions
+        cut = self._last_id()
+        # In the order the replies began, as a live reader holds them; each is
+        # the reply as of the newest entry, whose id they all carry, so ids never go back.
+        return [(cut, checkpoint(msg)) for reply_id, msg in self._session.replies.items()
+                if positions.get(reply_id, -1) >= since]
 
     async def follow(self, after: str | None = None, *, resume: Resume = "replay", heartbeat: float | None = None,
                      max_batch: int = 512, coalesce: Coalesce = False) -> AsyncGenerator[list[Entry], None]:

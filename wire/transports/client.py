@@ -47,10 +47,10 @@ import anyio
 import httpx
 
 from wire.errors import RemoteProtocolError, WireError
-from wire.events import CustomEvent, ExternalExecutionResultEvent, UserConfirmResultEvent
+from wire.events import ExternalExecutionResultEvent, UserConfirmResultEvent
 from wire.framing import SSEDecoder
 from wire.messages import Msg
-from wire.resume import CHECKPOINT, Conversation
+from wire.resume import Conversation
 from wire.stores import StoredEvent
 from wire.transports.chat import ChatRequest, encode_chat_request, waiting
 
@@ -236,20 +236,10 @@ class Follower:
                 yield events
 
     def _apply(self, events: list[StoredEvent], decoder: SSEDecoder[StoredEvent], touched: set[str]) -> None:
-        replies = self.conversation.replies
-        held = dict(replies)  # the Msgs before this batch: a checkpoint replaces its reply's
-        self.conversation.extend(events)
-        for event in events:
-            reply_id = getattr(event, "reply_id", None)
-            if reply_id is None and type(event) is CustomEvent and event.name == CHECKPOINT:
-                reply_id = event.value["msg"]["id"]  # read by the conversation: the reply it replaced
-                # A reconnect whose position was trimmed gets checkpoints of
-                # replies this follower already holds as they are (an ended
-                # one, a parked one): no news of them, so no turn ends on it.
-                if held.get(reply_id) == replies.get(reply_id):
-                    continue
-            if isinstance(reply_id, str):
-                touched.add(reply_id)
+        # A reconnect whose position was trimmed gets checkpoints of replies this
+        # follower already holds as they are: the session counts no news of them,
+        # so no turn ends on one.
+        touched.update(self.conversation.apply(events).replies)
         # A wire.restart comes with an empty id: the next connection starts over.
         self.last_event_id = decoder.last_event_id or None
 

@@ -67,7 +67,7 @@ from wire import json as wire_json
 from wire.framing import UnknownPolicy
 from wire.framing._base import Payloads
 from wire.messages import Msg
-from wire.stores._replies import Replies
+from wire.session import Session
 from wire.stores.redis._common import AGENTSCOPE_SESSION_EVENTS, APPEND, READ, agentscope_session_key, checkpoint_key
 from wire.stores.redis._dump import encode as agentscope_encode
 from wire.stores.redis._producer import Producer
@@ -148,7 +148,7 @@ class RedisEventLog(Producer, Reader):
         self._script = client.register_script(APPEND)
         self._reader = client.register_script(READ)
         self._payloads = Payloads("json", raw=False, unknown=unknown)
-        self._replies = Replies(msg)
+        self._replies = Session(*([msg] if msg is not None else []), keep_custom=False)
         self._applied = 0
         self._dirty = set()
         self._since_checkpoint = 0

@@ -13,8 +13,9 @@ from wire import json as wire_json
 from wire.errors import DecodeError, StoreError
 from wire.events import AgentEvent
 from wire.messages import Msg
+from wire.session import Session
+from wire.session.state import OPENING
 from wire.stores import to_write
-from wire.stores._replies import OPENING, Replies
 from wire.stores.redis._common import FAILURES, LogBase, as_bytes
 
 # One script call holds at most this many events: a script blocks Redis while
@@ -29,7 +30,7 @@ class Producer(LogBase):
     ends or parks (the Msg then is what a late reader needs)."""
 
     keep_checkpoints: bool
-    _replies: Replies
+    _replies: Session
     _applied: int
     _dirty: set[str]
     _since_checkpoint: int
@@ -67,7 +68,7 @@ class Producer(LogBase):
     @property
     def replies(self) -> dict[str, Msg]:
         """The Msg of every reply this producer wrote, by reply id."""
-        return self._replies.msgs
+        return self._replies.replies
 
     def take_on(self, msg: Msg) -> None:
         """Go on with a reply another writer began and left no checkpoint of
@@ -96,7 +97,7 @@ class Producer(LogBase):
         may have continued (a parked reply answered on another replica, say)
         from the checkpoint hash and the entries after it, so that this
         producer's checkpoints of them hold all they had."""
-        known, open_ = self._replies.msgs, self._replies.open
+        known, open_ = self._replies.replies, self._replies.open
         # Unknown replies, and known ones taken on again after their park or
         # end: another producer may have written them since (an answer posted
         # to another replica, the rest of the reply run there).
@@ -129,12 +130,12 @@ class Producer(LogBase):
         """The script's arguments for one chunk, applying it to the replies."""
         taken: list[Any] = []
         if self.keep_checkpoints:
-            touched, turned = self._replies.apply(chunk, self._applied)
+            touched, turned = self._replies.apply(chunk)
             self._applied += len(chunk)
-            self._dirty |= touched
+            self._dirty.update(touched)
             self._since_checkpoint += len(chunk)
             if turned or finish or self._since_checkpoint >= self.checkpoint_every:
-                msgs = self._replies.msgs
+                msgs = self._replies.replies
                 for reply_id in self._dirty | self._replies.open:
                     taken += (reply_id, wire_json.encode(msgs[reply_id]))
                 self._dirty.clear()
