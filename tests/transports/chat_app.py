@@ -94,13 +94,6 @@ class Sessions:
     async def find(self, session_id: str) -> EventStore | None:
         return self.log(session_id) if await self.owner(session_id) is not None else None
 
-    def lock(self, session_id: str) -> contextlib.AbstractAsyncContextManager[Any]:
-        if self.client is None:
-            return contextlib.nullcontext()
-        lock: contextlib.AbstractAsyncContextManager[Any] = self.client.lock(
-            f"chat:answer-lock:{session_id}", timeout=10, blocking_timeout=10)
-        return lock
-
 
 def delete_call(reply_id: str) -> list[wire.AgentEvent]:
     call = f"{reply_id}-call"
@@ -236,7 +229,7 @@ def make_app(redis_url: str | None = None, *, pause: float = 0.001, max_len: int
         Route("/sessions/{session_id}/flaky", flaky),
         Route("/sessions/{session_id}/close", close, methods=["POST"]),
         Route("/login", html),
-        Route("/chat", answer_endpoint(find_log, on_answer, authorize=authorize, lock=sessions.lock),
+        Route("/chat", answer_endpoint(find_log, on_answer, authorize=authorize),
               methods=["POST"]),
     ])
 

@@ -63,11 +63,6 @@ def make_app(redis_url: str, *, chat_url: str = "/chat", allow_origin: str | Non
         session_id = chat.session_id if chat is not None else request.path_params["id"]
         return log(session_id) if await client.exists(f"demo:session:{session_id}") else None
 
-    def lock(session_id: str) -> contextlib.AbstractAsyncContextManager[Any]:
-        held: contextlib.AbstractAsyncContextManager[Any] = client.lock(
-            f"demo:answer-lock:{session_id}", timeout=10, blocking_timeout=10)
-        return held
-
     async def page(request: Request) -> Response:
         name, media_type = PAGE_FILES[request.url.path]
         return Response(web.joinpath(name).read_bytes(), media_type=media_type,
@@ -87,7 +82,7 @@ def make_app(redis_url: str, *, chat_url: str = "/chat", allow_origin: str | Non
             reply_id = f"{chat.session_id}-reply-{len(await log.snapshot()) + 1}"
             tasks.start_soon(agent.turn, log, chat.session_id, reply_id)
 
-    chat: ASGIApp = request_response(answer_endpoint(find_log, on_answer, lock=lock))
+    chat: ASGIApp = request_response(answer_endpoint(find_log, on_answer))
     if allow_origin is not None:
         chat = CORSMiddleware(chat, allow_origins=[allow_origin], allow_methods=["POST"],
                               allow_headers=["content-type"])

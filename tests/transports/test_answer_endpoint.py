@@ -31,7 +31,7 @@ from wire.stores.conformance import session
 from wire.stores.memory import EventLog
 from wire.transports.chat import ChatRequest, confirmation, decode_chat_request, encode_chat_request, waiting
 from wire.transports.client import HTTPStatusError, answer
-from wire.transports.http import Refused, answer_endpoint, sse_endpoint
+from wire.transports.http import Admit, Refused, answer_endpoint, sse_endpoint
 
 __all__ = ("redis_server",)  # the fixture, imported to be used here
 pytestmark = pytest.mark.anyio
@@ -94,7 +94,8 @@ class Service:
 
 @contextlib.asynccontextmanager
 async def service(store: str, server: RedisServer | None, sessions: dict[str, list[wire.AgentEvent]],
-                  closed: tuple[str, ...] = ()) -> AsyncIterator[Service]:
+                  closed: tuple[str, ...] = (), *, admit: Admit | None = None,
+                  refuse: Callable[[ChatRequest], bool] = lambda chat: False) -> AsyncIterator[Service]:
     """Sessions named by ``sessions``, written with their events, owned by
     alice, served in this process (httpx's ASGI transport)."""
     async with contextlib.AsyncExitStack() as stack:
@@ -131,9 +132,15 @@ async def service(store: str, server: RedisServer | None, sessions: dict[str, li
             return make(sid) if sid in logs else None
 
         handed: list[ChatRequest] = []
+
+        def on_answer(chat: ChatRequest, log: EventStore, request: Request) -> None:
+            if refuse(chat):
+                raise Refused(409, "the agent will not start")
+            handed.append(chat)
+
         app = Starlette(routes=[
-            Route("/chat", answer_endpoint(find_log, lambda chat, log, request: handed.append(chat),
-                                           authorize=authorize, body_limit=LIMIT), methods=["POST"]),
+            Route("/chat", answer_endpoint(find_log, on_answer, authorize=authorize, admit=admit,
+                                           body_limit=LIMIT), methods=["POST"]),
             Route("/sessions/{session_id}/chat", answer_endpoint(find_log, lambda *_: None, authorize=authorize),
                   methods=["POST"]),
             Route("/sessions/{session_id}/stream", sse_endpoint(find_log, authorize=authorize, heartbeat=None)),
@@ -322,6 +329,109 @@ async def test_two_answers_at_once_one_is_taken(store: str, server: RedisServer 
                 tg.start_soon(post)
         assert sorted(statuses) == [200, 409, 409, 409]
         assert len(svc.handed) == 1
+
+
+def ended_session() -> list[wire.AgentEvent]:
+    """One reply (r0), over."""
+    return [wire.ReplyStartEvent(session_id="s1", reply_id="r0", name="Friday"),
+            wire.TextBlockStartEvent(reply_id="r0", block_id="t"),
+            wire.TextBlockDeltaEvent(reply_id="r0", block_id="t", delta="hi"),
+            wire.TextBlockEndEvent(reply_id="r0", block_id="t"),
+            wire.ReplyEndEvent(session_id="s1", reply_id="r0")]
+
+
+async def turns_in(svc: Service, session_id: str = "s1") -> list[wire.CustomEvent]:
+    return [event for _, raw in await svc.entries(session_id)
+            if type(event := wire_json.decode_event(raw)) is wire.CustomEvent and event.name == wire.session.TURN]
+
+
+async def test_turns_posted_at_once_one_is_taken_and_written(store: str, server: RedisServer | None) -> None:
+    # A double click, two tabs: before, every turn got 200 and started an agent run.
+    async with service(store, server, {"s1": ended_session()}) as svc:
+        statuses: list[int] = []
+
+        async def post(text: str) -> None:
+            statuses.append((await svc.post(body(wire.UserMsg("alice", text)))).status_code)
+
+        async with anyio.create_task_group() as tg:
+            for text in ("one", "two", "three"):
+                tg.start_soon(post, text)
+        assert sorted(statuses) == [200, 409, 409]
+        assert len(svc.handed) == 1
+        turns = await turns_in(svc)
+        assert len(turns) == 1  # the turn is in the log: every reader on every replica sees the prompt
+        msgs = wire.session.read_turn(turns[0])
+        assert msgs is not None and svc.handed[0].input == msgs[0]
+
+
+async def test_a_refusal_by_the_application_leaves_the_log_as_it_was(store: str, server: RedisServer | None) -> None:
+    events, _ = parked_session()
+    refusing = True
+
+    def admit(chat: ChatRequest, session: wire.session.Session, request: Request) -> None:
+        if refusing:
+            raise Refused(429, "too many requests")
+
+    async with service(store, server, {"s1": events}, admit=admit) as svc:
+        before = await svc.entries("s1")
+        sent = body(confirmation(parked_msg(), True))
+        assert (await svc.post(sent)).status_code == 429
+        assert await svc.entries("s1") == before
+        refusing = False
+        assert (await svc.post(sent)).status_code == 200  # the retry is taken
+        assert len(await svc.entries("s1")) == len(before) + 1
+
+
+async def test_a_turn_the_agent_hook_refuses_is_withdrawn(store: str, server: RedisServer | None) -> None:
+    refused: list[ChatRequest] = []
+
+    def refuse(chat: ChatRequest) -> bool:
+        if not refused:
+            refused.append(chat)
+            return True
+        return False
+
+    async with service(store, server, {"s1": ended_session()}, refuse=refuse) as svc:
+        assert (await svc.post(body(wire.UserMsg("alice", "hi")))).status_code == 409
+        assert (await svc.post(body(wire.UserMsg("alice", "hi")))).status_code == 200  # not stuck on the first
+        assert len(svc.handed) == 1
+
+
+async def test_an_interrupt_ends_the_replys_wait(store: str, server: RedisServer | None) -> None:
+    events, _ = parked_session()
+    async with service(store, server, {"s1": events}) as svc:
+        stop = body(wire.UserInterruptEvent(reply_id="r1"))
+        assert (await svc.post(stop)).status_code == 200
+        second = await svc.post(stop)
+        assert second.status_code == 409 and "interrupted" in second.text
+        late = await svc.post(body(confirmation(parked_msg(), True)))
+        assert late.status_code == 409 and "interrupted" in late.text
+        assert [type(chat.input) for chat in svc.handed] == [wire.UserInterruptEvent]
+
+
+async def test_a_closed_session_refuses_every_input(store: str, server: RedisServer | None) -> None:
+    # On Redis an answer to a closed session got 200 and reopened it.
+    events, _ = parked_session()
+    async with service(store, server, {"s1": events}, closed=("s1",)) as svc:
+        before = await svc.entries("s1")
+        for value in (confirmation(parked_msg(), True), wire.UserInterruptEvent(reply_id="r1"),
+                      wire.UserMsg("alice", "hi")):
+            response = await svc.post(body(value))
+            assert response.status_code == 409 and "closed" in response.text
+        assert await svc.entries("s1") == before and not svc.handed
+
+
+async def test_a_failing_store_is_a_503() -> None:
+    class Failing(EventLog):
+        async def session(self) -> wire.session.Session:
+            raise wire.StoreError("the connection went away", key="s1")
+
+    log = Failing()
+    app = Starlette(routes=[Route("/chat", answer_endpoint(lambda request, chat: log, lambda *_: None),
+                                  methods=["POST"])])
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as http:
+        response = await http.post("/chat", content=body(wire.UserMsg("alice", "hi")))
+    assert response.status_code == 503 and "went away" in response.text
 
 
 # -- any bytes: a 2xx or a 4xx, never a 500 ---------------------------------------------------------

@@ -43,22 +43,22 @@ Each endpoint chooses only its encoder.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from typing import Any, TypeAlias
 
-import anyio
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 
-from wire.errors import DecodeError, LocalProtocolError, StoreError
+from wire.errors import Conflict, DecodeError, LocalProtocolError, StoreError
+from wire.events import AgentEvent, UserInterruptEvent
 from wire.framing import FRAMINGS, NDJSONEncoder
+from wire.session import ANSWERS, ChatRequest, Session, decode_chat_request, turn
 from wire.stores import Entry, EventStore, Resume
-from wire.transports.chat import ANSWERS, ChatRequest, decode_chat_request, refusal
 
 __all__ = (
     "KEEP_ALIVE",
+    "Admit",
     "MAX_BODY_BYTES",
     "NO_BUFFERING",
     "Authorize",
@@ -251,8 +251,9 @@ is looked up, so a refused caller learns nothing of the session."""
 
 OnAnswer: TypeAlias = Callable[[ChatRequest, EventStore, Request], "Awaitable[None] | None"]
 """The application's callback, ``on_answer(chat, log, request)``: ``chat``
-is the typed body, the answer already in ``log``; it starts the agent (a
-task, a queue) and returns. It may raise :class:`Refused`."""
+is the typed body, the input already in ``log``; it starts the agent (a
+task, a queue) and returns. Refusals belong in :data:`Admit`, before the
+write."""
 
 
 def _by_path(authorize: Authorize | None, param: str) -> Callable[[Request], Any] | None:
@@ -266,37 +267,24 @@ def _by_path(authorize: Authorize | None, param: str) -> Callable[[Request], Any
     return check
 
 
-class _SessionLocks:
-    """One anyio lock per session, held while an answer is checked and
-    written, dropped when no request holds or waits for it."""
+Admit: TypeAlias = Callable[[ChatRequest, Session, Request], "Awaitable[None] | None"]
+"""The application's own check of an input, ``admit(chat, session, request)``
+(sync or async), asked after the session's rules and before anything is
+written: it raises :class:`Refused` (a quota, a moderation rule, an agent
+it will not start) and the log stays as it was."""
 
-    def __init__(self) -> None:
-        self._locks: dict[str, tuple[anyio.Lock, int]] = {}
-
-    @contextlib.asynccontextmanager
-    async def hold(self, session_id: str) -> AsyncIterator[None]:
-        lock, users = self._locks.get(session_id, (None, 0))
-        if lock is None:
-            lock = anyio.Lock()
-        self._locks[session_id] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._locks[session_id]
-            if users == 1:
-                del self._locks[session_id]
-            else:
-                self._locks[session_id] = (lock, users - 1)
+# Conditional appends that lose a race read the session again and decide anew;
+# a reply streaming into the session moves it on between the read and the
+# write, so a few attempts are allowed before the endpoint gives up (503).
+_ATTEMPTS = 16
 
 
 def answer_endpoint(find_log: Callable[..., Any], on_answer: OnAnswer, *, authorize: Authorize | None = None,
-                    lock: Callable[[str], contextlib.AbstractAsyncContextManager[Any]] | None = None,
+                    admit: Admit | None = None,
                     body_limit: int = MAX_BODY_BYTES) -> Callable[[Request], Awaitable[Response]]:
-    """A ``POST`` endpoint for what a client sends back to a session:
-    agentscope's chat body ``{"agent_id", "session_id", "input"}``
-    (``wire.transports.chat``), the answer to a parked reply, an interrupt,
-    or a new turn.
+    """A ``POST`` endpoint for what a client sends a session: agentscope's
+    chat body ``{"agent_id", "session_id", "input"}`` (``wire.session.chat``),
+    a new turn, the answer to a parked reply, or an interrupt.
 
     In order, before anything is written:
 
@@ -306,27 +294,33 @@ def answer_endpoint(find_log: Callable[..., Any], on_answer: OnAnswer, *, author
     * ``authorize(request, session_id)``, if given: 403, or its
       :class:`Refused` status (401);
     * ``find_log(request, chat)`` (sync or async) names the session's log:
-      404 when it is None; 503 when the store fails;
+      404 when it is None;
     * 409 when the session cannot take the input now
-      (``wire.transports.chat.refusal``, read from ``await log.snapshot()``):
-      an answer to nothing pending, to calls the reply did not ask about or
-      answered before (so a second answer is refused), an interrupt of a
-      reply that is over, a new turn while a reply runs or is parked; or
-      when the log is closed.
+      (``wire.session.Session.refusal``, read from ``await log.session()``):
+      the session is closed; an answer to nothing pending, to calls the reply
+      did not ask about or answered before, to a reply that was interrupted;
+      an interrupt of a reply that is over; a new turn while a turn is
+      pending or a reply runs or is parked;
+    * ``admit(chat, session, request)``, if given: its :class:`Refused`.
 
-    Then an answer (a confirmation, an external result, an interrupt) is
-    appended to the log, so that every reader on every replica sees it, and
-    ``on_answer(chat, log, request)`` is called (and awaited: start the agent
-    and return). The response is agentscope's ``{"status": "started",
-    "session_id"}``, with ``entry_id``, the answer's entry id (null for a
-    new turn), from which a client reads what follows it.
+    Then the input is written to the log with ``expect=`` the entry the
+    check read last: an answer or interrupt as itself, a new turn as a
+    ``wire.turn`` event holding the user's Msgs, so every reader on every
+    replica sees it and a second turn posted at the same time is refused.
+    If another writer moved the log on in between, the store refuses the
+    write (:class:`wire.errors.Conflict`) and the endpoint reads and checks
+    again: of any number of concurrent answers to one reply, on any number
+    of replicas, exactly one is taken, with no lock to configure.
 
-    Checking and appending run under one lock per session: an in-process
-    lock, and ``lock(session_id)`` when given, an async context manager
-    held across replicas (``redis.asyncio.Redis.lock``), without which two
-    replicas answering one reply at the same instant could both take it.
+    Then ``on_answer(chat, log, request)`` is called (and awaited: start the
+    agent and return). The response is agentscope's ``{"status": "started",
+    "session_id"}``, with ``entry_id``, the input's entry id, from which a
+    client reads what follows it. A store that fails (or a session that kept
+    changing through every attempt) is 503. Refuse in ``admit``: a
+    :class:`Refused` from ``on_answer`` comes after the write; for a turn the
+    endpoint then withdraws it (a USER_INTERRUPT naming the turn), so the
+    session takes the next one.
     """
-    locks = _SessionLocks()
 
     async def endpoint(request: Request) -> Response:
         try:
@@ -344,16 +338,21 @@ def answer_endpoint(find_log: Callable[..., Any], on_answer: OnAnswer, *, author
             log: EventStore | None = await find(find_log, request, chat)
             if log is None:
                 return PlainTextResponse("no such session", status_code=404)
-            async with locks.hold(chat.session_id), (lock(chat.session_id) if lock else contextlib.nullcontext()):
-                if log.closed:
-                    return PlainTextResponse("the session is closed", status_code=409)
-                problem = refusal(chat.input, await log.snapshot())
-                if problem is not None:
-                    return PlainTextResponse(problem, status_code=409)
-                entry_id = await log.append(chat.input) if isinstance(chat.input, ANSWERS) else None
+            written = await _write(log, chat, request, admit)
+            if written is None:
+                return PlainTextResponse("the session kept changing: try again", status_code=503,
+                                         headers={"retry-after": "1"})
+            entry_id, event = written
+            try:
                 handled = on_answer(chat, log, request)
                 if inspect.isawaitable(handled):
                     await handled
+            except Refused:
+                if not isinstance(chat.input, ANSWERS):
+                    await log.append(UserInterruptEvent(reply_id=event.id))
+                raise
+        except _Refusal as exc:
+            return PlainTextResponse(str(exc), status_code=409)
         except StoreError as exc:
             return PlainTextResponse(f"the store failed: {exc}", status_code=503)
         except LocalProtocolError as exc:  # a log closed by a writer elsewhere in this process
@@ -363,3 +362,29 @@ def answer_endpoint(find_log: Callable[..., Any], on_answer: OnAnswer, *, author
         return JSONResponse({"status": "started", "session_id": chat.session_id, "entry_id": entry_id})
 
     return endpoint
+
+
+class _Refusal(Exception):
+    """The session's own refusal of an input (409)."""
+
+
+async def _write(log: EventStore, chat: ChatRequest, request: Request,
+                 admit: Admit | None) -> tuple[str, AgentEvent] | None:
+    """Check ``chat.input`` against the session and write it, conditionally,
+    reading again after each conflict; its entry id and the event written,
+    or None after :data:`_ATTEMPTS` conflicts."""
+    for _ in range(_ATTEMPTS):
+        session = await log.session()
+        problem = session.refusal(chat.input)
+        if problem is not None:
+            raise _Refusal(problem)
+        if admit is not None:
+            admitted = admit(chat, session, request)
+            if inspect.isawaitable(admitted):
+                await admitted
+        event = chat.input if isinstance(chat.input, ANSWERS) else turn(chat.input)
+        try:
+            return await log.append(event, expect=session.last_id), event
+        except Conflict:
+            continue
+    return None

@@ -1,0 +1,1 @@
+"""The session package (wire.session): state, rules, checkpoints, the chat body."""
