@@ -19,7 +19,7 @@ def reply(reply_id: str, text: str = "hi", *, end: bool = True) -> list[wire.Age
         wire.TextBlockStartEvent(reply_id=reply_id, block_id=f"{reply_id}-t"),
         wire.TextBlockDeltaEvent(reply_id=reply_id, block_id=f"{reply_id}-t", delta=text),
         wire.TextBlockEndEvent(reply_id=reply_id, block_id=f"{reply_id}-t")]
-    return events + [wire.ReplyEndEvent(session_id="s", reply_id=reply_id)] if end else events
+    return [*events, wire.ReplyEndEvent(session_id="s", reply_id=reply_id)] if end else events
 
 
 def parked(reply_id: str = "p") -> list[wire.AgentEvent]:
