@@ -35,6 +35,7 @@ __all__ = (
     "HintBlock",
     "PermissionBehavior",
     "PermissionRule",
+    "ROLE_BLOCKS",
     "TextBlock",
     "ThinkingBlock",
     "ToolCallBlock",
@@ -217,6 +218,15 @@ class ToolResultBlock(_Tagged, tag="tool_result", kw_only=True):
 ContentBlock: TypeAlias = (
     TextBlock | ThinkingBlock | HintBlock | DataBlock | ToolCallBlock | ToolResultBlock
 )
+
+ROLE_BLOCKS: dict[str, tuple[frozenset[type], str] | None] = {
+    "user": (frozenset({TextBlock, DataBlock}), "text and data blocks"),
+    "system": (frozenset({TextBlock}), "text blocks"),
+    "assistant": None,
+}
+"""The role table: which block types a Msg of each role may hold (None: any),
+and how an error says it, as agentscope's ``Msg`` validator states them.
+``Msg`` checks it and the reducer keeps a Msg it builds within it."""
 
 # ThinkingBlock's provider keys live in the instance __dict__, which msgspec's
 # __eq__ does not see; compare them too, so a decoded block with a signature

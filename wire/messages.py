@@ -15,19 +15,13 @@ from typing import Any, overload
 from msgspec import Struct, field
 
 from wire._portable import check as check_portable
-from wire.blocks import ContentBlock, DataBlock, TextBlock, ToolResultBlock
+from wire.blocks import ROLE_BLOCKS, ContentBlock, TextBlock, ToolResultBlock
 from wire.clock import new_id, now
 from wire.errors import RoleError
 from wire.events import AgentEvent, ErrorInfo, ReplyFinishedReason, Role, UnknownEvent, Usage
 from wire.reducer import Anomaly, Reducer
 
 __all__ = ("AssistantMsg", "Msg", "SystemMsg", "UserMsg")
-
-_ROLE_RULES: dict[str, tuple[tuple[type, ...], str]] = {
-    "user": ((TextBlock, DataBlock), "text and data blocks"),
-    "system": ((TextBlock,), "text blocks"),
-}
-
 
 class _ReducerSlot:
     """Mixin: the reducer state, made on the first ``append_event``; not on the wire."""
@@ -59,12 +53,12 @@ class Msg(Struct, _ReducerSlot, kw_only=True, omit_defaults=True):
         for i, block in enumerate(self.content):
             if type(block) is ToolResultBlock and block.metadata:
                 check_portable(block.metadata, f"content[{i}].metadata")
-        rule = _ROLE_RULES.get(self.role)
+        rule = ROLE_BLOCKS.get(self.role)
         if rule is None:
             return
         allowed, words = rule
         for i, block in enumerate(self.content):
-            if not isinstance(block, allowed):
+            if type(block) not in allowed:
                 raise RoleError(
                     f"content[{i}] is a {block.type!r} block, "
                     f"but a {self.role} message can only contain {words}"

@@ -61,6 +61,7 @@ from msgspec import Struct, structs
 from wire import events as ev
 from wire._portable import saturated
 from wire.blocks import (
+    ROLE_BLOCKS,
     Base64Source,
     ContentBlock,
     DataBlock,
@@ -165,7 +166,8 @@ class Reducer:
         # tool_call_id -> {block_id: source of the first base64 DataBlock with
         # that id in the result's output}: later chunks with the id merge there.
         self.result_data: dict[str, dict[str, Base64Source]] = {}
-        self.allowed = _ROLE_ALLOWS[msg.role]
+        rule = ROLE_BLOCKS[msg.role]
+        self.allowed = rule[0] if rule is not None else None
         # The run of deltas the last event began or continued (see apply):
         # its delta type (None: no run), block id, block, grower, and whether
         # its events name the block by tool_call_id (else block_id).
@@ -778,10 +780,3 @@ _RUNS: dict[type, tuple[str, Callable[[Any, str], None], bool]] = {
     ev.ToolResultTextDeltaEvent: ("results", _grow_output, True),
 }
 
-# Which block types each role's Msg may hold (None: any), as agentscope's
-# validator states them; the reducer keeps a Msg it builds within them.
-_ROLE_ALLOWS: dict[str, frozenset[type] | None] = {
-    "user": frozenset({TextBlock, DataBlock}),
-    "system": frozenset({TextBlock}),
-    "assistant": None,
-}
