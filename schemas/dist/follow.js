@@ -237,34 +237,41 @@ async function connect(url, options, reader, position, signal, decoder) {
             }
             if (chunk.done)
                 break;
-            if (apply(decoder.feed(chunk.value)))
-                return "done";
+            const batch = decode(() => decoder.feed(chunk.value), signal);
+            if (apply(batch.events))
+                return "done"; // the events before a bad frame may be the end the reader waits for
+            if (batch.error !== undefined)
+                throw batch.error;
         }
-        let last;
-        try {
-            last = decoder.close();
-        }
-        catch (error) {
-            // The body ended inside a frame, as a proxy cuts it: a dropped connection.
-            if (!(error instanceof FrameError) || signal.aborted)
-                throw error;
-            return apply(error.events) ? "done" : retry(error);
-        }
-        if (apply(last))
+        const rest = decode(() => decoder.close(), signal);
+        if (apply(rest.events))
             return "done";
+        // The body ended inside a frame, as a proxy cuts it: a dropped connection.
+        if (rest.error instanceof FrameError)
+            return retry(rest.error);
+        if (rest.error !== undefined)
+            throw rest.error;
         return reader.closed !== undefined ? closed() : retry(new WireError("the stream ended before REPLY_END"));
-    }
-    catch (error) {
-        if (error instanceof RemoteProtocolError && !signal.aborted) {
-            // The events before the problem still count, and may be the end the reader waits for.
-            if (apply(error.events))
-                return "done";
-        }
-        throw error;
     }
     finally {
         // Closes the connection when the reader was done before the body was; a no-op after the body's end.
         void body.cancel().catch(() => undefined);
+    }
+}
+/**
+ * What one decoder call gives: its events, or, when it met a frame that is
+ * not an event, the events before that frame (valid, to be applied) and the
+ * error. Only the decoder's errors are caught here, so that the position
+ * never moves past an event a callback failed on.
+ */
+function decode(step, signal) {
+    try {
+        return { events: step() };
+    }
+    catch (error) {
+        if (!(error instanceof RemoteProtocolError) || signal.aborted)
+            throw error;
+        return { events: error.events, error };
     }
 }
 /** `ms` milliseconds, or rejected with the signal's reason once it aborts (the followers' backoff). */

@@ -174,7 +174,7 @@ export async function follow(url: string, options: ConnectionOptions, unknown: U
   for (;;) {
     signal.throwIfAborted();
     const startId = position.lastEventId;
-    const decoder = new SSEDecoder<AgentEvent | UnknownEvent>({ lastEventId: position.lastEventId, unknown });
+    const decoder = new SSEDecoder<Events[number]>({ lastEventId: position.lastEventId, unknown });
     const outcome = await connect(url, options, reader, position, signal, decoder);
     if (outcome === "done") return;
     retryMs = decoder.retry ?? retryMs;
@@ -230,7 +230,7 @@ async function connect(url: string, options: ConnectionOptions, reader: Reader, 
   signal: AbortSignal, decoder: SSEDecoder<AgentEvent | UnknownEvent>): Promise<Outcome> {
   let applied = 0;
   /** Apply a batch; true once the reader is done. */
-  const apply = (events: (AgentEvent | UnknownEvent)[]): boolean => {
+  const apply = (events: Events): boolean => {
     let done = false;
     for (const event of events) {
       signal.throwIfAborted(); // no callback after close(), even for the rest of a chunk
@@ -283,27 +283,36 @@ async function connect(url: string, options: ConnectionOptions, reader: Reader, 
         return network(error);
       }
       if (chunk.done) break;
-      if (apply(decoder.feed(chunk.value))) return "done";
+      const batch = decode(() => decoder.feed(chunk.value), signal);
+      if (apply(batch.events)) return "done"; // the events before a bad frame may be the end the reader waits for
+      if (batch.error !== undefined) throw batch.error;
     }
-    let last: (AgentEvent | UnknownEvent)[];
-    try {
-      last = decoder.close();
-    } catch (error) {
-      // The body ended inside a frame, as a proxy cuts it: a dropped connection.
-      if (!(error instanceof FrameError) || signal.aborted) throw error;
-      return apply(error.events as (AgentEvent | UnknownEvent)[]) ? "done" : retry(error);
-    }
-    if (apply(last)) return "done";
+    const rest = decode(() => decoder.close(), signal);
+    if (apply(rest.events)) return "done";
+    // The body ended inside a frame, as a proxy cuts it: a dropped connection.
+    if (rest.error instanceof FrameError) return retry(rest.error);
+    if (rest.error !== undefined) throw rest.error;
     return reader.closed !== undefined ? closed() : retry(new WireError("the stream ended before REPLY_END"));
-  } catch (error) {
-    if (error instanceof RemoteProtocolError && !signal.aborted) {
-      // The events before the problem still count, and may be the end the reader waits for.
-      if (apply(error.events as (AgentEvent | UnknownEvent)[])) return "done";
-    }
-    throw error;
   } finally {
     // Closes the connection when the reader was done before the body was; a no-op after the body's end.
     void body.cancel().catch(() => undefined);
+  }
+}
+
+type Events = (AgentEvent | UnknownEvent)[];
+
+/**
+ * What one decoder call gives: its events, or, when it met a frame that is
+ * not an event, the events before that frame (valid, to be applied) and the
+ * error. Only the decoder's errors are caught here, so that the position
+ * never moves past an event a callback failed on.
+ */
+function decode(step: () => Events, signal: AbortSignal): { events: Events; error?: RemoteProtocolError } {
+  try {
+    return { events: step() };
+  } catch (error) {
+    if (!(error instanceof RemoteProtocolError) || signal.aborted) throw error;
+    return { events: error.events as Events, error };
   }
 }
 

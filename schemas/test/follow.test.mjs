@@ -49,6 +49,14 @@ const cut = (text) => () => {
   }), { status: 200, headers: SSE });
 };
 
+/** A 200 whose body comes in these chunks, one read each. */
+const chunked = (...texts) => () => new Response(new ReadableStream({
+  pull(controller) {
+    if (texts.length) controller.enqueue(new TextEncoder().encode(texts.shift()));
+    else controller.close();
+  },
+}), { status: 200, headers: SSE });
+
 /** A fetch that answers request i with steps[i]() (the last step repeats), keeping each request. */
 function scripted(steps) {
   const requests = [];
@@ -208,6 +216,15 @@ for (const kind of Object.keys(FOLLOWERS)) {
       assert.ok(error instanceof DecodeError, String(error));
       assert.equal(follower.connections, 1);
       assert.equal(follower.lastEventId, "1");
+    });
+
+    test("an event that fails to apply (a checkpoint without its Msg) rejects; the position stays before it", async () => {
+      const bad = `id: 2\ndata: ${JSON.stringify({ type: "CUSTOM", name: "wire.checkpoint", value: {} })}\n\n`;
+      const { follower, error } = await run(kind, [chunked(frames(0, 2), frames(2, 3) + bad + frames(3))]);
+      assert.ok(error instanceof DecodeError, String(error));
+      // Not past the bad event (a page that resumes from it reads the rest again): the last chunk applied whole.
+      assert.equal(follower.lastEventId, "1");
+      assert.equal(follower.connections, 1);
     });
 
     test("a callback's TypeError is not taken for a network failure", async () => {

@@ -1772,28 +1772,31 @@ async function connect(url, options, reader, position, signal, decoder) {
       }
       if (chunk.done)
         break;
-      if (apply2(decoder.feed(chunk.value)))
+      const batch = decode(() => decoder.feed(chunk.value), signal);
+      if (apply2(batch.events))
         return "done";
+      if (batch.error !== void 0)
+        throw batch.error;
     }
-    let last;
-    try {
-      last = decoder.close();
-    } catch (error) {
-      if (!(error instanceof FrameError) || signal.aborted)
-        throw error;
-      return apply2(error.events) ? "done" : retry(error);
-    }
-    if (apply2(last))
+    const rest = decode(() => decoder.close(), signal);
+    if (apply2(rest.events))
       return "done";
+    if (rest.error instanceof FrameError)
+      return retry(rest.error);
+    if (rest.error !== void 0)
+      throw rest.error;
     return reader.closed !== void 0 ? closed() : retry(new WireError("the stream ended before REPLY_END"));
-  } catch (error) {
-    if (error instanceof RemoteProtocolError && !signal.aborted) {
-      if (apply2(error.events))
-        return "done";
-    }
-    throw error;
   } finally {
     void body.cancel().catch(() => void 0);
+  }
+}
+function decode(step, signal) {
+  try {
+    return { events: step() };
+  } catch (error) {
+    if (!(error instanceof RemoteProtocolError) || signal.aborted)
+      throw error;
+    return { events: error.events, error };
   }
 }
 function sleep(ms, signal) {
@@ -2056,14 +2059,14 @@ var ExtensionCodec = class _ExtensionCodec {
   constructor() {
     this.register(timestampExtension);
   }
-  register({ type, encode, decode }) {
+  register({ type, encode, decode: decode2 }) {
     if (type >= 0) {
       this.encoders[type] = encode;
-      this.decoders[type] = decode;
+      this.decoders[type] = decode2;
     } else {
       const index2 = -1 - type;
       this.builtInEncoders[index2] = encode;
-      this.builtInDecoders[index2] = decode;
+      this.builtInDecoders[index2] = decode2;
     }
   }
   tryToEncode(object, context) {
