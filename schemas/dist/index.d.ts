@@ -5,13 +5,15 @@
 export type * from "../wire.js";
 export { decodeBase64, encodeBase64, isBase64 } from "./base64.js";
 export { CHECKPOINT, readCheckpoint } from "./checkpoint.js";
-export { type Backoff, type FollowOptions, followReply, type ReplyFollower, ReplyRequestError } from "./client.js";
+export { type FollowOptions, followReply, type ReplyFollower, ReplyRequestError } from "./client.js";
+export { type Answer, beginReply, type ChatInput, confirmation, Conversation, joinReply, refusal, RESTART, userMsg, type Waiting, waiting, } from "./conversation.js";
 export { DecodeError, type ErrorPlace, FrameError, LocalProtocolError, RemoteProtocolError, StreamOrderError, WireError, } from "./errors.js";
 export { EVENT_TYPES, UnknownEvent, type UnknownPolicy, type WireEvent, type WithBytes } from "./events.js";
+export { type Backoff, ConnectionFailed, type ConnectionOptions, HTTPStatusError, RETRYABLE, } from "./follow.js";
 export { MsgpackFrameDecoder } from "./msgpack.js";
 export { NDJSONDecoder } from "./ndjson.js";
 export { type Anomaly, AnomalyKind, anomaliesOf, appendEvent, type AppendOptions, extendEvents } from "./reducer.js";
 export { type JSONValue, PartialJSON, PartialJSONError } from "./partial.js";
-export { type Answered, answer, type AnswerOptions, beginReply, type ChatInput, confirmation, ConnectionFailed, Conversation, followSession, HTTPStatusError, RESTART, RETRYABLE, type SessionBackoff, type SessionFollower, type SessionOptions, userMsg, type Waiting, waiting, } from "./session.js";
+export { type Answered, answer, type AnswerOptions, followSession, type SessionBackoff, type SessionFollower, type SessionOptions, } from "./session.js";
 export { SSEDecoder, type SSEDecoderOptions } from "./sse.js";
 export { DEFAULT_MAX_FRAME_BYTES, type DecoderOptions } from "./streaming.js";

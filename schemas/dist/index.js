@@ -5,12 +5,14 @@
 export { decodeBase64, encodeBase64, isBase64 } from "./base64.js";
 export { CHECKPOINT, readCheckpoint } from "./checkpoint.js";
 export { followReply, ReplyRequestError } from "./client.js";
+export { beginReply, confirmation, Conversation, joinReply, refusal, RESTART, userMsg, waiting, } from "./conversation.js";
 export { DecodeError, FrameError, LocalProtocolError, RemoteProtocolError, StreamOrderError, WireError, } from "./errors.js";
 export { EVENT_TYPES, UnknownEvent } from "./events.js";
+export { ConnectionFailed, HTTPStatusError, RETRYABLE, } from "./follow.js";
 export { MsgpackFrameDecoder } from "./msgpack.js";
 export { NDJSONDecoder } from "./ndjson.js";
 export { AnomalyKind, anomaliesOf, appendEvent, extendEvents } from "./reducer.js";
 export { PartialJSON, PartialJSONError } from "./partial.js";
-export { answer, beginReply, confirmation, ConnectionFailed, Conversation, followSession, HTTPStatusError, RESTART, RETRYABLE, userMsg, waiting, } from "./session.js";
+export { answer, followSession, } from "./session.js";
 export { SSEDecoder } from "./sse.js";
 export { DEFAULT_MAX_FRAME_BYTES } from "./streaming.js";

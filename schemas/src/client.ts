@@ -3,54 +3,32 @@
  * Node 20+): wire's `sse_endpoint` (wire.transports.http) and any server that speaks
  * its protocol.
  *
- * It reads the stream with `SSEDecoder`, applies each event to the Msg with
- * `appendEvent`, and when the connection drops before REPLY_END it connects
- * again after a backoff, sending `Last-Event-ID`. wire's server answers with
- * a checkpoint (the Msg built so far, `readCheckpoint`) that replaces the
- * client's Msg, then the events after it; a server that replays the events
- * after that id instead works too, since the client has applied every event
- * its decoder returned. Either way the Msg ends as the uninterrupted one.
- * A `wire.restart` (the kept id is of a log that is gone) drops the Msg:
- * the reply is read again from its REPLY_START.
+ * It applies each event to the Msg with `appendEvent`, and when the
+ * connection drops before REPLY_END it connects again with `Last-Event-ID`
+ * (follow.ts, the loop `followSession` shares: its retries, statuses and
+ * errors). wire's server answers with a checkpoint (the Msg built so far,
+ * `readCheckpoint`) that replaces the client's Msg, then the events after
+ * it; a server that replays the events after that id instead works too,
+ * since the client has applied every event its decoder returned. Either way
+ * the Msg ends as the uninterrupted one. A `wire.restart` (the kept id is of
+ * a log that is gone) drops the Msg: the reply is read again from its
+ * REPLY_START.
  */
 
 import type { AgentEvent, Msg } from "../wire.js";
 import { readCheckpoint } from "./checkpoint.js";
-import { RemoteProtocolError } from "./errors.js";
-import { UnknownEvent, type UnknownPolicy, type WireEvent } from "./events.js";
+import { openReply, RESTART } from "./conversation.js";
+import type { UnknownEvent, UnknownPolicy, WireEvent } from "./events.js";
+import { type ConnectionOptions, follow, HTTPStatusError, type Position, stopper } from "./follow.js";
 import { appendEvent } from "./reducer.js";
-import { beginReply, RESTART } from "./session.js";
-import { SSEDecoder } from "./sse.js";
 
-/** How long to wait before each reconnection: `initialMs`, doubled per failed attempt up to `maxMs`, jittered. */
-export interface Backoff {
-  /** The first wait in milliseconds (default 250), unless the server sent an SSE `retry` field. */
-  initialMs?: number;
-  /** The longest wait (default 10,000). */
-  maxMs?: number;
-  /** Attempts in a row that bring no new event before giving up (default 8); an attempt that brings one resets the count. */
-  maxAttempts?: number;
-}
-
-export interface FollowOptions {
+export interface FollowOptions extends ConnectionOptions {
   /** The Msg to apply the events to. By default one is made from the REPLY_START event (or taken from a checkpoint). */
   msg?: Msg;
-  /** Resume from this id (kept from an earlier page, say): the first request already sends `Last-Event-ID`. */
-  lastEventId?: string;
   /** Called after each event has been applied (a checkpoint: after it replaced the Msg), with the Msg now (a `wire.restart`: an empty Msg). */
   onEvent?: (event: WireEvent | UnknownEvent, msg: Msg) => void;
   /** Called once, with the finished Msg, when REPLY_END has been applied. */
   onComplete?: (msg: Msg) => void;
-  /** Called before each reconnection, with the attempt (1 for the first in a row), the wait and why. */
-  onReconnect?: (attempt: number, delayMs: number, reason: unknown) => void;
-  /** Reconnection waits. */
-  backoff?: Backoff;
-  /** Extra request headers (authorization, say). */
-  headers?: Record<string, string>;
-  /** Stops following: `done` rejects with the signal's reason. */
-  signal?: AbortSignal;
-  /** The fetch to use (default: the global one). */
-  fetch?: typeof fetch;
   /** What an event of an unknown type does (default "skip": a newer server's events do not stop an older page). */
   unknown?: UnknownPolicy;
 }
@@ -63,22 +41,20 @@ export interface ReplyFollower {
   readonly lastEventId: string;
   /** Connections made so far. */
   readonly connections: number;
-  /** Resolves with the finished Msg after REPLY_END; rejects if the server refuses the stream, attempts run out or `close()` is called. */
+  /**
+   * Resolves with the finished Msg after REPLY_END; rejects with
+   * `HTTPStatusError` (a 404, an HTML page, a 204), a `RemoteProtocolError`
+   * the stream had, `ConnectionFailed` once the retries run out, or the
+   * abort reason after `close()`.
+   */
   readonly done: Promise<Msg>;
   /** Stop following. */
   close(): void;
 }
 
-/** The server answered a request with a status that retrying cannot fix (a 404, say). */
-export class ReplyRequestError extends Error {
-  override name = "ReplyRequestError";
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
-
-// Statuses worth retrying: the server or a proxy is busy or restarting.
-const RETRY_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
+/** The old name of `HTTPStatusError`, which `followReply` now throws as `followSession` does. */
+export const ReplyRequestError = HTTPStatusError;
+export type ReplyRequestError = HTTPStatusError;
 
 /**
  * Follow the reply whose SSE stream is at `url` until REPLY_END, reconnecting
@@ -92,134 +68,29 @@ const RETRY_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
  * ```
  */
 export function followReply(url: string | URL, options: FollowOptions = {}): ReplyFollower {
-  const stop = new AbortController();
-  const outer = options.signal;
-  const onAbort = (): void => stop.abort(outer?.reason);
-  if (outer?.aborted) onAbort();
-  else outer?.addEventListener("abort", onAbort, { once: true });
-
-  const state = {
+  const { stop, release } = stopper(options.signal);
+  const state: Position & { msg: Msg | undefined } = {
     msg: options.msg,
     lastEventId: options.lastEventId ?? "",
     connections: 0,
   };
-  const follower: ReplyFollower = {
+  const reader = { apply: (event: AgentEvent | UnknownEvent): boolean => applyOne(event, state, options) };
+  const done = follow(String(url), options, options.unknown ?? "skip", reader, state, stop.signal).then(() => {
+    const msg = state.msg as Msg;
+    options.onComplete?.(msg);
+    return msg;
+  }).finally(release);
+  return {
     get msg() { return state.msg; },
     get lastEventId() { return state.lastEventId; },
     get connections() { return state.connections; },
-    done: run(url, options, state, stop.signal).finally(() => outer?.removeEventListener("abort", onAbort)),
+    done,
     close: () => stop.abort(new DOMException("followReply closed", "AbortError")),
   };
-  return follower;
-}
-
-interface State {
-  msg: Msg | undefined;
-  lastEventId: string;
-  connections: number;
-}
-
-async function run(url: string | URL, options: FollowOptions, state: State, signal: AbortSignal): Promise<Msg> {
-  const initial = options.backoff?.initialMs ?? 250;
-  const max = options.backoff?.maxMs ?? 10_000;
-  const maxAttempts = options.backoff?.maxAttempts ?? 8;
-  let retryMs: number | undefined; // the server's SSE retry field, once sent
-  let failures = 0;
-  for (;;) {
-    signal.throwIfAborted();
-    const startId = state.lastEventId;
-    const decoder = new SSEDecoder<AgentEvent | UnknownEvent>({
-      lastEventId: state.lastEventId,
-      unknown: options.unknown ?? "skip",
-    });
-    const outcome = await connect(url, options, state, signal, decoder);
-    if (outcome.done) return finish(state, options);
-    retryMs = decoder.retry ?? retryMs;
-    // Progress is a new event id, not just events: a server that answers every
-    // reconnection with the same checkpoint and nothing after it is failing.
-    failures = outcome.applied > 0 && state.lastEventId !== startId ? 1 : failures + 1;
-    if (failures > maxAttempts) throw new Error(`gave up after ${maxAttempts} attempts`, { cause: outcome.reason });
-    const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
-    const delay = base / 2 + Math.random() * (base / 2);
-    options.onReconnect?.(failures, delay, outcome.reason);
-    await sleep(delay, signal);
-  }
-}
-
-type Outcome = { done: true } | { done: false; applied: number; reason: unknown };
-
-/**
- * One connection: the events it brings, applied. Ends with the reply, or with
- * the reason to reconnect: a network failure (fetch's TypeError, caught only
- * around fetch and read, so that a TypeError in a callback is not mistaken
- * for one), a retryable status, a broken frame, or the body's early end.
- * Anything else (a callback's error, a 404) rejects `done`.
- */
-async function connect(url: string | URL, options: FollowOptions, state: State, signal: AbortSignal,
-  decoder: SSEDecoder<AgentEvent | UnknownEvent>): Promise<Outcome> {
-  let applied = 0;
-  const apply = (events: (AgentEvent | UnknownEvent)[]): boolean => {
-    for (const event of events) {
-      signal.throwIfAborted(); // no callback after close(), even for the rest of a chunk
-      applied++;
-      if (applyOne(event, state, options)) return true;
-    }
-    return false;
-  };
-  const retry = (reason: unknown): Outcome => ({ done: false, applied, reason });
-  const network = (error: unknown): Outcome => {
-    if (signal.aborted) throw signal.reason;
-    if (!(error instanceof TypeError)) throw error;
-    return retry(error);
-  };
-
-  const headers = new Headers(options.headers);
-  headers.set("Accept", "text/event-stream");
-  if (state.lastEventId) headers.set("Last-Event-ID", state.lastEventId);
-  state.connections++;
-  let response: Response;
-  try {
-    response = await (options.fetch ?? globalThis.fetch)(url, { headers, signal, cache: "no-store" });
-  } catch (error) {
-    return network(error);
-  }
-  if (!response.ok || response.body === null) {
-    await response.body?.cancel();
-    const problem = `GET ${String(url)}: ${response.status} ${response.statusText}`;
-    if (!RETRY_STATUS.has(response.status)) throw new ReplyRequestError(response.status, problem);
-    return retry(new Error(problem));
-  }
-  const reader = response.body.getReader();
-  try {
-    for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        return network(error);
-      }
-      if (chunk.done) break;
-      const ended = apply(decoder.feed(chunk.value));
-      state.lastEventId = decoder.lastEventId;
-      if (ended) return { done: true };
-    }
-    const ended = apply(decoder.close());
-    state.lastEventId = decoder.lastEventId;
-    return ended ? { done: true } : retry(new Error("the stream ended before REPLY_END"));
-  } catch (error) {
-    if (!(error instanceof RemoteProtocolError) || signal.aborted) throw error;
-    // A broken frame: the events before it are valid; apply them, then resume after them.
-    const ended = apply(error.events as (AgentEvent | UnknownEvent)[]);
-    state.lastEventId = decoder.lastEventId;
-    return ended ? { done: true } : retry(error);
-  } finally {
-    // Closes the connection when the reply ended before the body did; a no-op after the body's end.
-    void reader.cancel().catch(() => undefined);
-  }
 }
 
 /** Apply one event; true once the reply has ended. */
-function applyOne(event: AgentEvent | UnknownEvent, state: State, options: FollowOptions): boolean {
+function applyOne(event: AgentEvent | UnknownEvent, state: { msg: Msg | undefined }, options: FollowOptions): boolean {
   if (event.type === "CUSTOM" && "name" in event && event.name === RESTART) {
     // The server's log is not the one the kept id came from: what was built is not its; the log follows
     // from its first event (the restart's empty id has reset lastEventId), whose REPLY_START begins the Msg
@@ -232,45 +103,10 @@ function applyOne(event: AgentEvent | UnknownEvent, state: State, options: Follo
   if (snapshot !== undefined) {
     state.msg = snapshot;
   } else {
-    state.msg ??= firstMsg(event);
+    state.msg ??= openReply(event);
     appendEvent(state.msg, event);
   }
   options.onEvent?.(event, state.msg);
   // A checkpoint of a finished reply (a page reloaded after its end) is the end too: no REPLY_END follows it.
   return event.type === "REPLY_END" || (snapshot !== undefined && snapshot.finished_at != null);
-}
-
-/** The Msg a reply starts from when the caller gave none: begun at its REPLY_START, as wire's stores begin it. */
-function firstMsg(event: AgentEvent | UnknownEvent): Msg {
-  if (event.type === "REPLY_START" && !(event instanceof UnknownEvent)) return beginReply(event);
-  const fields = event as { name?: unknown; reply_id?: unknown; created_at?: unknown };
-  const msg: Msg = {
-    name: event.type === "REPLY_START" && typeof fields.name === "string" ? fields.name : "",
-    content: [],
-    role: "assistant",
-  };
-  if (typeof fields.reply_id === "string") msg.id = fields.reply_id;
-  if (typeof fields.created_at === "string") msg.created_at = fields.created_at;
-  return msg;
-}
-
-function finish(state: State, options: FollowOptions): Msg {
-  const msg = state.msg as Msg;
-  options.onComplete?.(msg);
-  return msg;
-}
-
-/** ``ms`` milliseconds, or rejected with the signal's reason once it aborts (followReply's and followSession's backoff). */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }

@@ -1,8 +1,9 @@
 /**
- * Sessions: every reply of a conversation, followed over SSE with resume,
- * and answers posted back. The TypeScript side of wire.resume.Conversation,
- * wire.transports.chat (`waiting`, `confirmation`) and
- * wire.transports.client (`Follower`, `answer`), with the same behaviour.
+ * Sessions over HTTP: every reply of a conversation followed over SSE with
+ * resume, and answers posted back. The TypeScript side of
+ * wire.transports.client (`Follower`, `answer`). What a session is (its
+ * replies, what a reply waits for, what it takes) is conversation.ts's, the
+ * reconnecting follow.ts's (the loop `followReply` shares).
  *
  * ```ts
  * const session = followSession("/sessions/s1/stream", { onEvent: (event, msg) => render(msg) });
@@ -11,250 +12,35 @@
  * await answer("/chat", { agentId: "a1", sessionId: "s1", input: confirmation(msg, true) });
  * ```
  *
- * A session's log (wire.stores) holds its replies one after another; a reply
- * parks at REQUIRE_USER_CONFIRM / REQUIRE_EXTERNAL_EXECUTION, the client's
- * answer goes into the log, and the reply goes on with the same reply id.
- * The follower builds each reply's Msg from its REPLY_START (`beginReply`,
- * as wire's stores do), replaces a reply's Msg with a checkpoint of it, and
- * drops everything at a `wire.restart` (the server's log is not the one the
- * position came from; its SSE frame has an empty `id:`, so the next
- * connection starts over). A follower that resumed and one that never
- * dropped end with the same Msg JSON (`JSON.stringify`) as wire's Python.
+ * A follower that resumed and one that never dropped end with the same Msg
+ * JSON (`JSON.stringify`) as wire's Python.
  */
 
-import type {
-  AgentEvent,
-  CustomEvent,
-  ExternalExecutionResultEvent,
-  Msg,
-  ReplyStartEvent,
-  ToolCallBlock,
-  UserConfirmResultEvent,
-  UserInterruptEvent,
-} from "../wire.js";
-import { canonical } from "./canonical.js";
-import { sleep } from "./client.js";
-import { CHECKPOINT, readCheckpoint } from "./checkpoint.js";
-import { FrameError, RemoteProtocolError, WireError } from "./errors.js";
-import { UnknownEvent, type UnknownPolicy, type WireEvent } from "./events.js";
-import { appendEvent } from "./reducer.js";
-import { SSEDecoder } from "./sse.js";
+import type { AgentEvent, Msg } from "../wire.js";
+import { type ChatInput, Conversation, waiting } from "./conversation.js";
+import { WireError } from "./errors.js";
+import type { UnknownEvent, UnknownPolicy, WireEvent } from "./events.js";
+import {
+  type Backoff,
+  ConnectionFailed,
+  type ConnectionOptions,
+  follow,
+  HTTPStatusError,
+  mediaType,
+  type Position,
+  SNIPPET,
+  stopper,
+  unexpected,
+} from "./follow.js";
 
-/** The name of a restart event (wire.resume.RESTART): what the reader built before is not this log's. */
-export const RESTART = "wire.restart";
+/** The old name of `Backoff`: both followers take the same waits. */
+export type SessionBackoff = Backoff;
 
-/**
- * The Msg a reply begins as, from its REPLY_START: its id, name, role and
- * time (wire.resume.begin_reply). Stores and readers both begin replies this
- * way, so a reader that resumed from a checkpoint and one that never dropped
- * hold the same JSON.
- */
-export function beginReply(event: ReplyStartEvent): Msg {
-  const msg: Record<string, unknown> = {
-    name: event.name,
-    content: [],
-    role: event.role ?? "assistant",
-    id: event.reply_id,
-    created_at: event.created_at,
-  };
-  return canonical(msg, "msg") as unknown as Msg;
-}
-
-/**
- * What a reader of a session keeps (wire.resume.Conversation): the Msg of
- * every reply, in the order the replies began. A REPLY_START of a new reply
- * begins its Msg; a checkpoint replaces the Msg of its reply (or adds it); a
- * restart drops everything; other events go to their reply's Msg (CUSTOM
- * events of no reply are kept in `custom`, in order; unknown events are
- * skipped).
- */
-export class Conversation {
-  /** Every reply's Msg by reply id, in the order the replies began. */
-  readonly replies = new Map<string, Msg>();
-  /** The CUSTOM events that are neither checkpoints nor restarts, in order. */
-  readonly custom: CustomEvent[] = [];
-
-  constructor(...msgs: Msg[]) {
-    for (const msg of msgs) this.replies.set(msg.id ?? "", msg);
-  }
-
-  /** The Msg of the reply that began last. */
-  get last(): Msg | undefined {
-    let last: Msg | undefined;
-    for (const msg of this.replies.values()) last = msg;
-    return last;
-  }
-
-  /** Apply one event; the Msg it went to (a checkpoint: the new Msg), if any. */
-  apply(event: WireEvent | UnknownEvent): Msg | undefined {
-    if (event.type === "CUSTOM" && "name" in event) {
-      if (event.name === CHECKPOINT) {
-        const msg = readCheckpoint(event) as Msg;
-        this.replies.set(msg.id ?? "", msg);
-        return msg;
-      }
-      if (event.name === RESTART) {
-        this.replies.clear();
-        this.custom.length = 0;
-      } else {
-        this.custom.push(event as CustomEvent);
-      }
-      return undefined;
-    }
-    const replyId = (event as { reply_id?: unknown }).reply_id;
-    if (event instanceof UnknownEvent || typeof replyId !== "string") return undefined;
-    let msg = this.replies.get(replyId);
-    if (msg === undefined) {
-      msg = event.type === "REPLY_START"
-        ? beginReply(event as ReplyStartEvent)
-        : { name: "", content: [], role: "assistant", id: replyId }; // joined without its start
-      this.replies.set(replyId, msg);
-    }
-    appendEvent(msg, event);
-    return msg;
-  }
-
-  /** `apply` each event in order. */
-  extend(events: Iterable<WireEvent | UnknownEvent>): void {
-    for (const event of events) this.apply(event);
-  }
-}
-
-/** Where a reply stands, read from its Msg (wire.transports.chat.Waiting). */
-export interface Waiting {
-  replyId: string;
-  state: "running" | "parked" | "ended";
-  /** Tool calls awaiting a confirmation (state `asking`). */
-  confirm: ToolCallBlock[];
-  /** Tool calls awaiting an external result (`submitted`, no result block of its id yet). */
-  external: ToolCallBlock[];
-}
-
-/** What the reply `msg` waits for, as agentscope's agent reads its own state. */
-export function waiting(msg: Msg): Waiting {
-  const replyId = msg.id ?? "";
-  if (msg.finished_at != null) return { replyId, state: "ended", confirm: [], external: [] };
-  const results = new Set(msg.content.filter((block) => block.type === "tool_result").map((block) => block.id));
-  const confirm: ToolCallBlock[] = [];
-  const external: ToolCallBlock[] = [];
-  for (const block of msg.content) {
-    if (block.type !== "tool_call") continue;
-    if (block.state === "asking") confirm.push(block);
-    else if (block.state === "submitted" && !results.has(block.id)) external.push(block);
-  }
-  return { replyId, state: confirm.length || external.length ? "parked" : "running", confirm, external };
-}
-
-/**
- * The answer to every call of `msg` that awaits a confirmation: all allowed
- * or all denied, or each by its id (`{ "call-1": true }`).
- */
-export function confirmation(msg: Msg, confirmed: boolean | Record<string, boolean>): UserConfirmResultEvent {
-  const results = waiting(msg).confirm.map((call) => {
-    const allowed = typeof confirmed === "boolean" ? confirmed : confirmed[call.id];
-    if (typeof allowed !== "boolean") throw new TypeError(`no decision for tool call ${JSON.stringify(call.id)}`);
-    return { confirmed: allowed, tool_call: call };
-  });
-  return { type: "USER_CONFIRM_RESULT", reply_id: msg.id ?? "", confirm_results: results };
-}
-
-/** A user's message: a new turn's input. */
-export function userMsg(name: string, text: string): Msg {
-  return { name, content: [{ type: "text", text, id: randomId() }], role: "user", id: randomId(),
-    created_at: new Date().toISOString() };
-}
-
-function randomId(): string {
-  const bytes = new Uint8Array(12);
-  globalThis.crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-// -- HTTP --------------------------------------------------------------------------------------
-
-/** Statuses a follower retries (a replica restarting behind its balancer); any other but 200 is thrown at once. */
-export const RETRYABLE: ReadonlySet<number> = new Set([408, 425, 429, 502, 503, 504]);
-
-const SNIPPET = 300;
-
-/**
- * The server answered with a status or a content type that is not what was
- * asked for (a 404, a proxy's HTML error page, a login page): `status`,
- * `contentType` and the first bytes of the body (`text`) say what came
- * instead (wire.transports.client.HTTPStatusError).
- */
-export class HTTPStatusError extends RemoteProtocolError {
-  override name = "HTTPStatusError";
-  constructor(readonly method: string, readonly url: string, readonly status: number, readonly contentType: string,
-    readonly text: string, expected: string) {
-    super(`${method} ${url} answered ${status} with ${contentType || "no content type"}, not ${expected}` +
-      (text ? `: ${text}` : ""));
-  }
-}
-
-/** The follower gave up: `attempts` connections in a row failed; `cause` is the last failure. */
-export class ConnectionFailed extends WireError {
-  override name = "ConnectionFailed";
-  constructor(readonly url: string, readonly attempts: number, cause: unknown) {
-    super(`GET ${url}: ${attempts} attempts in a row failed; the last: ${String(cause)}`, { cause });
-  }
-}
-
-function mediaType(response: Response): string {
-  return (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-}
-
-/** What came instead, with the first bytes of its body (never all of a large page). */
-async function refusal(response: Response, method: string, url: string, expected: string): Promise<HTTPStatusError> {
-  let head = new Uint8Array(0);
-  const reader = response.body?.getReader();
-  try {
-    while (reader !== undefined && head.length < SNIPPET) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const joined = new Uint8Array(head.length + value.length);
-      joined.set(head);
-      joined.set(value, head.length);
-      head = joined;
-    }
-  } catch {
-    // what was read is enough to say what came
-  } finally {
-    void reader?.cancel().catch(() => undefined);
-  }
-  const text = new TextDecoder().decode(head.subarray(0, SNIPPET)).trim();
-  return new HTTPStatusError(method, url, response.status, response.headers.get("content-type") ?? "", text,
-    expected);
-}
-
-/** How a follower waits before reconnecting: `initialMs`, doubled per failed attempt (jittered) up to `maxMs`. */
-export interface SessionBackoff {
-  /** The first wait in milliseconds (default 250), unless the server sent an SSE `retry` field. */
-  initialMs?: number;
-  /** The longest wait (default 8,000). */
-  maxMs?: number;
-  /** Failed attempts in a row before `ConnectionFailed` (default 5); an attempt that brings a new event starts the count over. */
-  retries?: number;
-}
-
-export interface SessionOptions {
+export interface SessionOptions extends ConnectionOptions {
   /** What the reader has so far (a new Conversation by default); with `lastEventId`, the id of the last entry it covers. */
   conversation?: Conversation;
-  /** Resume from this id (kept from an earlier page, say). */
-  lastEventId?: string;
-  /** Send the position as `Last-Event-ID` (`"header"`, the default) or as `?after=` (`"query"`, the form agentscope's endpoint takes). */
-  cursor?: "header" | "query";
   /** Called after each event has been applied, with the Msg it went to (a checkpoint: the new Msg) and the conversation. */
   onEvent?: (event: WireEvent | UnknownEvent, msg: Msg | undefined, conversation: Conversation) => void;
-  /** Called before each reconnection, with the attempt (1 for the first in a row), the wait and why. */
-  onReconnect?: (attempt: number, delayMs: number, reason: unknown) => void;
-  backoff?: SessionBackoff;
-  /** Extra request headers (`X-User-ID`, `Authorization`). */
-  headers?: Record<string, string>;
-  /** Stops following: `done` rejects with the signal's reason. */
-  signal?: AbortSignal;
-  /** The fetch to use (default: the global one). */
-  fetch?: typeof fetch;
   /** What an event of an unknown type does (default "keep": kept out of the Msgs, and its id still counts). */
   unknown?: UnknownPolicy;
 }
@@ -294,10 +80,8 @@ interface Waiter {
   reject: (reason: unknown) => void;
 }
 
-interface State {
+interface State extends Position {
   conversation: Conversation;
-  lastEventId: string;
-  connections: number;
   closed: boolean;
   waiters: Set<Waiter>;
 }
@@ -305,18 +89,14 @@ interface State {
 /**
  * Follow the session whose SSE stream is at `url` (wire.transports.http's
  * `sse_endpoint`, any store and replica, or agentscope's own
- * `/sessions/{id}/stream`) until the server ends it, reconnecting from the
- * last entry id read when the connection drops. Every response is checked
- * before a byte of it is decoded: a status other than 200, or a body that
- * is not `text/event-stream`, is an `HTTPStatusError` naming both, at once
- * for a client error and after the retries for 408, 425, 429, 502, 503, 504.
+ * `/sessions/{id}/stream`) until the server ends it (its body ends, or a
+ * reconnection gets 204), reconnecting from the last entry id read when the
+ * connection drops, as follow.ts says: a status other than 200, or a body
+ * that is not `text/event-stream`, is an `HTTPStatusError` naming both, at
+ * once for a client error and after the retries for `RETRYABLE` ones.
  */
 export function followSession(url: string | URL, options: SessionOptions = {}): SessionFollower {
-  const stop = new AbortController();
-  const outer = options.signal;
-  const onAbort = (): void => stop.abort(outer?.reason);
-  if (outer?.aborted) onAbort();
-  else outer?.addEventListener("abort", onAbort, { once: true });
+  const { stop, release } = stopper(options.signal);
   const state: State = {
     conversation: options.conversation ?? new Conversation(),
     lastEventId: options.lastEventId ?? "",
@@ -324,19 +104,38 @@ export function followSession(url: string | URL, options: SessionOptions = {}): 
     closed: false,
     waiters: new Set(),
   };
+  const reader = {
+    apply(event: AgentEvent | UnknownEvent): boolean {
+      const msg = state.conversation.apply(event);
+      options.onEvent?.(event, msg, state.conversation);
+      return false;
+    },
+    applied(): void {
+      for (const waiter of state.waiters) {
+        const value = waiter.check(state.conversation);
+        if (value !== undefined && value !== false) {
+          state.waiters.delete(waiter);
+          waiter.resolve(value);
+        }
+      }
+    },
+    closed(): void {
+      state.closed = true;
+    },
+  };
   let ended: { error: unknown } | undefined;
-  const done = follow(String(url), options, state, stop.signal).then(
-    (conversation) => {
+  const done = follow(String(url), options, options.unknown ?? "keep", reader, state, stop.signal).then(
+    () => {
       ended = { error: new WireError(`${String(url)}: the session ended before what was waited for`) };
       for (const waiter of state.waiters) waiter.reject(ended.error);
-      return conversation;
+      return state.conversation;
     },
     (error: unknown) => {
       ended = { error };
       for (const waiter of state.waiters) waiter.reject(error);
       throw error;
     },
-  ).finally(() => outer?.removeEventListener("abort", onAbort));
+  ).finally(release);
   done.catch(() => undefined); // a caller that only uses waitFor still sees the error there
 
   function waitFor<T>(check: (conversation: Conversation) => T | undefined | false): Promise<T> {
@@ -363,130 +162,6 @@ export function followSession(url: string | URL, options: SessionOptions = {}): 
   };
 }
 
-async function follow(url: string, options: SessionOptions, state: State, signal: AbortSignal): Promise<Conversation> {
-  const initial = options.backoff?.initialMs ?? 250;
-  const max = options.backoff?.maxMs ?? 8_000;
-  const retries = options.backoff?.retries ?? 5;
-  let retryMs: number | undefined;
-  let failures = 0;
-  for (;;) {
-    signal.throwIfAborted();
-    const startId = state.lastEventId;
-    const decoder = new SSEDecoder<AgentEvent | UnknownEvent>({
-      lastEventId: state.lastEventId,
-      unknown: options.unknown ?? "keep",
-    });
-    const outcome = await connect(url, options, state, signal, decoder);
-    if (outcome === "closed") {
-      state.closed = true;
-      return state.conversation;
-    }
-    retryMs = decoder.retry ?? retryMs;
-    // Progress is a new event id, not just events: a server that answers every
-    // reconnection with the same checkpoint and nothing after it is failing.
-    failures = outcome.applied > 0 && state.lastEventId !== startId ? 1 : failures + 1;
-    if (failures > retries) throw new ConnectionFailed(url, failures, outcome.reason);
-    const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
-    const delay = base / 2 + Math.random() * (base / 2);
-    options.onReconnect?.(failures, delay, outcome.reason);
-    await sleep(delay, signal);
-  }
-}
-
-type Outcome = "closed" | { applied: number; reason: unknown };
-
-/** The request of the next connection: the position as a header, or as `after` among the URL's own query parameters. */
-function request(url: string, options: SessionOptions, state: State): [string, Headers] {
-  const headers = new Headers(options.headers);
-  headers.set("Accept", "text/event-stream");
-  if (!state.lastEventId) return [url, headers];
-  if (options.cursor === "query") {
-    const parsed = new URL(url, globalThis.location?.href);
-    parsed.searchParams.set("after", state.lastEventId);
-    return [parsed.href, headers];
-  }
-  headers.set("Last-Event-ID", state.lastEventId);
-  return [url, headers];
-}
-
-/**
- * One connection: the events it brings, applied. Ends with the stream's end
- * (the session is closed), or with the reason to reconnect: a network failure
- * (fetch's TypeError, caught only around fetch and read, so that a TypeError
- * in a callback is not mistaken for one), a retryable status, or a body cut
- * inside a frame. Anything else rejects: a callback's error, a refused
- * request, a frame that is not an event.
- */
-async function connect(url: string, options: SessionOptions, state: State, signal: AbortSignal,
-  decoder: SSEDecoder<AgentEvent | UnknownEvent>): Promise<Outcome> {
-  let applied = 0;
-  const apply = (events: (AgentEvent | UnknownEvent)[]): void => {
-    for (const event of events) {
-      signal.throwIfAborted(); // no callback after close(), even for the rest of a chunk
-      applied++;
-      const msg = state.conversation.apply(event);
-      options.onEvent?.(event, msg, state.conversation);
-    }
-    state.lastEventId = decoder.lastEventId; // a wire.restart's empty id: the next connection starts over
-    for (const waiter of state.waiters) {
-      const value = waiter.check(state.conversation);
-      if (value !== undefined && value !== false) {
-        state.waiters.delete(waiter);
-        waiter.resolve(value);
-      }
-    }
-  };
-  const retry = (reason: unknown): Outcome => ({ applied, reason });
-  const network = (error: unknown): Outcome => {
-    if (signal.aborted) throw signal.reason;
-    if (!(error instanceof TypeError)) throw error;
-    return retry(error);
-  };
-
-  const [target, headers] = request(url, options, state);
-  state.connections++;
-  let response: Response;
-  try {
-    response = await (options.fetch ?? globalThis.fetch)(target, { headers, signal, cache: "no-store" });
-  } catch (error) {
-    return network(error);
-  }
-  if (response.status !== 200 || mediaType(response) !== "text/event-stream" || response.body === null) {
-    const error = await refusal(response, "GET", target, "200 with text/event-stream");
-    if (RETRYABLE.has(response.status)) return retry(error);
-    throw error;
-  }
-  const reader = response.body.getReader();
-  try {
-    for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        return network(error);
-      }
-      if (chunk.done) break;
-      apply(decoder.feed(chunk.value));
-    }
-    try {
-      apply(decoder.close());
-    } catch (error) {
-      // The body ended inside a frame, as a proxy cuts it: a dropped connection.
-      if (!(error instanceof FrameError) || signal.aborted) throw error;
-      apply(error.events as (AgentEvent | UnknownEvent)[]);
-      return retry(error);
-    }
-    return "closed";
-  } catch (error) {
-    if (error instanceof RemoteProtocolError && !signal.aborted) {
-      apply(error.events as (AgentEvent | UnknownEvent)[]); // the events before the problem still count
-    }
-    throw error;
-  } finally {
-    void reader.cancel().catch(() => undefined);
-  }
-}
-
 /** What the answer endpoint said (wire.transports.client.Answered). */
 export interface Answered {
   status: number;
@@ -494,14 +169,6 @@ export interface Answered {
   /** The answer's entry in the session's log (null for a new turn, or from agentscope's app). */
   entryId: string | null;
 }
-
-export type ChatInput =
-  | Msg
-  | Msg[]
-  | UserConfirmResultEvent
-  | ExternalExecutionResultEvent
-  | UserInterruptEvent
-  | null;
 
 export interface AnswerOptions {
   agentId: string;
@@ -536,7 +203,7 @@ export async function answer(url: string | URL, options: AnswerOptions): Promise
     throw new ConnectionFailed(target, 1, error);
   }
   if (response.status < 200 || response.status >= 300 || mediaType(response) !== "application/json") {
-    throw await refusal(response, "POST", target, "2xx with application/json");
+    throw await unexpected(response, "POST", target, "2xx with application/json");
   }
   const text = await response.text();
   let fields: unknown;

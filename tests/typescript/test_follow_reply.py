@@ -165,7 +165,7 @@ def test_follow_reply_ends_with_the_servers_msg(base: str, name: str, route: str
     assert seen["connections"] == 1 + dropped
     assert len(seen["reconnects"]) == dropped
     if dropped:  # the two kinds of drop reach the client as a socket error and as an early end
-        ended_early = seen["reconnects"][0] == "Error: the stream ended before REPLY_END"
+        ended_early = seen["reconnects"][0] == "WireError: the stream ended before REPLY_END"
         assert ended_early == name.startswith("eof"), seen["reconnects"]
     assert seen["checkpoints"] == checkpoints
     assert seen["completed"] == 1
@@ -207,7 +207,7 @@ def test_resume_with_an_id_of_another_log_restarts_from_the_first_event(base: st
 
 def test_a_missing_reply_is_an_error_not_a_retry(base: str) -> None:
     seen = follow(f"{base}/replies/nope/events")
-    assert seen["error"].startswith("ReplyRequestError: GET") and "404" in seen["error"]
+    assert seen["error"].startswith("HTTPStatusError: GET") and "answered 404" in seen["error"]
     assert seen["connections"] == 1
 
 

@@ -973,6 +973,207 @@ function now() {
   return `${(/* @__PURE__ */ new Date()).toISOString().slice(0, 23)}000+00:00`;
 }
 
+// schemas/dist/conversation.js
+var RESTART = "wire.restart";
+function beginReply(event) {
+  const msg = {
+    name: event.name,
+    content: [],
+    role: event.role ?? "assistant",
+    id: event.reply_id,
+    created_at: event.created_at
+  };
+  return canonical(msg, "msg");
+}
+function joinReply(replyId) {
+  return canonical({ name: "", content: [], role: "assistant", id: replyId, created_at: now2() }, "msg");
+}
+function openReply(event) {
+  if (event.type === "REPLY_START" && !(event instanceof UnknownEvent))
+    return beginReply(event);
+  const replyId = event.reply_id;
+  return joinReply(typeof replyId === "string" ? replyId : "");
+}
+function now2() {
+  return (/* @__PURE__ */ new Date()).toISOString().replace("Z", "000+00:00");
+}
+var Conversation = class {
+  /** Every reply's Msg by reply id, in the order the replies began. */
+  replies = /* @__PURE__ */ new Map();
+  /** The CUSTOM events that are neither checkpoints nor restarts, in order. */
+  custom = [];
+  constructor(...msgs) {
+    for (const msg of msgs)
+      this.replies.set(msg.id ?? "", msg);
+  }
+  /** The Msg of the reply that began last. */
+  get last() {
+    let last;
+    for (const msg of this.replies.values())
+      last = msg;
+    return last;
+  }
+  /**
+   * Apply one event; the Msg of the reply it touched (a checkpoint: the new
+   * Msg), or `undefined` for an event of no reply (a restart, another
+   * CUSTOM event, an unknown one).
+   */
+  apply(event) {
+    if (event.type === "CUSTOM" && "name" in event) {
+      if (event.name === CHECKPOINT) {
+        const msg2 = readCheckpoint(event);
+        this.replies.set(msg2.id ?? "", msg2);
+        return msg2;
+      }
+      if (event.name === RESTART) {
+        this.replies.clear();
+        this.custom.length = 0;
+      } else {
+        this.custom.push(event);
+      }
+      return void 0;
+    }
+    const replyId = event.reply_id;
+    if (event instanceof UnknownEvent || typeof replyId !== "string")
+      return void 0;
+    let msg = this.replies.get(replyId);
+    if (msg === void 0) {
+      msg = openReply(event);
+      this.replies.set(replyId, msg);
+    }
+    appendEvent(msg, event);
+    return msg;
+  }
+  /** `apply` each event in order; the Msgs they touched, each once, in the order first touched. */
+  extend(events) {
+    const touched = /* @__PURE__ */ new Set();
+    for (const event of events) {
+      const msg = this.apply(event);
+      if (msg !== void 0)
+        touched.add(msg);
+    }
+    return [...touched];
+  }
+};
+function waiting(msg) {
+  const replyId = msg.id ?? "";
+  if (msg.finished_at != null)
+    return { replyId, state: "ended", confirm: [], external: [] };
+  const results = new Set(msg.content.filter((block) => block.type === "tool_result").map((block) => block.id));
+  const confirm = [];
+  const external = [];
+  for (const block of msg.content) {
+    if (block.type !== "tool_call")
+      continue;
+    if (block.state === "asking")
+      confirm.push(block);
+    else if (block.state === "submitted" && !results.has(block.id))
+      external.push(block);
+  }
+  return { replyId, state: confirm.length || external.length ? "parked" : "running", confirm, external };
+}
+function confirmation(msg, confirmed) {
+  const results = waiting(msg).confirm.map((call) => {
+    const allowed = typeof confirmed === "boolean" ? confirmed : confirmed[call.id];
+    if (typeof allowed !== "boolean")
+      throw new LocalProtocolError(`no decision for tool call ${JSON.stringify(call.id)}`);
+    return { confirmed: allowed, tool_call: call };
+  });
+  return { type: "USER_CONFIRM_RESULT", reply_id: msg.id ?? "", confirm_results: results };
+}
+var ANSWERS = /* @__PURE__ */ new Set(["USER_CONFIRM_RESULT", "EXTERNAL_EXECUTION_RESULT", "USER_INTERRUPT"]);
+function isAnswer(input) {
+  return input !== null && !Array.isArray(input) && ANSWERS.has(input.type);
+}
+function refusal(input, replies) {
+  if (isAnswer(input)) {
+    const msg = replies.get(input.reply_id);
+    if (msg === void 0)
+      return `the session has no reply ${pyRepr(input.reply_id)}`;
+    const state = waiting(msg);
+    const id = pyRepr(msg.id ?? "");
+    if (state.state === "ended")
+      return `reply ${id} is over: it waits for nothing`;
+    if (input.type === "USER_INTERRUPT")
+      return void 0;
+    const [kind, pending, named] = input.type === "USER_CONFIRM_RESULT" ? ["confirmation", state.confirm, input.confirm_results.map((result) => result.tool_call.id)] : ["external result", state.external, input.execution_results.map((result) => result.id)];
+    if (pending.length === 0)
+      return `reply ${id} waits for no ${kind}`;
+    if (named.length === 0)
+      return `the ${kind} answers no tool call`;
+    const seen = /* @__PURE__ */ new Set();
+    for (const callId of named) {
+      if (seen.has(callId))
+        return `the ${kind} names tool call ${pyRepr(callId)} twice`;
+      seen.add(callId);
+    }
+    const awaited = new Set(pending.map((call) => call.id));
+    const stray = named.find((callId) => !awaited.has(callId));
+    if (stray !== void 0) {
+      return `tool call ${pyRepr(stray)} awaits no ${kind} (reply ${id} waits for ${[...awaited].sort(byCodePoint).join(", ")})`;
+    }
+    return void 0;
+  }
+  for (const msg of replies.values()) {
+    const state = waiting(msg);
+    if (state.state === "parked") {
+      const calls = [...state.confirm, ...state.external].map((call) => call.id).join(", ");
+      return `reply ${pyRepr(msg.id ?? "")} waits for an answer about ${calls}: answer or interrupt it first`;
+    }
+    if (state.state === "running")
+      return `reply ${pyRepr(msg.id ?? "")} is still running`;
+  }
+  return void 0;
+}
+function byCodePoint(a, b) {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = x[i].codePointAt(0) - y[i].codePointAt(0);
+    if (d !== 0)
+      return d;
+  }
+  return x.length - y.length;
+}
+var UNPRINTABLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
+function pyRepr(text) {
+  const quote2 = text.includes("'") && !text.includes('"') ? '"' : "'";
+  let out = quote2;
+  for (const ch of text) {
+    const code = ch.codePointAt(0);
+    if (ch === quote2 || ch === "\\")
+      out += "\\" + ch;
+    else if (ch === "\n")
+      out += "\\n";
+    else if (ch === "\r")
+      out += "\\r";
+    else if (ch === "	")
+      out += "\\t";
+    else if (ch !== " " && UNPRINTABLE.test(ch)) {
+      out += code < 256 ? `\\x${hex(code, 2)}` : code < 65536 ? `\\u${hex(code, 4)}` : `\\U${hex(code, 8)}`;
+    } else
+      out += ch;
+  }
+  return out + quote2;
+}
+function hex(code, width) {
+  return code.toString(16).padStart(width, "0");
+}
+function userMsg(name, text) {
+  return {
+    name,
+    content: [{ type: "text", text, id: randomId() }],
+    role: "user",
+    id: randomId(),
+    created_at: (/* @__PURE__ */ new Date()).toISOString()
+  };
+}
+function randomId() {
+  const bytes = new Uint8Array(12);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 // schemas/dist/streaming.js
 var DEFAULT_MAX_FRAME_BYTES = 32 * 1024 * 1024;
 var UTF8 = new TextEncoder();
@@ -1398,109 +1599,11 @@ function joinLines(lines) {
   return out;
 }
 
-// schemas/dist/session.js
-var RESTART = "wire.restart";
-function beginReply(event) {
-  const msg = {
-    name: event.name,
-    content: [],
-    role: event.role ?? "assistant",
-    id: event.reply_id,
-    created_at: event.created_at
-  };
-  return canonical(msg, "msg");
-}
-var Conversation = class {
-  /** Every reply's Msg by reply id, in the order the replies began. */
-  replies = /* @__PURE__ */ new Map();
-  /** The CUSTOM events that are neither checkpoints nor restarts, in order. */
-  custom = [];
-  constructor(...msgs) {
-    for (const msg of msgs)
-      this.replies.set(msg.id ?? "", msg);
-  }
-  /** The Msg of the reply that began last. */
-  get last() {
-    let last;
-    for (const msg of this.replies.values())
-      last = msg;
-    return last;
-  }
-  /** Apply one event; the Msg it went to (a checkpoint: the new Msg), if any. */
-  apply(event) {
-    if (event.type === "CUSTOM" && "name" in event) {
-      if (event.name === CHECKPOINT) {
-        const msg2 = readCheckpoint(event);
-        this.replies.set(msg2.id ?? "", msg2);
-        return msg2;
-      }
-      if (event.name === RESTART) {
-        this.replies.clear();
-        this.custom.length = 0;
-      } else {
-        this.custom.push(event);
-      }
-      return void 0;
-    }
-    const replyId = event.reply_id;
-    if (event instanceof UnknownEvent || typeof replyId !== "string")
-      return void 0;
-    let msg = this.replies.get(replyId);
-    if (msg === void 0) {
-      msg = event.type === "REPLY_START" ? beginReply(event) : { name: "", content: [], role: "assistant", id: replyId };
-      this.replies.set(replyId, msg);
-    }
-    appendEvent(msg, event);
-    return msg;
-  }
-  /** `apply` each event in order. */
-  extend(events) {
-    for (const event of events)
-      this.apply(event);
-  }
-};
-function waiting(msg) {
-  const replyId = msg.id ?? "";
-  if (msg.finished_at != null)
-    return { replyId, state: "ended", confirm: [], external: [] };
-  const results = new Set(msg.content.filter((block) => block.type === "tool_result").map((block) => block.id));
-  const confirm = [];
-  const external = [];
-  for (const block of msg.content) {
-    if (block.type !== "tool_call")
-      continue;
-    if (block.state === "asking")
-      confirm.push(block);
-    else if (block.state === "submitted" && !results.has(block.id))
-      external.push(block);
-  }
-  return { replyId, state: confirm.length || external.length ? "parked" : "running", confirm, external };
-}
-function confirmation(msg, confirmed) {
-  const results = waiting(msg).confirm.map((call) => {
-    const allowed = typeof confirmed === "boolean" ? confirmed : confirmed[call.id];
-    if (typeof allowed !== "boolean")
-      throw new TypeError(`no decision for tool call ${JSON.stringify(call.id)}`);
-    return { confirmed: allowed, tool_call: call };
-  });
-  return { type: "USER_CONFIRM_RESULT", reply_id: msg.id ?? "", confirm_results: results };
-}
-function userMsg(name, text) {
-  return {
-    name,
-    content: [{ type: "text", text, id: randomId() }],
-    role: "user",
-    id: randomId(),
-    created_at: (/* @__PURE__ */ new Date()).toISOString()
-  };
-}
-function randomId() {
-  const bytes = new Uint8Array(12);
-  globalThis.crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-var RETRYABLE = /* @__PURE__ */ new Set([408, 425, 429, 502, 503, 504]);
-var SNIPPET = 300;
+// schemas/dist/follow.js
+var RETRYABLE = /* @__PURE__ */ new Set([408, 425, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)]);
+var RETRY_AFTER = /* @__PURE__ */ new Set([429, 503]);
+var MAX_RETRY_AFTER_MS = 3e5;
+var DEFAULTS = { initialMs: 250, maxMs: 8e3, retries: 5 };
 var HTTPStatusError = class extends RemoteProtocolError {
   method;
   url;
@@ -1530,7 +1633,8 @@ var ConnectionFailed = class extends WireError {
 function mediaType(response) {
   return (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
 }
-async function refusal(response, method, url, expected) {
+var SNIPPET = 300;
+async function unexpected(response, method, url, expected) {
   let head = new Uint8Array(0);
   const reader = response.body?.getReader();
   try {
@@ -1550,126 +1654,83 @@ async function refusal(response, method, url, expected) {
   const text = new TextDecoder().decode(head.subarray(0, SNIPPET)).trim();
   return new HTTPStatusError(method, url, response.status, response.headers.get("content-type") ?? "", text, expected);
 }
-function followSession(url, options = {}) {
+function stopper(outer) {
   const stop = new AbortController();
-  const outer = options.signal;
   const onAbort = () => stop.abort(outer?.reason);
   if (outer?.aborted)
     onAbort();
   else
     outer?.addEventListener("abort", onAbort, { once: true });
-  const state = {
-    conversation: options.conversation ?? new Conversation(),
-    lastEventId: options.lastEventId ?? "",
-    connections: 0,
-    closed: false,
-    waiters: /* @__PURE__ */ new Set()
-  };
-  let ended;
-  const done = follow(String(url), options, state, stop.signal).then((conversation) => {
-    ended = { error: new WireError(`${String(url)}: the session ended before what was waited for`) };
-    for (const waiter of state.waiters)
-      waiter.reject(ended.error);
-    return conversation;
-  }, (error) => {
-    ended = { error };
-    for (const waiter of state.waiters)
-      waiter.reject(error);
-    throw error;
-  }).finally(() => outer?.removeEventListener("abort", onAbort));
-  done.catch(() => void 0);
-  function waitFor(check) {
-    const now2 = check(state.conversation);
-    if (now2 !== void 0 && now2 !== false)
-      return Promise.resolve(now2);
-    if (ended !== void 0)
-      return Promise.reject(ended.error);
-    return new Promise((resolve, reject) => {
-      state.waiters.add({ check, resolve, reject });
-    });
-  }
-  return {
-    get conversation() {
-      return state.conversation;
-    },
-    get lastEventId() {
-      return state.lastEventId;
-    },
-    get connections() {
-      return state.connections;
-    },
-    get closed() {
-      return state.closed;
-    },
-    done,
-    waitFor,
-    settled: (replyId) => waitFor((c) => {
-      const msg = c.replies.get(replyId);
-      return msg !== void 0 && waiting(msg).state !== "running" ? msg : void 0;
-    }),
-    close: () => stop.abort(new DOMException("followSession closed", "AbortError"))
-  };
+  return { stop, release: () => outer?.removeEventListener("abort", onAbort) };
 }
-async function follow(url, options, state, signal) {
-  const initial = options.backoff?.initialMs ?? 250;
-  const max = options.backoff?.maxMs ?? 8e3;
-  const retries = options.backoff?.retries ?? 5;
+async function follow(url, options, unknown, reader, position, signal) {
+  const initial = options.backoff?.initialMs ?? DEFAULTS.initialMs;
+  const max = options.backoff?.maxMs ?? DEFAULTS.maxMs;
+  const retries = options.backoff?.retries ?? options.backoff?.maxAttempts ?? DEFAULTS.retries;
   let retryMs;
   let failures = 0;
   for (; ; ) {
     signal.throwIfAborted();
-    const startId = state.lastEventId;
-    const decoder = new SSEDecoder({
-      lastEventId: state.lastEventId,
-      unknown: options.unknown ?? "keep"
-    });
-    const outcome = await connect(url, options, state, signal, decoder);
-    if (outcome === "closed") {
-      state.closed = true;
-      return state.conversation;
-    }
+    const startId = position.lastEventId;
+    const decoder = new SSEDecoder({ lastEventId: position.lastEventId, unknown });
+    const outcome = await connect(url, options, reader, position, signal, decoder);
+    if (outcome === "done")
+      return;
     retryMs = decoder.retry ?? retryMs;
-    failures = outcome.applied > 0 && state.lastEventId !== startId ? 1 : failures + 1;
+    failures = outcome.applied > 0 && position.lastEventId !== startId ? 1 : failures + 1;
     if (failures > retries)
       throw new ConnectionFailed(url, failures, outcome.reason);
     const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
-    const delay = base / 2 + Math.random() * (base / 2);
+    const delay = Math.max(base / 2 + Math.random() * (base / 2), outcome.waitMs ?? 0);
     options.onReconnect?.(failures, delay, outcome.reason);
     await sleep(delay, signal);
   }
 }
-function request(url, options, state) {
+function request(url, options, lastEventId) {
   const headers = new Headers(options.headers);
   headers.set("Accept", "text/event-stream");
-  if (!state.lastEventId)
+  if (!lastEventId)
     return [url, headers];
   if (options.cursor === "query") {
     const parsed = new URL(url, globalThis.location?.href);
-    parsed.searchParams.set("after", state.lastEventId);
+    parsed.searchParams.set("after", lastEventId);
     return [parsed.href, headers];
   }
-  headers.set("Last-Event-ID", state.lastEventId);
+  headers.set("Last-Event-ID", lastEventId);
   return [url, headers];
 }
-async function connect(url, options, state, signal, decoder) {
+function retryAfterMs(value, nowMs = Date.now()) {
+  if (value === null)
+    return void 0;
+  const text = value.trim();
+  let ms;
+  if (/^\d+$/.test(text))
+    ms = Number(text) * 1e3;
+  else {
+    const at = Date.parse(text);
+    if (Number.isNaN(at))
+      return void 0;
+    ms = at - nowMs;
+  }
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
+}
+async function connect(url, options, reader, position, signal, decoder) {
   let applied = 0;
   const apply2 = (events) => {
+    let done = false;
     for (const event of events) {
       signal.throwIfAborted();
       applied++;
-      const msg = state.conversation.apply(event);
-      options.onEvent?.(event, msg, state.conversation);
-    }
-    state.lastEventId = decoder.lastEventId;
-    for (const waiter of state.waiters) {
-      const value = waiter.check(state.conversation);
-      if (value !== void 0 && value !== false) {
-        state.waiters.delete(waiter);
-        waiter.resolve(value);
+      if (reader.apply(event)) {
+        done = true;
+        break;
       }
     }
+    position.lastEventId = decoder.lastEventId;
+    reader.applied?.();
+    return done;
   };
-  const retry = (reason) => ({ applied, reason });
+  const retry = (reason, waitMs) => ({ applied, reason, waitMs });
   const network = (error) => {
     if (signal.aborted)
       throw signal.reason;
@@ -1677,256 +1738,73 @@ async function connect(url, options, state, signal, decoder) {
       throw error;
     return retry(error);
   };
-  const [target, headers] = request(url, options, state);
-  state.connections++;
+  const closed = () => {
+    reader.closed();
+    return "done";
+  };
+  const [target, headers] = request(url, options, position.lastEventId);
+  position.connections++;
   let response;
   try {
     response = await (options.fetch ?? globalThis.fetch)(target, { headers, signal, cache: "no-store" });
   } catch (error) {
     return network(error);
   }
-  if (response.status !== 200 || mediaType(response) !== "text/event-stream" || response.body === null) {
-    const error = await refusal(response, "GET", target, "200 with text/event-stream");
-    if (RETRYABLE.has(response.status))
-      return retry(error);
-    throw error;
-  }
-  const reader = response.body.getReader();
-  try {
-    for (; ; ) {
-      let chunk;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        return network(error);
-      }
-      if (chunk.done)
-        break;
-      apply2(decoder.feed(chunk.value));
-    }
-    try {
-      apply2(decoder.close());
-    } catch (error) {
-      if (!(error instanceof FrameError) || signal.aborted)
-        throw error;
-      apply2(error.events);
-      return retry(error);
-    }
-    return "closed";
-  } catch (error) {
-    if (error instanceof RemoteProtocolError && !signal.aborted) {
-      apply2(error.events);
-    }
-    throw error;
-  } finally {
-    void reader.cancel().catch(() => void 0);
-  }
-}
-async function answer(url, options) {
-  const target = String(url);
-  const body = JSON.stringify({ agent_id: options.agentId, session_id: options.sessionId, input: options.input });
-  const headers = new Headers(options.headers);
-  headers.set("Content-Type", "application/json");
-  const init = { method: "POST", headers, body };
-  if (options.signal !== void 0)
-    init.signal = options.signal;
-  let response;
-  try {
-    response = await (options.fetch ?? globalThis.fetch)(target, init);
-  } catch (error) {
-    if (!(error instanceof TypeError))
-      throw error;
-    throw new ConnectionFailed(target, 1, error);
-  }
-  if (response.status < 200 || response.status >= 300 || mediaType(response) !== "application/json") {
-    throw await refusal(response, "POST", target, "2xx with application/json");
-  }
-  const text = await response.text();
-  let fields;
-  try {
-    fields = JSON.parse(text);
-  } catch {
-    fields = void 0;
-  }
-  if (typeof fields !== "object" || fields === null || Array.isArray(fields)) {
-    throw new HTTPStatusError("POST", target, response.status, response.headers.get("content-type") ?? "", text.slice(0, SNIPPET), "a JSON object");
-  }
-  const { session_id: sessionId, entry_id: entryId } = fields;
-  return {
-    status: response.status,
-    sessionId: typeof sessionId === "string" ? sessionId : options.sessionId,
-    entryId: typeof entryId === "string" ? entryId : null
-  };
-}
-
-// schemas/dist/client.js
-var ReplyRequestError = class extends Error {
-  status;
-  name = "ReplyRequestError";
-  constructor(status, message) {
-    super(message);
-    this.status = status;
-  }
-};
-var RETRY_STATUS = /* @__PURE__ */ new Set([408, 425, 429, 500, 502, 503, 504]);
-function followReply(url, options = {}) {
-  const stop = new AbortController();
-  const outer = options.signal;
-  const onAbort = () => stop.abort(outer?.reason);
-  if (outer?.aborted)
-    onAbort();
-  else
-    outer?.addEventListener("abort", onAbort, { once: true });
-  const state = {
-    msg: options.msg,
-    lastEventId: options.lastEventId ?? "",
-    connections: 0
-  };
-  const follower = {
-    get msg() {
-      return state.msg;
-    },
-    get lastEventId() {
-      return state.lastEventId;
-    },
-    get connections() {
-      return state.connections;
-    },
-    done: run(url, options, state, stop.signal).finally(() => outer?.removeEventListener("abort", onAbort)),
-    close: () => stop.abort(new DOMException("followReply closed", "AbortError"))
-  };
-  return follower;
-}
-async function run(url, options, state, signal) {
-  const initial = options.backoff?.initialMs ?? 250;
-  const max = options.backoff?.maxMs ?? 1e4;
-  const maxAttempts = options.backoff?.maxAttempts ?? 8;
-  let retryMs;
-  let failures = 0;
-  for (; ; ) {
-    signal.throwIfAborted();
-    const startId = state.lastEventId;
-    const decoder = new SSEDecoder({
-      lastEventId: state.lastEventId,
-      unknown: options.unknown ?? "skip"
-    });
-    const outcome = await connect2(url, options, state, signal, decoder);
-    if (outcome.done)
-      return finish2(state, options);
-    retryMs = decoder.retry ?? retryMs;
-    failures = outcome.applied > 0 && state.lastEventId !== startId ? 1 : failures + 1;
-    if (failures > maxAttempts)
-      throw new Error(`gave up after ${maxAttempts} attempts`, { cause: outcome.reason });
-    const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
-    const delay = base / 2 + Math.random() * (base / 2);
-    options.onReconnect?.(failures, delay, outcome.reason);
-    await sleep(delay, signal);
-  }
-}
-async function connect2(url, options, state, signal, decoder) {
-  let applied = 0;
-  const apply2 = (events) => {
-    for (const event of events) {
-      signal.throwIfAborted();
-      applied++;
-      if (applyOne(event, state, options))
-        return true;
-    }
-    return false;
-  };
-  const retry = (reason) => ({ done: false, applied, reason });
-  const network = (error) => {
-    if (signal.aborted)
-      throw signal.reason;
-    if (!(error instanceof TypeError))
-      throw error;
-    return retry(error);
-  };
-  const headers = new Headers(options.headers);
-  headers.set("Accept", "text/event-stream");
-  if (state.lastEventId)
-    headers.set("Last-Event-ID", state.lastEventId);
-  state.connections++;
-  let response;
-  try {
-    response = await (options.fetch ?? globalThis.fetch)(url, { headers, signal, cache: "no-store" });
-  } catch (error) {
-    return network(error);
-  }
-  if (!response.ok || response.body === null) {
+  if (response.status === 204 && reader.closed !== void 0) {
     await response.body?.cancel();
-    const problem = `GET ${String(url)}: ${response.status} ${response.statusText}`;
-    if (!RETRY_STATUS.has(response.status))
-      throw new ReplyRequestError(response.status, problem);
-    return retry(new Error(problem));
+    return closed();
   }
-  const reader = response.body.getReader();
+  if (response.status !== 200 || mediaType(response) !== "text/event-stream" || response.body === null) {
+    const error = await unexpected(response, "GET", target, "200 with text/event-stream");
+    if (!RETRYABLE.has(response.status))
+      throw error;
+    const wait = RETRY_AFTER.has(response.status) ? retryAfterMs(response.headers.get("retry-after")) : void 0;
+    return retry(error, wait);
+  }
+  const body = response.body.getReader();
   try {
     for (; ; ) {
       let chunk;
       try {
-        chunk = await reader.read();
+        chunk = await body.read();
       } catch (error) {
         return network(error);
       }
       if (chunk.done)
         break;
-      const ended2 = apply2(decoder.feed(chunk.value));
-      state.lastEventId = decoder.lastEventId;
-      if (ended2)
-        return { done: true };
+      const batch = decode(() => decoder.feed(chunk.value), signal);
+      if (apply2(batch.events))
+        return "done";
+      if (batch.error !== void 0)
+        throw batch.error;
     }
-    const ended = apply2(decoder.close());
-    state.lastEventId = decoder.lastEventId;
-    return ended ? { done: true } : retry(new Error("the stream ended before REPLY_END"));
+    const rest = decode(() => decoder.close(), signal);
+    if (apply2(rest.events))
+      return "done";
+    if (rest.error instanceof FrameError)
+      return retry(rest.error);
+    if (rest.error !== void 0)
+      throw rest.error;
+    return reader.closed !== void 0 ? closed() : retry(new WireError("the stream ended before REPLY_END"));
+  } finally {
+    void body.cancel().catch(() => void 0);
+  }
+}
+function decode(step, signal) {
+  try {
+    return { events: step() };
   } catch (error) {
     if (!(error instanceof RemoteProtocolError) || signal.aborted)
       throw error;
-    const ended = apply2(error.events);
-    state.lastEventId = decoder.lastEventId;
-    return ended ? { done: true } : retry(error);
-  } finally {
-    void reader.cancel().catch(() => void 0);
+    return { events: error.events, error };
   }
-}
-function applyOne(event, state, options) {
-  if (event.type === "CUSTOM" && "name" in event && event.name === RESTART) {
-    state.msg = void 0;
-    options.onEvent?.(event, { name: "", content: [], role: "assistant" });
-    return false;
-  }
-  const snapshot = readCheckpoint(event);
-  if (snapshot !== void 0) {
-    state.msg = snapshot;
-  } else {
-    state.msg ??= firstMsg(event);
-    appendEvent(state.msg, event);
-  }
-  options.onEvent?.(event, state.msg);
-  return event.type === "REPLY_END" || snapshot !== void 0 && snapshot.finished_at != null;
-}
-function firstMsg(event) {
-  if (event.type === "REPLY_START" && !(event instanceof UnknownEvent))
-    return beginReply(event);
-  const fields = event;
-  const msg = {
-    name: event.type === "REPLY_START" && typeof fields.name === "string" ? fields.name : "",
-    content: [],
-    role: "assistant"
-  };
-  if (typeof fields.reply_id === "string")
-    msg.id = fields.reply_id;
-  if (typeof fields.created_at === "string")
-    msg.created_at = fields.created_at;
-  return msg;
-}
-function finish2(state, options) {
-  const msg = state.msg;
-  options.onComplete?.(msg);
-  return msg;
 }
 function sleep(ms, signal) {
   return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
     const timer = setTimeout(() => {
       signal.removeEventListener("abort", onAbort);
       resolve();
@@ -1939,7 +1817,53 @@ function sleep(ms, signal) {
   });
 }
 
-// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/utf8.mjs
+// schemas/dist/client.js
+var ReplyRequestError = HTTPStatusError;
+function followReply(url, options = {}) {
+  const { stop, release } = stopper(options.signal);
+  const state = {
+    msg: options.msg,
+    lastEventId: options.lastEventId ?? "",
+    connections: 0
+  };
+  const reader = { apply: (event) => applyOne(event, state, options) };
+  const done = follow(String(url), options, options.unknown ?? "skip", reader, state, stop.signal).then(() => {
+    const msg = state.msg;
+    options.onComplete?.(msg);
+    return msg;
+  }).finally(release);
+  return {
+    get msg() {
+      return state.msg;
+    },
+    get lastEventId() {
+      return state.lastEventId;
+    },
+    get connections() {
+      return state.connections;
+    },
+    done,
+    close: () => stop.abort(new DOMException("followReply closed", "AbortError"))
+  };
+}
+function applyOne(event, state, options) {
+  if (event.type === "CUSTOM" && "name" in event && event.name === RESTART) {
+    state.msg = void 0;
+    options.onEvent?.(event, { name: "", content: [], role: "assistant" });
+    return false;
+  }
+  const snapshot = readCheckpoint(event);
+  if (snapshot !== void 0) {
+    state.msg = snapshot;
+  } else {
+    state.msg ??= openReply(event);
+    appendEvent(state.msg, event);
+  }
+  options.onEvent?.(event, state.msg);
+  return event.type === "REPLY_END" || snapshot !== void 0 && snapshot.finished_at != null;
+}
+
+// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/utils/utf8.mjs
 var sharedTextEncoder = new TextEncoder();
 var CHUNK_SIZE = 4096;
 function utf8DecodeJs(bytes, inputOffset, byteLength) {
@@ -1996,7 +1920,7 @@ function utf8Decode(bytes, inputOffset, byteLength) {
   }
 }
 
-// schemas/node_modules/@msgpack/msgpack/dist.esm/ExtData.mjs
+// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/ExtData.mjs
 var ExtData = class {
   type;
   data;
@@ -2006,7 +1930,7 @@ var ExtData = class {
   }
 };
 
-// schemas/node_modules/@msgpack/msgpack/dist.esm/DecodeError.mjs
+// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/DecodeError.mjs
 var DecodeError2 = class _DecodeError extends Error {
   constructor(message) {
     super(message);
@@ -2020,7 +1944,7 @@ var DecodeError2 = class _DecodeError extends Error {
   }
 };
 
-// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/int.mjs
+// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/utils/int.mjs
 var UINT32_MAX = 4294967295;
 function setInt64(view, offset, value) {
   const high = Math.floor(value / 4294967296);
@@ -2039,7 +1963,7 @@ function getUint64(view, offset) {
   return high * 4294967296 + low;
 }
 
-// schemas/node_modules/@msgpack/msgpack/dist.esm/timestamp.mjs
+// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/timestamp.mjs
 var EXT_TIMESTAMP = -1;
 var TIMESTAMP32_MAX_SEC = 4294967296 - 1;
 var TIMESTAMP64_MAX_SEC = 17179869184 - 1;
@@ -2119,7 +2043,7 @@ var timestampExtension = {
   decode: decodeTimestampExtension
 };
 
-// schemas/node_modules/@msgpack/msgpack/dist.esm/ExtensionCodec.mjs
+// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/ExtensionCodec.mjs
 var ExtensionCodec = class _ExtensionCodec {
   static defaultCodec = new _ExtensionCodec();
   // ensures ExtensionCodecType<X> matches ExtensionCodec<X>
@@ -2135,14 +2059,14 @@ var ExtensionCodec = class _ExtensionCodec {
   constructor() {
     this.register(timestampExtension);
   }
-  register({ type, encode, decode }) {
+  register({ type, encode, decode: decode2 }) {
     if (type >= 0) {
       this.encoders[type] = encode;
-      this.decoders[type] = decode;
+      this.decoders[type] = decode2;
     } else {
       const index2 = -1 - type;
       this.builtInEncoders[index2] = encode;
-      this.builtInDecoders[index2] = decode;
+      this.builtInDecoders[index2] = decode2;
     }
   }
   tryToEncode(object, context) {
@@ -2181,7 +2105,7 @@ var ExtensionCodec = class _ExtensionCodec {
   }
 };
 
-// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/typedArrays.mjs
+// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/utils/typedArrays.mjs
 function isArrayBufferLike(buffer) {
   return buffer instanceof ArrayBuffer || typeof SharedArrayBuffer !== "undefined" && buffer instanceof SharedArrayBuffer;
 }
@@ -2197,12 +2121,12 @@ function ensureUint8Array(buffer) {
   }
 }
 
-// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/prettyByte.mjs
+// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/utils/prettyByte.mjs
 function prettyByte(byte) {
   return `${byte < 0 ? "-" : ""}0x${Math.abs(byte).toString(16).padStart(2, "0")}`;
 }
 
-// schemas/node_modules/@msgpack/msgpack/dist.esm/CachedKeyDecoder.mjs
+// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/CachedKeyDecoder.mjs
 var DEFAULT_MAX_KEY_LENGTH = 16;
 var DEFAULT_MAX_LENGTH_PER_KEY = 16;
 var CachedKeyDecoder = class {
@@ -2258,7 +2182,7 @@ var CachedKeyDecoder = class {
   }
 };
 
-// schemas/node_modules/@msgpack/msgpack/dist.esm/Decoder.mjs
+// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/Decoder.mjs
 var STATE_ARRAY = "array";
 var STATE_MAP_KEY = "map_key";
 var STATE_MAP_VALUE = "map_value";
@@ -3679,6 +3603,117 @@ function asciiJSON(text) {
 function quote(text) {
   return `'${text.replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n")}'`;
 }
+
+// schemas/dist/session.js
+function followSession(url, options = {}) {
+  const { stop, release } = stopper(options.signal);
+  const state = {
+    conversation: options.conversation ?? new Conversation(),
+    lastEventId: options.lastEventId ?? "",
+    connections: 0,
+    closed: false,
+    waiters: /* @__PURE__ */ new Set()
+  };
+  const reader = {
+    apply(event) {
+      const msg = state.conversation.apply(event);
+      options.onEvent?.(event, msg, state.conversation);
+      return false;
+    },
+    applied() {
+      for (const waiter of state.waiters) {
+        const value = waiter.check(state.conversation);
+        if (value !== void 0 && value !== false) {
+          state.waiters.delete(waiter);
+          waiter.resolve(value);
+        }
+      }
+    },
+    closed() {
+      state.closed = true;
+    }
+  };
+  let ended;
+  const done = follow(String(url), options, options.unknown ?? "keep", reader, state, stop.signal).then(() => {
+    ended = { error: new WireError(`${String(url)}: the session ended before what was waited for`) };
+    for (const waiter of state.waiters)
+      waiter.reject(ended.error);
+    return state.conversation;
+  }, (error) => {
+    ended = { error };
+    for (const waiter of state.waiters)
+      waiter.reject(error);
+    throw error;
+  }).finally(release);
+  done.catch(() => void 0);
+  function waitFor(check) {
+    const now3 = check(state.conversation);
+    if (now3 !== void 0 && now3 !== false)
+      return Promise.resolve(now3);
+    if (ended !== void 0)
+      return Promise.reject(ended.error);
+    return new Promise((resolve, reject) => {
+      state.waiters.add({ check, resolve, reject });
+    });
+  }
+  return {
+    get conversation() {
+      return state.conversation;
+    },
+    get lastEventId() {
+      return state.lastEventId;
+    },
+    get connections() {
+      return state.connections;
+    },
+    get closed() {
+      return state.closed;
+    },
+    done,
+    waitFor,
+    settled: (replyId) => waitFor((c) => {
+      const msg = c.replies.get(replyId);
+      return msg !== void 0 && waiting(msg).state !== "running" ? msg : void 0;
+    }),
+    close: () => stop.abort(new DOMException("followSession closed", "AbortError"))
+  };
+}
+async function answer(url, options) {
+  const target = String(url);
+  const body = JSON.stringify({ agent_id: options.agentId, session_id: options.sessionId, input: options.input });
+  const headers = new Headers(options.headers);
+  headers.set("Content-Type", "application/json");
+  const init = { method: "POST", headers, body };
+  if (options.signal !== void 0)
+    init.signal = options.signal;
+  let response;
+  try {
+    response = await (options.fetch ?? globalThis.fetch)(target, init);
+  } catch (error) {
+    if (!(error instanceof TypeError))
+      throw error;
+    throw new ConnectionFailed(target, 1, error);
+  }
+  if (response.status < 200 || response.status >= 300 || mediaType(response) !== "application/json") {
+    throw await unexpected(response, "POST", target, "2xx with application/json");
+  }
+  const text = await response.text();
+  let fields;
+  try {
+    fields = JSON.parse(text);
+  } catch {
+    fields = void 0;
+  }
+  if (typeof fields !== "object" || fields === null || Array.isArray(fields)) {
+    throw new HTTPStatusError("POST", target, response.status, response.headers.get("content-type") ?? "", text.slice(0, SNIPPET), "a JSON object");
+  }
+  const { session_id: sessionId, entry_id: entryId } = fields;
+  return {
+    status: response.status,
+    sessionId: typeof sessionId === "string" ? sessionId : options.sessionId,
+    entryId: typeof entryId === "string" ? entryId : null
+  };
+}
 export {
   AnomalyKind,
   CHECKPOINT,
@@ -3713,7 +3748,9 @@ export {
   followReply,
   followSession,
   isBase64,
+  joinReply,
   readCheckpoint,
+  refusal,
   userMsg,
   waiting
 };

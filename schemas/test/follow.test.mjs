@@ -1,0 +1,261 @@
+// The one reconnect loop (src/follow.ts) under followReply and followSession,
+// against a scripted fetch: each test runs for both followers, which must
+// retry the same statuses, refuse the same responses, wait as long and give
+// up with the same error. No server, no timed assertion: the waits are 1 ms,
+// and a wait that would be long (a Retry-After) is read from onReconnect,
+// then cut short with close().
+
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+
+import {
+  ConnectionFailed,
+  DecodeError,
+  followReply,
+  followSession,
+  HTTPStatusError,
+  ReplyRequestError,
+  RETRYABLE,
+} from "../dist/index.js";
+
+const R = "reply-1";
+const EVENTS = [
+  { type: "REPLY_START", session_id: "s1", reply_id: R, name: "Friday", created_at: "2026-01-01T00:00:00" },
+  { type: "TEXT_BLOCK_START", reply_id: R, block_id: "b1" },
+  { type: "TEXT_BLOCK_DELTA", reply_id: R, block_id: "b1", delta: "hel" },
+  { type: "TEXT_BLOCK_DELTA", reply_id: R, block_id: "b1", delta: "lo" },
+  { type: "TEXT_BLOCK_END", reply_id: R, block_id: "b1" },
+  { type: "REPLY_END", session_id: "s1", reply_id: R },
+];
+
+/** SSE frames of EVENTS[from, to), each with its index as id. */
+function frames(from = 0, to = EVENTS.length) {
+  return EVENTS.slice(from, to).map((event, i) => `id: ${from + i}\ndata: ${JSON.stringify(event)}\n\n`).join("");
+}
+
+const SSE = { "content-type": "text/event-stream; charset=utf-8" };
+const ok = (body = frames()) => () => new Response(body, { status: 200, headers: SSE });
+const status = (code, headers = {}, body = "busy") => () =>
+  new Response(code === 204 ? null : body, { status: code, headers: { "content-type": "text/plain", ...headers } });
+const offline = () => () => { throw new TypeError("fetch failed"); };
+/** A body that sends `text`, then fails as a dropped socket does (undici: TypeError "terminated"). */
+const cut = (text) => () => {
+  let pulls = 0;
+  return new Response(new ReadableStream({
+    pull(controller) {
+      if (pulls++ === 0) controller.enqueue(new TextEncoder().encode(text));
+      else controller.error(new TypeError("terminated"));
+    },
+  }), { status: 200, headers: SSE });
+};
+
+/** A 200 whose body comes in these chunks, one read each. */
+const chunked = (...texts) => () => new Response(new ReadableStream({
+  pull(controller) {
+    if (texts.length) controller.enqueue(new TextEncoder().encode(texts.shift()));
+    else controller.close();
+  },
+}), { status: 200, headers: SSE });
+
+/** A fetch that answers request i with steps[i]() (the last step repeats), keeping each request. */
+function scripted(steps) {
+  const requests = [];
+  const fetch = async (url, init) => {
+    requests.push({ url: String(url), headers: new Headers(init.headers) });
+    return steps[Math.min(requests.length, steps.length) - 1]();
+  };
+  return { fetch, requests };
+}
+
+const FOLLOWERS = {
+  followReply: (url, options) => followReply(url, options),
+  followSession: (url, options) => followSession(url, options),
+};
+const quick = { initialMs: 1, maxMs: 2, retries: 3 };
+
+/** Follow with `kind` over `steps`; what happened. */
+async function run(kind, steps, options = {}) {
+  const { fetch, requests } = scripted(steps);
+  const reconnects = [];
+  const follower = FOLLOWERS[kind]("http://test/stream", {
+    fetch, backoff: quick,
+    onReconnect: (attempt, delayMs, reason) => reconnects.push({ attempt, delayMs, reason }),
+    ...options,
+  });
+  let error;
+  try {
+    await follower.done;
+  } catch (caught) {
+    error = caught;
+  }
+  return { follower, requests, reconnects, error };
+}
+
+/** The text a follower built, whichever it is. */
+function text(follower) {
+  const msg = follower.msg ?? follower.conversation.last;
+  return msg.content.map((block) => block.text).join("");
+}
+
+for (const kind of Object.keys(FOLLOWERS)) {
+  describe(kind, () => {
+    test("retries 408, 425, 429 and every 5xx, then reads the stream", async () => {
+      for (const code of [408, 425, 429, 500, 502, 503, 504, 599]) {
+        const { follower, reconnects, error } = await run(kind, [status(code), ok()]);
+        assert.equal(error, undefined, `${code}: ${error}`);
+        assert.equal(follower.connections, 2);
+        assert.equal(text(follower), "hello");
+        assert.ok(reconnects[0].reason instanceof HTTPStatusError && reconnects[0].reason.status === code);
+      }
+    });
+
+    test("a client error is thrown at once, naming the status and the body's start", async () => {
+      for (const code of [400, 401, 403, 404, 409, 410]) {
+        const { follower, error } = await run(kind, [status(code, {}, "no such session"), ok()]);
+        assert.ok(error instanceof HTTPStatusError, String(error));
+        assert.ok(error instanceof ReplyRequestError); // the old name still catches it
+        assert.equal(error.status, code);
+        assert.equal(error.text, "no such session");
+        assert.match(error.message, new RegExp(`^GET http://test/stream answered ${code} with text/plain`));
+        assert.equal(follower.connections, 1);
+      }
+    });
+
+    test("a 200 that is not text/event-stream (a login page) is refused before a byte is decoded", async () => {
+      const page = () => new Response("<html>log in</html>", { status: 200, headers: { "content-type": "text/html" } });
+      const { follower, error } = await run(kind, [page, ok()]);
+      assert.ok(error instanceof HTTPStatusError, String(error));
+      assert.equal(error.status, 200);
+      assert.equal(error.contentType, "text/html");
+      assert.equal(error.text, "<html>log in</html>");
+      assert.equal(follower.connections, 1);
+    });
+
+    test("gives up with ConnectionFailed after the retries, carrying the last failure", async () => {
+      const { follower, reconnects, error } = await run(kind, [status(503)]);
+      assert.ok(error instanceof ConnectionFailed, String(error));
+      assert.equal(error.attempts, quick.retries + 1);
+      assert.equal(follower.connections, quick.retries + 1);
+      assert.ok(error.cause instanceof HTTPStatusError && error.cause.status === 503);
+      assert.deepEqual(reconnects.map((r) => r.attempt), [1, 2, 3]);
+    });
+
+    test("network failures are retried within the same budget", async () => {
+      const { follower, error } = await run(kind, [offline(), offline(), ok()]);
+      assert.equal(error, undefined);
+      assert.equal(follower.connections, 3);
+      const gone = await run(kind, [offline()]);
+      assert.ok(gone.error instanceof ConnectionFailed && gone.error.cause instanceof TypeError);
+      assert.equal(gone.follower.connections, quick.retries + 1);
+    });
+
+    test("the defaults: 5 retries, waits from 250 ms doubled up to 8 s", async () => {
+      const { fetch } = scripted([status(503)]);
+      const delays = [];
+      const follower = FOLLOWERS[kind]("http://test/stream", {
+        fetch,
+        onReconnect(attempt, delayMs) {
+          delays.push(delayMs);
+          if (attempt === 1) follower.close();
+        },
+      });
+      await assert.rejects(follower.done, { name: "AbortError" });
+      assert.ok(delays[0] >= 125 && delays[0] <= 250, String(delays));
+    });
+
+    test("a 503 or 429 waits at least its Retry-After (seconds or a date); a 500's is not read", async () => {
+      const date = new Date(Date.now() + 60_000).toUTCString();
+      for (const [code, after, least] of [[503, "7", 7000], [429, date, 30_000]]) {
+        const { fetch } = scripted([status(code, { "retry-after": after }), ok()]);
+        const seen = [];
+        const follower = FOLLOWERS[kind]("http://test/stream", {
+          fetch, backoff: quick,
+          onReconnect(attempt, delayMs) {
+            seen.push(delayMs);
+            follower.close(); // read the wait, do not sleep it
+          },
+        });
+        await assert.rejects(follower.done, { name: "AbortError" });
+        assert.ok(seen[0] >= least && seen[0] <= 60_000, `${code} ${after}: ${seen}`);
+      }
+      const { reconnects } = await run(kind, [status(500, { "retry-after": "7" }), ok()]);
+      assert.ok(reconnects[0].delayMs < 7000);
+    });
+
+    test("a connection that brings a new event starts the count over", async () => {
+      // Every connection brings one event and drops: more connections than the retries allow, still whole.
+      const steps = EVENTS.map((_, i) => cut(frames(i, i + 1)));
+      steps.push(ok(frames(EVENTS.length - 1)));
+      const { follower, requests, error } = await run(kind, steps);
+      assert.equal(error, undefined, String(error));
+      assert.ok(follower.connections > quick.retries + 1);
+      assert.equal(text(follower), "hello");
+      // each reconnection resumes after the last id read
+      assert.deepEqual(requests.map((r) => r.headers.get("last-event-id")),
+        requests.map((_, i) => (i === 0 ? null : String(i - 1))));
+    });
+
+    test("the position goes as ?after= with cursor: query", async () => {
+      const { requests } = await run(kind, [cut(frames(0, 2)), ok(frames(2))], { cursor: "query" });
+      assert.equal(requests[0].url, "http://test/stream");
+      assert.equal(requests[1].url, "http://test/stream?after=1");
+      assert.equal(requests[1].headers.get("last-event-id"), null);
+    });
+
+    test("a body that ends inside a frame is a dropped connection", async () => {
+      const whole = frames();
+      const { follower, error } = await run(kind, [ok(whole.slice(0, whole.indexOf("id: 3") + 20)), ok(frames(3))],
+        { lastEventId: "" });
+      assert.equal(error, undefined, String(error));
+      assert.equal(follower.connections, 2);
+    });
+
+    test("a frame that is not an event rejects at once, after the events before it", async () => {
+      const bad = frames(0, 2) + "id: 2\ndata: {\"type\":\"TEXT_BLOCK_DELTA\"}\n\n";
+      const { follower, error } = await run(kind, [ok(bad), ok()]);
+      assert.ok(error instanceof DecodeError, String(error));
+      assert.equal(follower.connections, 1);
+      assert.equal(follower.lastEventId, "1");
+    });
+
+    test("an event that fails to apply (a checkpoint without its Msg) rejects; the position stays before it", async () => {
+      const bad = `id: 2\ndata: ${JSON.stringify({ type: "CUSTOM", name: "wire.checkpoint", value: {} })}\n\n`;
+      const { follower, error } = await run(kind, [chunked(frames(0, 2), frames(2, 3) + bad + frames(3))]);
+      assert.ok(error instanceof DecodeError, String(error));
+      // Not past the bad event (a page that resumes from it reads the rest again): the last chunk applied whole.
+      assert.equal(follower.lastEventId, "1");
+      assert.equal(follower.connections, 1);
+    });
+
+    test("a callback's TypeError is not taken for a network failure", async () => {
+      const { follower, error } = await run(kind, [ok()], { onEvent() { throw new TypeError("a bug"); } });
+      assert.equal(error?.message, "a bug");
+      assert.equal(follower.connections, 1);
+    });
+  });
+}
+
+test("RETRYABLE: 408, 425, 429 and every 5xx", () => {
+  assert.deepEqual([408, 425, 429, 500, 503, 599].map((code) => RETRYABLE.has(code)), Array(6).fill(true));
+  assert.deepEqual([200, 204, 400, 404, 409, 499, 600].map((code) => RETRYABLE.has(code)), Array(7).fill(false));
+});
+
+test("a session ends at a 204 (the server's end, which stops EventSource too); a reply cannot", async () => {
+  const session = await run("followSession", [cut(frames(0, 3)), status(204)]);
+  assert.equal(session.error, undefined);
+  assert.equal(session.follower.closed, true);
+  assert.equal(session.follower.connections, 2);
+  const reply = await run("followReply", [cut(frames(0, 3)), status(204)]);
+  assert.ok(reply.error instanceof HTTPStatusError && reply.error.status === 204, String(reply.error));
+  assert.equal(reply.follower.connections, 2);
+});
+
+test("a body that ends is the session's end, and a dropped connection for a reply before REPLY_END", async () => {
+  const session = await run("followSession", [ok(frames(0, 3)), ok(frames(3))]);
+  assert.equal(session.follower.connections, 1);
+  assert.equal(session.follower.closed, true);
+  const reply = await run("followReply", [ok(frames(0, 3)), ok(frames(3))]);
+  assert.equal(reply.error, undefined);
+  assert.equal(reply.follower.connections, 2);
+  assert.equal(String(reply.reconnects[0].reason), "WireError: the stream ended before REPLY_END");
+});
