@@ -37,7 +37,7 @@ from wire import events as ev
 from wire._codec import DECODE_ERRORS, ENCODE_ERRORS, decode_error
 from wire.errors import EncodeError, LocalProtocolError
 from wire.messages import AssistantMsg, Msg
-from wire.resume import CHECKPOINT, blocks_once, read_checkpoint
+from wire.session import CHECKPOINT, blocks_once, read_checkpoint, waiting
 
 __all__ = (
     "CONTENT_TYPE",
@@ -826,7 +826,6 @@ class AGUIBridge:
         self._fold = msg
         if not self._run_open and self.runs == 0:
             self._open_run(out)
-        results = {block.id for block in msg.content if isinstance(block, bk.ToolResultBlock)}
         calls: list[bk.ToolCallBlock] = []
         parent = self._parent
         held = len(self.pending)
@@ -874,8 +873,8 @@ class AGUIBridge:
             self._reply_end(ev.ReplyEndEvent(session_id=self.thread_id, reply_id=msg.id,
                                           finished_reason=msg.finished_reason, error=msg.error), out)
             return
-        asking = [c for c in calls if c.state == bk.ToolCallState.ASKING]
-        handed = [c for c in calls if c.state == bk.ToolCallState.SUBMITTED and c.id not in results]
+        parked = waiting(msg)
+        asking, handed = parked.confirm, parked.external
         if new := [c for c in asking if c.id not in self._parked]:
             self._require_confirm(ev.RequireUserConfirmEvent(reply_id=msg.id, tool_calls=new), out)
         elif new := [c for c in handed if c.id not in self._parked]:

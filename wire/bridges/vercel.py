@@ -40,7 +40,7 @@ from wire import events as ev
 from wire._codec import DECODE_ERRORS, ENCODE_ERRORS
 from wire.errors import DecodeError, EncodeError
 from wire.messages import Msg
-from wire.resume import CHECKPOINT, blocks_once, read_checkpoint
+from wire.session import CHECKPOINT, blocks_once, join_reply, read_checkpoint, waiting
 
 __all__ = ("DONE", "HEADERS", "Chunk", "VercelBridge", "approval_answers", "encode_chunks", "to_chunks", "to_sse")
 
@@ -139,7 +139,7 @@ class VercelBridge:
 
     def __init__(self, reply_id: str | None = None, *, dynamic_tools: bool = False,
                  external_tools: Iterable[str] = ()) -> None:
-        self._msg: Msg | None = Msg(name="", content=[], role="assistant", id=reply_id) if reply_id else None
+        self._msg: Msg | None = join_reply(reply_id) if reply_id else None
         # Deltas not yet applied to the Msg: no handler needs them there, and
         # Msg.extend_events applies a run of them faster than one at a time.
         self._deltas: list[ev.AgentEvent] = []
@@ -265,9 +265,8 @@ class VercelBridge:
         if old is not None:
             old_hints = {b.id: msgspec.to_builtins(b) for b in old.content if isinstance(b, bk.HintBlock)}
         self._msg = msg
-        results = {b.id for b in msg.content if isinstance(b, bk.ToolResultBlock)}
-        parks = [b for b in msg.content if isinstance(b, bk.ToolCallBlock) and (
-            b.state == bk.ToolCallState.ASKING or (b.state == bk.ToolCallState.SUBMITTED and b.id not in results))]
+        parked = waiting(msg)
+        parks = parked.confirm + parked.external
         went_on = msg.finished_reason is None and not parks and self._ended  # after the park the client has
         if not self._started:
             out.append(self._start_chunk(msg))
