@@ -28,6 +28,7 @@ pytest.importorskip("agentscope.app")
 pytest.importorskip("uvicorn")
 from tests.agentscope_app import (
     AgentscopeApp,
+    AppSession,
     agentscope_app,
     agentscope_dumps,
     agentscope_events,
@@ -324,15 +325,24 @@ async def test_the_apps_messages_then_stream_from_its_cursor_give_every_reply_on
                             len(events)}):
             await history.extend(events[written:upto])
             written = upto
-            page = session_.messages()
-            stored = json_msgs(page["messages"])
-            with session_.stream(after=page["event_cursor"]) as stream:
-                after = len(await RedisEventLog(client, key).read(after=page["event_cursor"]))
-                tail = stream.take(after)
-            assert masked(encoded(agentscope_rebuilds(tail, stored_agentscope(page["messages"])))) == \
-                masked(replies_of(events[:upto])), upto
-            assert replies_of([wire.json.decode_event(wire_json_bytes(d)) for d in tail], *stored) == \
-                replies_of(events[:upto]), upto
+            theirs, ours = await app_page_reads(session_, client)
+            assert masked(theirs) == masked(replies_of(events[:upto])), upto
+            assert ours == replies_of(events[:upto]), upto
+
+
+async def app_page_reads(session_: AppSession, client: Any) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """What a page of agentscope's own app builds: ``/sessions/{sid}/messages``,
+    then ``/sessions/{sid}/stream?after=<event_cursor>``, with agentscope's
+    reader (``Msg.append_event``) and with wire's (Conversation)."""
+    page = session_.messages()
+    stored = json_msgs(page["messages"])
+    with session_.stream(after=page["event_cursor"]) as stream:
+        after = await RedisEventLog(client, agentscope_session_key(session_.session_id)).read(
+            after=page["event_cursor"])
+        tail = stream.take(len(after))
+    theirs = encoded(agentscope_rebuilds(tail, stored_agentscope(page["messages"])))
+    ours = replies_of([wire.json.decode_event(wire_json_bytes(d)) for d in tail], *stored)
+    return theirs, ours
 
 
 ANSWER = {"c1": True, "c2": True, "c3": False}
@@ -426,15 +436,17 @@ async def test_an_answered_reply_is_stored_whole_whoever_continues_it(
 
 
 async def test_a_page_loaded_while_two_writers_interleave_replies_holds_every_reply_whole(
-        redis_server: RedisServer) -> None:
+        app: AgentscopeApp, redis_server: RedisServer) -> None:
     """Two histories (two replicas) write one session, their replies
     interleaved: one's reply ends while the other's runs (and parks, is
     answered, goes on). A page loaded at any moment (storage and cursor,
-    then the stream after the cursor) rebuilds every reply whole: the
-    cursor never passes the beginning of a reply still running."""
+    then the stream after the cursor; and every third time the app's own
+    /messages and stream) rebuilds every reply whole: the cursor never
+    passes the beginning of a reply still running."""
     from agentscope.app.message_bus import MessageBusKeys as Keys
 
-    sid = uuid.uuid4().hex
+    session_ = app.session()
+    sid = session_.session_id
     key = agentscope_session_key(sid)
     first = session_events(3, "a-", sid)  # a-r1 parks on a confirmation and is answered
     second: list[Any] = []
@@ -451,12 +463,16 @@ async def test_a_page_loaded_while_two_writers_interleave_replies_holds_every_re
                  if i < len(turns[writer])]
         written: list[Any] = []
         cursors: list[str | None] = []
-        for writer, events in steps:
+        for step, (writer, events) in enumerate(steps):
             await writers[writer].extend(events)
             written += events
             theirs, ours = await page_reads(storage, bus, sid)
             assert ours == replies_of(written), len(written)
             assert masked(theirs) == masked(ours), len(written)
+            if step % 3 == 0:
+                theirs, ours = await app_page_reads(session_, client)
+                assert ours == replies_of(written), len(written)
+                assert masked(theirs) == masked(ours), len(written)
             cursors.append(await bus.registry_get(Keys.session_event_checkpoint(sid),
                                                   Keys.SESSION_EVENT_CURSOR_FIELD))
         assert len(set(cursors) - {None}) >= 2, cursors  # the cursor did move along the way
