@@ -180,7 +180,7 @@ class AgentscopeHistory:
             cursor = await self._cursor()
             stored = await self._stored(reply_id)
             entries = await self.log.read(after=cursor)
-        msg = _build(reply_id, stored, (event for _, event in entries))
+        msg = _build(reply_id, stored, (e for _, e in entries))
         if msg is None:
             return begin_reply(event) if type(event) is ReplyStartEvent else _joined(reply_id)
         data = wire_json.encode(msg)
