@@ -14,7 +14,10 @@ from contextlib import aclosing, asynccontextmanager
 from typing import Any
 
 import anyio
+import httpx
 import pytest
+from starlette.applications import Starlette
+from starlette.routing import Route
 
 import wire
 from tests.helpers import mask_apply_time
@@ -25,16 +28,21 @@ pytest.importorskip("agentscope.app")
 pytest.importorskip("uvicorn")
 from tests.agentscope_app import (
     AgentscopeApp,
+    AppSession,
     agentscope_app,
     agentscope_dumps,
+    agentscope_events,
     agentscope_rebuilds,
     agentscope_writes,
     session_events,
 )
+from wire.blocks import ToolCallBlock, ToolCallState, ToolResultState
 from wire.compat.agentscope_app import AgentscopeHistory
 from wire.resume import Conversation
 from wire.stores.conformance import reply
 from wire.stores.redis import RedisEventLog, agentscope_session_key
+from wire.transports.chat import confirmation
+from wire.transports.http import answer_endpoint
 
 USER = "alice"
 MAX_LEN = 1000  # agentscope's SESSION_REPLAY_MAX_LEN
@@ -317,15 +325,161 @@ async def test_the_apps_messages_then_stream_from_its_cursor_give_every_reply_on
                             len(events)}):
             await history.extend(events[written:upto])
             written = upto
-            page = session_.messages()
-            stored = json_msgs(page["messages"])
-            with session_.stream(after=page["event_cursor"]) as stream:
-                after = len(await RedisEventLog(client, key).read(after=page["event_cursor"]))
-                tail = stream.take(after)
-            assert masked(encoded(agentscope_rebuilds(tail, stored_agentscope(page["messages"])))) == \
-                masked(replies_of(events[:upto])), upto
-            assert replies_of([wire.json.decode_event(wire_json_bytes(d)) for d in tail], *stored) == \
-                replies_of(events[:upto]), upto
+            theirs, ours = await app_page_reads(session_, client)
+            assert masked(theirs) == masked(replies_of(events[:upto])), upto
+            assert ours == replies_of(events[:upto]), upto
+
+
+async def app_page_reads(session_: AppSession, client: Any) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """What a page of agentscope's own app builds: ``/sessions/{sid}/messages``,
+    then ``/sessions/{sid}/stream?after=<event_cursor>``, with agentscope's
+    reader (``Msg.append_event``) and with wire's (Conversation)."""
+    page = session_.messages()
+    stored = json_msgs(page["messages"])
+    with session_.stream(after=page["event_cursor"]) as stream:
+        after = await RedisEventLog(client, agentscope_session_key(session_.session_id)).read(
+            after=page["event_cursor"])
+        tail = stream.take(len(after))
+    theirs = encoded(agentscope_rebuilds(tail, stored_agentscope(page["messages"])))
+    ours = replies_of([wire.json.decode_event(wire_json_bytes(d)) for d in tail], *stored)
+    return theirs, ours
+
+
+ANSWER = {"c1": True, "c2": True, "c3": False}
+
+
+def answered_reply(reply_id: str, session_id: str) -> tuple[list[wire.AgentEvent], list[wire.AgentEvent]]:
+    """A reply up to its park (thinking, text, three tool calls asking for a
+    confirmation), and its continuation once the first two are allowed and
+    the third denied (:data:`ANSWER`), as agentscope's ``ChatService`` writes
+    it (Case B): a REPLY_START with the same reply id, the two tool results,
+    a text, the end. Only the answer finishes the denied call."""
+    calls = list(ANSWER)
+    before: list[wire.AgentEvent] = [
+        wire.ReplyStartEvent(session_id=session_id, reply_id=reply_id, name="Friday"),
+        wire.ThinkingBlockStartEvent(reply_id=reply_id, block_id="k"),
+        wire.ThinkingBlockDeltaEvent(reply_id=reply_id, block_id="k", delta="three lookups"),
+        wire.ThinkingBlockEndEvent(reply_id=reply_id, block_id="k"),
+        wire.TextBlockStartEvent(reply_id=reply_id, block_id="t1"),
+        wire.TextBlockDeltaEvent(reply_id=reply_id, block_id="t1", delta="Let me look."),
+        wire.TextBlockEndEvent(reply_id=reply_id, block_id="t1")]
+    for call in calls:
+        before += [wire.ToolCallStartEvent(reply_id=reply_id, tool_call_id=call, tool_call_name="search"),
+                   wire.ToolCallDeltaEvent(reply_id=reply_id, tool_call_id=call, delta='{"q": "x"}'),
+                   wire.ToolCallEndEvent(reply_id=reply_id, tool_call_id=call)]
+    asking = [ToolCallBlock(id=call, name="search", input='{"q": "x"}', state=ToolCallState.ASKING) for call in calls]
+    before.append(wire.RequireUserConfirmEvent(reply_id=reply_id, tool_calls=asking))
+    after: list[wire.AgentEvent] = [wire.ReplyStartEvent(session_id=session_id, reply_id=reply_id, name="Friday")]
+    for call in calls[:2]:
+        after += [wire.ToolResultStartEvent(reply_id=reply_id, tool_call_id=call, tool_call_name="search"),
+                  wire.ToolResultTextDeltaEvent(reply_id=reply_id, tool_call_id=call, delta=f"found {call}"),
+                  wire.ToolResultEndEvent(reply_id=reply_id, tool_call_id=call, state=ToolResultState.SUCCESS)]
+    after += [wire.TextBlockStartEvent(reply_id=reply_id, block_id="t2"),
+              wire.TextBlockDeltaEvent(reply_id=reply_id, block_id="t2", delta="Both found."),
+              wire.TextBlockEndEvent(reply_id=reply_id, block_id="t2"),
+              wire.ReplyEndEvent(session_id=session_id, reply_id=reply_id)]
+    return before, after
+
+
+@pytest.mark.parametrize("continued_by", ["another replica", "the replica that parked it"])
+async def test_an_answered_reply_is_stored_whole_whoever_continues_it(
+        app: AgentscopeApp, redis_server: RedisServer, continued_by: str) -> None:
+    """A replica writes each reply up to its park; the answer, agentscope's
+    own ChatRequest body, is posted to wire's answer endpoint (which appends
+    it through a log of its own); then the continuation, REPLY_START first
+    as agentscope writes it, comes from a new history (another replica) or
+    from the one that parked the reply. The app's /messages then holds every
+    reply whole, the answer included, as the log does."""
+    from agentscope.app._router._schema._chat import ChatRequest as AgentscopeChatRequest
+
+    session_ = app.session()
+    sid = session_.session_id
+    key = agentscope_session_key(sid)
+    async with agentscope_stores(redis_server) as (storage, bus), connect(redis_server) as client:
+        def replica() -> AgentscopeHistory:  # a producer as a new process makes it
+            return AgentscopeHistory(RedisEventLog(client, key, publish=True, max_len=MAX_LEN),
+                                     storage=storage, bus=bus, user_id=USER, session_id=sid)
+
+        answered: list[Any] = []
+        endpoint = answer_endpoint(lambda request, chat: RedisEventLog(client, key, publish=True),
+                                   lambda chat, log, request: answered.append(chat.input))
+        wire_app = Starlette(routes=[Route("/chat", endpoint, methods=["POST"])])
+        parking = replica()
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=wire_app), base_url="http://wire") as http:
+            for r in range(3):
+                before, after = answered_reply(f"r{r}", sid)
+                await parking.extend(before)
+                parked = wire.json.decode_msg(replies_of([e for _, e in await parking.log.read()])[f"r{r}"])
+                body = AgentscopeChatRequest(agent_id=session_.agent_id, session_id=sid,
+                                             input=agentscope_events([confirmation(parked, ANSWER)])[0])
+                response = await http.post("/chat", content=body.model_dump_json(),
+                                           headers={"content-type": "application/json"})
+                assert response.status_code == 200, response.text
+                continuing = replica() if continued_by == "another replica" else parking
+                ids = await continuing.extend(after)
+                parking = continuing
+
+                logged = [e for _, e in await RedisEventLog(client, key).read()]
+                expected = replies_of(logged)
+                whole = wire.json.decode_msg(expected[f"r{r}"])
+                assert [b.type for b in whole.content] == \
+                    ["thinking", "text", "tool_call", "tool_call", "tool_call", "tool_result", "tool_result", "text"]
+                assert [b.state for b in whole.content if isinstance(b, ToolCallBlock)] == ["finished"] * 3
+                assert type(logged[-len(after) - 1]) is wire.UserConfirmResultEvent  # the endpoint's
+                page = session_.messages()
+                assert page["event_cursor"] == ids[-1]
+                assert encoded({m.id: m for m in json_msgs(page["messages"])}) == expected, r
+                with session_.stream() as stream:  # and agentscope's own reader of the whole stream
+                    dumps = stream.take(len(logged))
+                assert masked(encoded(agentscope_rebuilds(dumps))) == masked(expected)
+        assert len(answered) == 3
+
+
+async def test_a_page_loaded_while_two_writers_interleave_replies_holds_every_reply_whole(
+        app: AgentscopeApp, redis_server: RedisServer) -> None:
+    """Two histories (two replicas) write one session, their replies
+    interleaved: one's reply ends while the other's runs (and parks, is
+    answered, goes on). A page loaded at any moment (storage and cursor,
+    then the stream after the cursor; and every third time the app's own
+    /messages and stream) rebuilds every reply whole: the cursor never
+    passes the beginning of a reply still running."""
+    from agentscope.app.message_bus import MessageBusKeys as Keys
+
+    session_ = app.session()
+    sid = session_.session_id
+    key = agentscope_session_key(sid)
+    first = session_events(3, "a-", sid)  # a-r1 parks on a confirmation and is answered
+    second: list[Any] = []
+    for n, reply_id in ((12, "b0"), (40, "b1"), (9, "b2"), (30, "b3")):
+        _, events = reply(n, reply_id)
+        second += renamed_session(events, sid)
+    async with agentscope_stores(redis_server) as (storage, bus), connect(redis_server) as client:
+        writers = [AgentscopeHistory(RedisEventLog(client, key, publish=True, max_len=MAX_LEN),
+                                     storage=storage, bus=bus, user_id=USER, session_id=sid) for _ in range(2)]
+        # in turns of 7 events and 4 events: each writer's replies begin and end while the other's run
+        turns = [[first[i:i + 7] for i in range(0, len(first), 7)],
+                 [second[i:i + 4] for i in range(0, len(second), 4)]]
+        steps = [(writer, turns[writer][i]) for i in range(max(map(len, turns))) for writer in (0, 1)
+                 if i < len(turns[writer])]
+        written: list[Any] = []
+        cursors: list[str | None] = []
+        for step, (writer, events) in enumerate(steps):
+            await writers[writer].extend(events)
+            written += events
+            theirs, ours = await page_reads(storage, bus, sid)
+            assert ours == replies_of(written), len(written)
+            assert masked(theirs) == masked(ours), len(written)
+            if step % 3 == 0:
+                theirs, ours = await app_page_reads(session_, client)
+                assert ours == replies_of(written), len(written)
+                assert masked(theirs) == masked(ours), len(written)
+            cursors.append(await bus.registry_get(Keys.session_event_checkpoint(sid),
+                                                  Keys.SESSION_EVENT_CURSOR_FIELD))
+        assert len(set(cursors) - {None}) >= 2, cursors  # the cursor did move along the way
+        ids = [entry_id for entry_id, _ in await RedisEventLog(client, key).read()]
+        assert cursors[-1] == ids[-1]  # at the end nothing runs: everything is stored
+        stored, _ = await storage.list_messages(USER, sid, limit=200)
+        assert encoded({m.id: m for m in stored_msgs(stored)}) == replies_of(written)
 
 
 def json_msgs(messages: list[dict[str, Any]]) -> list[wire.Msg]:
