@@ -84,23 +84,18 @@ from wire import json as wire_json
 from wire.events import (
     AgentEvent,
     CustomEvent,
-    ReplyEndEvent,
     ReplyStartEvent,
-    RequireExternalExecutionEvent,
-    RequireUserConfirmEvent,
     UnknownEvent,
 )
 from wire.messages import Msg
-from wire.resume import begin_reply
+from wire.session import begin_reply, join_reply
+from wire.session.state import TERMINAL  # where a reply ends or parks: its Msg then goes to storage
 
 if TYPE_CHECKING:
     from wire.stores import Entry, StoredEvent
     from wire.stores.redis import RedisEventLog
 
 __all__ = ("AgentscopeHistory",)
-
-# Where a reply ends or waits (agentscope.app.channel._stream): its Msg then goes to storage.
-TERMINAL = (ReplyEndEvent, RequireUserConfirmEvent, RequireExternalExecutionEvent)
 
 
 class AgentscopeHistory:
@@ -182,7 +177,7 @@ class AgentscopeHistory:
             entries = await self.log.read(after=cursor)
         msg = _build(reply_id, stored, (e for _, e in entries))
         if msg is None:
-            return begin_reply(event) if type(event) is ReplyStartEvent else _joined(reply_id)
+            return begin_reply(event) if type(event) is ReplyStartEvent else join_reply(reply_id)
         data = wire_json.encode(msg)
         self.log.take_on(wire_json.decode_msg(data))  # its own copy: the log goes on updating it
         return wire_json.decode_msg(data)
@@ -228,11 +223,6 @@ class AgentscopeHistory:
         return None if stored is None else wire_json.decode_msg(stored.model_dump_json())
 
 
-def _joined(reply_id: str) -> Msg:
-    """The Msg of a reply joined without its start, as wire.resume.Conversation begins one."""
-    return Msg(name="", role="assistant", content=[], id=reply_id)
-
-
 def _build(reply_id: str, stored: Msg | None, events: Iterable[StoredEvent]) -> Msg | None:
     """A reply as a page builds it: ``stored``, then its ``events`` (those
     after the cursor); None if neither has any of it. A REPLY_START of a
@@ -242,7 +232,7 @@ def _build(reply_id: str, stored: Msg | None, events: Iterable[StoredEvent]) -> 
         if type(event) is UnknownEvent or getattr(event, "reply_id", None) != reply_id:
             continue
         if msg is None:
-            msg = begin_reply(event) if type(event) is ReplyStartEvent else _joined(reply_id)
+            msg = begin_reply(event) if type(event) is ReplyStartEvent else join_reply(reply_id)
         msg.append_event(event)
     return msg
 
