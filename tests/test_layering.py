@@ -70,7 +70,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("stores: the redis log's halves", {"stores.redis._producer", "stores.redis._reader"}),
     ("stores", {"stores.memory", "stores.redis"}),
     ("stores: the contract's test suite", {"stores.conformance"}),
-    ("transports: the chat body", {"transports.chat"}),
+    ("transports: the chat body, the agent hook", {"transports.chat", "transports.inputs"}),
     ("transports", {"transports", "transports.streams", "transports.http"}),
     ("transports: the client", {"transports.client"}),
     ("bridges and converters", {"bridges", "bridges.agui", "bridges.vercel",

@@ -50,11 +50,11 @@ from typing import Any, TypeAlias
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 
-from wire.errors import Conflict, DecodeError, LocalProtocolError, StoreError
-from wire.events import AgentEvent, UserInterruptEvent
+from wire.errors import DecodeError, StoreError
 from wire.framing import FRAMINGS, NDJSONEncoder
-from wire.session import ANSWERS, ChatRequest, Session, decode_chat_request, turn
+from wire.session import decode_chat_request
 from wire.stores import Entry, EventStore, Resume
+from wire.transports.inputs import Admit, OnInput, Refused, take_input
 
 __all__ = (
     "KEEP_ALIVE",
@@ -65,6 +65,7 @@ __all__ = (
     "BodyTooLarge",
     "FindLog",
     "OnAnswer",
+    "OnInput",
     "Refused",
     "answer_endpoint",
     "cursor",
@@ -72,6 +73,7 @@ __all__ = (
     "find",
     "ndjson_endpoint",
     "read_body",
+    "refused",
     "serve",
     "sse_endpoint",
     "streaming",
@@ -175,7 +177,7 @@ def serve(find_log: Callable[..., Any], respond: Callable[..., Response | Awaita
         except StoreError as exc:
             return PlainTextResponse(f"the store failed: {exc}", status_code=503)
         except Refused as exc:  # a body too large or cut short, or the application's refusal
-            return exc.response()
+            return refused(exc)
 
     return endpoint
 
@@ -218,21 +220,11 @@ def ndjson_endpoint(find_log: FindLog, *, resume: Resume = "checkpoint", heartbe
 # -- who may read or answer a session, and the answer endpoint --------------------------------
 
 
-class Refused(Exception):
-    """What the application's ``authorize`` or ``on_answer`` raises to refuse
-    a request with a status of its choice (401 for a caller it does not
-    know, 409 for a run it will not start): answered with that status and
-    ``reason`` as text."""
-
-    def __init__(self, status: int, reason: str) -> None:
-        if not 400 <= status <= 599:
-            raise ValueError(f"a refusal's status is 4xx or 5xx, not {status}")
-        self.status = status
-        self.reason = reason
-        super().__init__(f"{status}: {reason}")
-
-    def response(self) -> Response:
-        return PlainTextResponse(self.reason, status_code=self.status)
+def refused(exc: Refused) -> Response:
+    """A refusal as its response: its status and reason as text (a 503
+    says when to come back)."""
+    headers = {"retry-after": "1"} if exc.status == 503 else None
+    return PlainTextResponse(exc.reason, status_code=exc.status, headers=headers)
 
 
 class BodyTooLarge(Refused):
@@ -249,11 +241,8 @@ async): True lets the request through; anything else is 403; it raises
 agentscope's app reads an ``X-User-ID`` header). It is asked before the log
 is looked up, so a refused caller learns nothing of the session."""
 
-OnAnswer: TypeAlias = Callable[[ChatRequest, EventStore, Request], "Awaitable[None] | None"]
-"""The application's callback, ``on_answer(chat, log, request)``: ``chat``
-is the typed body, the input already in ``log``; it starts the agent (a
-task, a queue) and returns. Refusals belong in :data:`Admit`, before the
-write."""
+OnAnswer: TypeAlias = OnInput
+"""The agent hook every door takes (``wire.transports.inputs.OnInput``)."""
 
 
 def _by_path(authorize: Authorize | None, param: str) -> Callable[[Request], Any] | None:
@@ -265,18 +254,6 @@ def _by_path(authorize: Authorize | None, param: str) -> Callable[[Request], Any
         return authorize(request, str(request.path_params.get(param, "")))
 
     return check
-
-
-Admit: TypeAlias = Callable[[ChatRequest, Session, Request], "Awaitable[None] | None"]
-"""The application's own check of an input, ``admit(chat, session, request)``
-(sync or async), asked after the session's rules and before anything is
-written: it raises :class:`Refused` (a quota, a moderation rule, an agent
-it will not start) and the log stays as it was."""
-
-# Conditional appends that lose a race read the session again and decide anew;
-# a reply streaming into the session moves it on between the read and the
-# write, so a few attempts are allowed before the endpoint gives up (503).
-_ATTEMPTS = 16
 
 
 def answer_endpoint(find_log: Callable[..., Any], on_answer: OnAnswer, *, authorize: Authorize | None = None,
@@ -326,7 +303,7 @@ def answer_endpoint(find_log: Callable[..., Any], on_answer: OnAnswer, *, author
         try:
             chat = decode_chat_request(await read_body(request, body_limit))
         except Refused as exc:  # too large, or cut short
-            return exc.response()
+            return refused(exc)
         except DecodeError as exc:
             return PlainTextResponse(f"the request body is not valid: {exc}", status_code=400)
         named = request.path_params.get("session_id")
@@ -338,53 +315,11 @@ def answer_endpoint(find_log: Callable[..., Any], on_answer: OnAnswer, *, author
             log: EventStore | None = await find(find_log, request, chat)
             if log is None:
                 return PlainTextResponse("no such session", status_code=404)
-            written = await _write(log, chat, request, admit)
-            if written is None:
-                return PlainTextResponse("the session kept changing: try again", status_code=503,
-                                         headers={"retry-after": "1"})
-            entry_id, event = written
-            try:
-                handled = on_answer(chat, log, request)
-                if inspect.isawaitable(handled):
-                    await handled
-            except Refused:
-                if not isinstance(chat.input, ANSWERS):
-                    await log.append(UserInterruptEvent(reply_id=event.id))
-                raise
-        except _Refusal as exc:
-            return PlainTextResponse(str(exc), status_code=409)
+            entry_id = await take_input(log, chat, request, on_answer, admit=admit)
         except StoreError as exc:
             return PlainTextResponse(f"the store failed: {exc}", status_code=503)
-        except LocalProtocolError as exc:  # a log closed by a writer elsewhere in this process
-            return PlainTextResponse(f"the session is closed: {exc}", status_code=409)
         except Refused as exc:
-            return exc.response()
+            return refused(exc)
         return JSONResponse({"status": "started", "session_id": chat.session_id, "entry_id": entry_id})
 
     return endpoint
-
-
-class _Refusal(Exception):
-    """The session's own refusal of an input (409)."""
-
-
-async def _write(log: EventStore, chat: ChatRequest, request: Request,
-                 admit: Admit | None) -> tuple[str, AgentEvent] | None:
-    """Check ``chat.input`` against the session and write it, conditionally,
-    reading again after each conflict; its entry id and the event written,
-    or None after :data:`_ATTEMPTS` conflicts."""
-    for _ in range(_ATTEMPTS):
-        session = await log.session()
-        problem = session.refusal(chat.input)
-        if problem is not None:
-            raise _Refusal(problem)
-        if admit is not None:
-            admitted = admit(chat, session, request)
-            if inspect.isawaitable(admitted):
-                await admitted
-        event = chat.input if isinstance(chat.input, ANSWERS) else turn(chat.input)
-        try:
-            return await log.append(event, expect=session.last_id), event
-        except Conflict:
-            continue
-    return None
