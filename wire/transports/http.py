@@ -36,7 +36,10 @@ What every endpoint here and in ``wire.bridges.agui_http`` and
 * Who may read or answer a session is the application's decision:
   ``authorize(request, session_id)`` is asked before the log is touched
   (False is 403; it raises :class:`Refused` for another status, 401 for a
-  caller it does not know).
+  caller it does not know). The session is the one the route names
+  (:func:`session_of`): the path parameter ``session_param``
+  (``"session_id"`` by default), else the route's only one; a route that
+  does not say which is the server's mistake, never a session ``""``.
 
 Each endpoint chooses only its encoder.
 """
@@ -73,6 +76,7 @@ __all__ = (
     "ndjson_endpoint",
     "read_body",
     "serve",
+    "session_of",
     "sse_endpoint",
     "streaming",
 )
@@ -144,20 +148,26 @@ async def entries_body(batches: AsyncIterable[list[Entry]], render: Callable[[li
 
 def serve(find_log: Callable[..., Any], respond: Callable[..., Response | Awaitable[Response]], *,
           parse: Callable[[bytes], Any] | None = None, body_limit: int = MAX_BODY_BYTES,
-          authorize: Callable[..., Any] | None = None) -> Callable[[Request], Awaitable[Response]]:
+          authorize: Authorize | None = None, session_param: str = "session_id",
+          ) -> Callable[[Request], Awaitable[Response]]:
     """A Starlette endpoint: the log ``find_log(request)`` names, answered by
     ``respond(log, request)``. With ``parse``, the request body is read (up
     to ``body_limit`` bytes) and parsed first, and both calls get it too:
     ``find_log(request, parsed)``, ``respond(log, request, parsed)``.
 
-    404 when there is no such log; 400 when ``parse`` raises DecodeError
-    (its message names the JSON path or byte); 413 for a body past the
-    limit; 503 when the store fails before the response starts. With
-    ``authorize``, ``authorize(request)`` (or ``authorize(request, parsed)``)
-    is asked before ``find_log``: False is 403, :class:`Refused` its status."""
+    With ``authorize``, ``authorize(request, session_of(request,
+    session_param))`` is asked first, before the body is read: False is 403,
+    :class:`Refused` its status. Then 413 for a body past the limit; 400
+    when ``parse`` raises DecodeError (its message names the JSON path or
+    byte); 404 when there is no such log; 503 when the store fails before
+    the response starts."""
 
     async def endpoint(request: Request) -> Response:
         try:
+            if authorize is not None:
+                allowed = await find(authorize, request, session_of(request, session_param))
+                if allowed is not True:
+                    return PlainTextResponse("not allowed", status_code=403)
             args: tuple[Any, ...] = (request,)
             if parse is not None:
                 body = await read_body(request, body_limit)
@@ -165,8 +175,6 @@ def serve(find_log: Callable[..., Any], respond: Callable[..., Response | Awaita
                     args = (request, parse(body))
                 except DecodeError as exc:
                     return PlainTextResponse(f"the request body is not valid: {exc}", status_code=400)
-            if authorize is not None and await find(authorize, *args) is not True:
-                return PlainTextResponse("not allowed", status_code=403)
             log = await find(find_log, *args)
             if log is None:
                 return PlainTextResponse("no such log", status_code=404)
@@ -180,20 +188,30 @@ def serve(find_log: Callable[..., Any], respond: Callable[..., Response | Awaita
     return endpoint
 
 
+async def _log_body(log: EventStore, request: Request, body: Callable[[str | None], AsyncIterable[bytes]],
+                    media_type: str) -> Response:
+    """The reader's part of ``log`` as a streaming response."""
+    return streaming(body(cursor(request)), media_type)
+
+
 def sse_endpoint(find_log: FindLog, *, resume: Resume = "checkpoint", heartbeat: float | None = 15.0,
                  coalesce: bool | float = False, authorize: Authorize | None = None,
                  session_param: str = "session_id") -> Callable[[Request], Awaitable[Response]]:
     """The log ``find_log(request)`` names, as SSE: each frame's ``id`` its
     entry id, resumed from ``Last-Event-ID`` or ``?after=``. ``coalesce``
     merges the deltas waiting for a reader that is behind (see
-    ``wire.stores.EventStore.follow``). With ``authorize``, ``authorize(request, <the path parameter session_param>)``
-    is asked first (see :data:`Authorize`)."""
+    ``wire.stores.EventStore.follow``). With ``authorize``,
+    ``authorize(request, session_id)`` is asked first about the session the
+    route names (:func:`session_of` with ``session_param``; see
+    :data:`Authorize`)."""
 
     async def respond(log: EventStore, request: Request) -> Response:
-        body = log.sse(cursor(request), resume=resume, heartbeat=heartbeat, coalesce=coalesce)
-        return streaming(body, FRAMINGS["sse"].media_type)
+        def body(after: str | None) -> AsyncIterable[bytes]:
+            return log.sse(after, resume=resume, heartbeat=heartbeat, coalesce=coalesce)
 
-    return serve(find_log, respond, authorize=_by_path(authorize, session_param))
+        return await _log_body(log, request, body, FRAMINGS["sse"].media_type)
+
+    return serve(find_log, respond, authorize=authorize, session_param=session_param)
 
 
 def ndjson_endpoint(find_log: FindLog, *, resume: Resume = "checkpoint", heartbeat: float | None = 15.0,
@@ -207,12 +225,14 @@ def ndjson_endpoint(find_log: FindLog, *, resume: Resume = "checkpoint", heartbe
     learnt elsewhere). ``authorize`` as for :func:`sse_endpoint`."""
 
     async def respond(log: EventStore, request: Request) -> Response:
-        encoder = NDJSONEncoder()
-        batches = log.follow(cursor(request), resume=resume, heartbeat=heartbeat, coalesce=coalesce)
-        body = entries_body(batches, lambda batch: encoder.encode_batch([event for _, event in batch]), b"\n")
-        return streaming(body, FRAMINGS["ndjson"].media_type)
+        def body(after: str | None) -> AsyncIterable[bytes]:
+            encoder = NDJSONEncoder()
+            batches = log.follow(after, resume=resume, heartbeat=heartbeat, coalesce=coalesce)
+            return entries_body(batches, lambda batch: encoder.encode_batch([event for _, event in batch]), b"\n")
 
-    return serve(find_log, respond, authorize=_by_path(authorize, session_param))
+        return await _log_body(log, request, body, FRAMINGS["ndjson"].media_type)
+
+    return serve(find_log, respond, authorize=authorize, session_param=session_param)
 
 
 # -- who may read or answer a session, and the answer endpoint --------------------------------
@@ -246,8 +266,10 @@ Authorize: TypeAlias = Callable[[Request, str], "bool | Awaitable[bool]"]
 """The application's check, ``authorize(request, session_id)`` (sync or
 async): True lets the request through; anything else is 403; it raises
 :class:`Refused` for another status (401 when it does not know the caller:
-agentscope's app reads an ``X-User-ID`` header). It is asked before the log
-is looked up, so a refused caller learns nothing of the session."""
+agentscope's app reads an ``X-User-ID`` header). ``session_id`` is the
+session the request names: the route's (:func:`session_of`) for a reader,
+the body's for :func:`answer_endpoint`. It is asked before the log is looked
+up, so a refused caller learns nothing of the session."""
 
 OnAnswer: TypeAlias = Callable[[ChatRequest, EventStore, Request], "Awaitable[None] | None"]
 """The application's callback, ``on_answer(chat, log, request)``: ``chat``
@@ -255,15 +277,24 @@ is the typed body, the answer already in ``log``; it starts the agent (a
 task, a queue) and returns. It may raise :class:`Refused`."""
 
 
-def _by_path(authorize: Authorize | None, param: str) -> Callable[[Request], Any] | None:
-    """``authorize`` asked about the session a path parameter names."""
-    if authorize is None:
-        return None
-
-    def check(request: Request) -> Any:
-        return authorize(request, str(request.path_params.get(param, "")))
-
-    return check
+def session_of(request: Request, session_param: str = "session_id") -> str:
+    """The session ``request`` is about, as its route names it: the path
+    parameter ``session_param``, else the route's only path parameter
+    (``/replies/{id}/events``). A route with none, or with several and none
+    of them ``session_param``, does not say: LocalProtocolError, a server
+    to configure (answered with 500), never a guess such as ``""``, which an
+    ``authorize`` that lets unknown sessions through (for ``find_log``'s
+    404) would let anyone read."""
+    params = request.path_params
+    if session_param in params:
+        return str(params[session_param])
+    if len(params) == 1:
+        return str(next(iter(params.values())))
+    names = ", ".join(f"{{{name}}}" for name in params) or "none"
+    raise LocalProtocolError(
+        f"authorize is asked about the session a request names, and the route of {request.url.path!r} does not "
+        f"say which (no path parameter {{{session_param}}}; its path parameters: {names}): pass session_param= "
+        "naming the one that holds the session id, or put the session id in the path")
 
 
 class _SessionLocks:
