@@ -40,6 +40,8 @@ What every endpoint here and in ``wire.bridges.agui_http`` and
   (:func:`session_of`): the path parameter ``session_param``
   (``"session_id"`` by default), else the route's only one; a route that
   does not say which is the server's mistake, never a session ``""``.
+* The end: a reader at the end of a closed log gets 204 No Content, which
+  stops a browser's ``EventSource`` (an empty 200 has it reconnect).
 
 Each endpoint chooses only its encoder.
 """
@@ -190,16 +192,25 @@ def serve(find_log: Callable[..., Any], respond: Callable[..., Response | Awaita
 
 async def _log_body(log: EventStore, request: Request, body: Callable[[str | None], AsyncIterable[bytes]],
                     media_type: str) -> Response:
-    """The reader's part of ``log`` as a streaming response."""
-    return streaming(body(cursor(request)), media_type)
+    """The reader's part of ``log`` as a streaming response, or 204 No
+    Content for a reader at the end of a closed log: an empty 200 would
+    have a browser's ``EventSource`` reconnect for ever, and 204 stops it
+    (the WHATWG HTML standard, "server-sent events"). The store answers
+    from what it holds (``EventStore.at_end``), never by waiting for an
+    event, so the headers of a live stream are not held back."""
+    after = cursor(request)
+    if await log.at_end(after):
+        return Response(status_code=204)
+    return streaming(body(after), media_type)
 
 
 def sse_endpoint(find_log: FindLog, *, resume: Resume = "checkpoint", heartbeat: float | None = 15.0,
                  coalesce: bool | float = False, authorize: Authorize | None = None,
                  session_param: str = "session_id") -> Callable[[Request], Awaitable[Response]]:
     """The log ``find_log(request)`` names, as SSE: each frame's ``id`` its
-    entry id, resumed from ``Last-Event-ID`` or ``?after=``. ``coalesce``
-    merges the deltas waiting for a reader that is behind (see
+    entry id, resumed from ``Last-Event-ID`` or ``?after=``; 204 No Content
+    for a reader at the end of a closed log (``EventStore.at_end``).
+    ``coalesce`` merges the deltas waiting for a reader that is behind (see
     ``wire.stores.EventStore.follow``). With ``authorize``,
     ``authorize(request, session_id)`` is asked first about the session the
     route names (:func:`session_of` with ``session_param``; see
@@ -222,7 +233,7 @@ def ndjson_endpoint(find_log: FindLog, *, resume: Resume = "checkpoint", heartbe
     a client resumes from a checkpoint: any ``?after=`` (or
     ``Last-Event-ID``) gets the Msg so far and the events after it, unless
     ``resume="replay"`` (then ``after`` must be an entry id the client
-    learnt elsewhere). ``authorize`` as for :func:`sse_endpoint`."""
+    learnt elsewhere). 204 and ``authorize`` as for :func:`sse_endpoint`."""
 
     async def respond(log: EventStore, request: Request) -> Response:
         def body(after: str | None) -> AsyncIterable[bytes]:
