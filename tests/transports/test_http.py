@@ -30,6 +30,7 @@ from wire.framing import NDJSONDecoder, SSEDecoder
 from wire.resume import CHECKPOINT, Conversation
 from wire.stores import EventStore
 from wire.stores.memory import EventLog
+from wire.transports.client import Follower
 from wire.transports.http import ndjson_endpoint, sse_endpoint
 
 __all__ = ("redis_server",)  # the fixture, imported to be used here
@@ -319,3 +320,59 @@ def test_ndjson_follows_a_live_log_with_blank_line_heartbeats_skipped(served: tu
         first = next(response.iter_bytes())
     decoder = NDJSONDecoder()
     assert decoder.feed(first) == EVENTS[:5]
+
+
+# -- the end of a closed log ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("find", FINDS)
+def test_a_reader_at_the_end_of_a_closed_log_gets_204(served: tuple[str, Served], find: str) -> None:
+    """204 No Content, which stops a browser's EventSource: an empty 200
+    has it reconnect for ever. A reader before the end still gets the rest,
+    then the body ends."""
+    base, logs = served
+    name, ids = logs.write(EVENTS)
+    for route in ("sse", "replay", "ndjson"):
+        url = f"{base}/{find}/{route}/{name}"
+        for params, headers in (({"after": ids[-1]}, {}), ({}, {"Last-Event-ID": ids[-1]})):
+            response = httpx.get(url, params=params, headers=headers, timeout=10)
+            assert (response.status_code, response.content) == (204, b""), (route, response.text[:200])
+        rest = httpx.get(url, headers={"Last-Event-ID": ids[-2]}, timeout=10)
+        assert rest.status_code == 200 and rest.content, route  # the last event, or a checkpoint of the reply
+        if route == "replay":
+            assert sse(rest) == ([EVENTS[-1]], [ids[-1]])
+        assert httpx.get(url, timeout=10).status_code == 200
+    # A session closed before it had an event: nothing for a new reader either.
+    empty, _ = logs.write([])
+    for route in ("sse", "ndjson"):
+        assert httpx.get(f"{base}/{find}/{route}/{empty}", timeout=10).status_code == 204
+
+    # The Python client takes 204 as the end of the session, as it takes the
+    # end of a body: reading on after the end is no error.
+    async def follow() -> tuple[Follower, Follower]:
+        follower = Follower(f"{base}/{find}/sse/{name}")
+        await follower.run()
+        assert await follower.run() is follower.conversation
+        late = Follower(f"{base}/{find}/sse/{name}", after=ids[-1], cursor="query")
+        await late.run()
+        return follower, late
+
+    follower, late = anyio.run(follow)
+    whole = Conversation()
+    whole.extend(EVENTS)
+    assert wire.json.encode(follower.conversation.replies[REPLY]) == wire.json.encode(whole.replies[REPLY])
+    assert (follower.connections, follower.closed, follower.last_event_id) == (2, True, ids[-1])
+    assert (late.connections, late.closed, late.conversation.replies) == (1, True, {})
+
+
+@pytest.mark.parametrize("find", FINDS)
+def test_a_reader_at_the_end_of_an_open_log_gets_its_headers_at_once(served: tuple[str, Served],
+                                                                      find: str) -> None:
+    """Nothing more in the log yet, and it is open: the response starts
+    (200, a live body) without waiting for the next event."""
+    base, logs = served
+    name, ids = logs.write(EVENTS[:5], close=False)
+    for route in ("sse", "ndjson"):
+        with httpx.stream("GET", f"{base}/{find}/{route}/{name}", headers={"Last-Event-ID": ids[-1]},
+                          timeout=10) as response:
+            assert response.status_code == 200, route

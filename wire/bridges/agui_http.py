@@ -57,7 +57,7 @@ from wire.bridges.agui import (
     parse_run_input,
 )
 from wire.stores import EventStore, Resume
-from wire.transports.http import KEEP_ALIVE, MAX_BODY_BYTES, serve, streaming
+from wire.transports.http import KEEP_ALIVE, MAX_BODY_BYTES, Authorize, serve, streaming
 
 __all__ = ("agui_endpoint", "agui_response", "agui_run")
 
@@ -185,15 +185,21 @@ FindLog = Callable[[Request, RunInput], "EventStore | Awaitable[EventStore | Non
 
 
 def agui_endpoint(find_log: FindLog, *, heartbeat: float | None = 15.0, coalesce: bool | float = False,
-                  body_limit: int = MAX_BODY_BYTES) -> Callable[[Request], Awaitable[Response]]:
+                  body_limit: int = MAX_BODY_BYTES, authorize: Authorize | None = None,
+                  session_param: str = "session_id") -> Callable[[Request], Awaitable[Response]]:
     """A Starlette endpoint for ``HttpAgent``'s POST: it parses the body as a
     ``RunAgentInput`` (400 naming the JSON path if it is not one, 413 past
     ``body_limit`` bytes) and serves the run it asks for from the log
     ``find_log(request, run_input)`` returns (it may be async), or 404 when
-    that is None. ``Last-Event-ID`` rejoins the run under way."""
+    that is None. ``Last-Event-ID`` rejoins the run under way. With
+    ``authorize``, ``authorize(request, session_id)`` is asked first, before
+    the body is read, about the session the route names
+    (``wire.transports.http.session_of`` with ``session_param``: the body's
+    ``threadId`` is the client's word, not the route's)."""
 
     def respond(log: EventStore, request: Request, run_input: Any) -> Response:
         return agui_response(log, run_input, heartbeat=heartbeat, coalesce=coalesce,
                              last_event_id=request.headers.get("last-event-id") or None)
 
-    return serve(find_log, respond, parse=parse_run_input, body_limit=body_limit)
+    return serve(find_log, respond, parse=parse_run_input, body_limit=body_limit, authorize=authorize,
+                 session_param=session_param)

@@ -39,7 +39,7 @@ from starlette.responses import Response, StreamingResponse
 
 from wire.bridges.vercel import DONE, HEADERS, Chunk, VercelBridge, encode_chunks
 from wire.stores import Entry, EventStore
-from wire.transports.http import KEEP_ALIVE, FindLog, serve, streaming
+from wire.transports.http import KEEP_ALIVE, Authorize, FindLog, serve, streaming
 
 __all__ = ("resume_endpoint", "ui_message_stream_response")
 
@@ -105,12 +105,16 @@ def ui_message_stream_response(log: EventStore, *, after: str | None = None, end
 
 def resume_endpoint(find_log: FindLog, *, finished: bool = False, heartbeat: float | None = 15.0,
                     coalesce: bool | float = False, dynamic_tools: bool = False,
-                    external_tools: Iterable[str] = ()) -> Callable[[Request], Awaitable[Response]]:
+                    external_tools: Iterable[str] = (), authorize: Authorize | None = None,
+                    session_param: str = "session_id") -> Callable[[Request], Awaitable[Response]]:
     """The endpoint of ``GET {api}/{chatId}/stream``: the log ``find_log``
     names (it may be async) as :func:`ui_message_stream_response` from its
     first event (up to a park, if it is parked), or 204 when there is none.
     A closed log also gets 204 (the client has the finished message from the
-    app's history) unless ``finished`` is true."""
+    app's history) unless ``finished`` is true. With ``authorize``,
+    ``authorize(request, session_id)`` is asked first about the session the
+    route names (``wire.transports.http.session_of`` with
+    ``session_param``: ``{chatId}`` in ai's route): False is 403."""
     tools = tuple(external_tools)
 
     async def respond(log: EventStore, request: Request) -> Response:
@@ -131,5 +135,5 @@ def resume_endpoint(find_log: FindLog, *, finished: bool = False, heartbeat: flo
         response = await endpoint(request)
         return Response(status_code=204) if response.status_code == 404 else response
 
-    endpoint = serve(find_log, respond)
+    endpoint = serve(find_log, respond, authorize=authorize, session_param=session_param)
     return none_is_no_content

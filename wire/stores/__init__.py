@@ -103,6 +103,18 @@ class EventStore(Protocol):
         copy."""
         ...
 
+    async def at_end(self, after: str | None = None) -> bool:
+        """True when a reader at ``after`` (an entry id of this log; None
+        for a new reader) would get nothing new, ever: the log is closed
+        and holds no entry past that position (a store may still repeat, as
+        a checkpoint, what such a reader has).
+        The endpoints answer such a reader 204 No Content, which stops a
+        browser's ``EventSource`` from reconnecting to a session that is
+        over. Answered from what the store holds, never by waiting for an
+        event. An id the log never gave out is not at the end: its reader
+        gets a ``wire.restart``, then the log."""
+        ...
+
     def follow(self, after: str | None = None, *, resume: Resume = "replay", heartbeat: float | None = None,
                max_batch: int = 512, coalesce: bool | float = False) -> AsyncIterator[list[Entry]]:
         """The entries after id ``after`` (from the first with None), then

@@ -215,6 +215,36 @@ class StoreContract:
                     assert type(got[0][1]) is ev.CustomEvent and got[0][1].name == RESTART and got[0][0] == ""
                     assert [i for i, _ in got[1:]] == ids
 
+    async def test_at_end_only_past_the_last_entry_of_a_closed_log(self, stores: Stores) -> None:
+        """What the endpoints answer with 204: a reader at the end of a
+        closed log, to whom ``follow`` gives nothing new (at most a
+        checkpoint of what it has)."""
+        msg, events = reply(12)
+        async with stores(_fresh(msg)) as (log, reader):
+            assert not await reader().at_end(None)
+            ids = await log.extend(events)
+            for after in (None, ids[0], ids[-2], ids[-1]):
+                assert not await reader().at_end(after), after  # open: a live reader waits for more
+            await log.close()
+            assert await reader().at_end(ids[-1])
+            assert await _read_all(reader(), ids[-1]) == []
+            repeated = [e for _, e in await _read_all(reader(), ids[-1], resume="checkpoint")]
+            assert all(map(_is_checkpoint, repeated))
+            assert rebuild(_fresh(msg), [*events, *repeated]) == _built(msg, events)
+            # Entries to read, or an id the log never gave out (a restart, then the log).
+            for after in (None, ids[0], ids[-2], "99999999999999999-0", "not an id"):
+                assert not await reader().at_end(after), after
+        async with stores(_fresh(msg)) as (log, reader):
+            await log.close()  # a session closed before it had a single event
+            assert await reader().at_end(None)
+            assert await _read_all(reader()) == []
+        async with stores(_fresh(msg), keep=4) as (log, reader):
+            ids = [await log.append(event) for event in events]
+            await log.close()
+            # A new reader of a log that kept its tail gets checkpoints, then the tail.
+            assert not await reader().at_end(None) and not await reader().at_end(ids[0])
+            assert await reader().at_end(ids[-1])
+
     async def test_a_live_reader_gets_every_event_appended_later_and_stops_at_close(self, stores: Stores) -> None:
         msg, events = reply(60)
         async with stores(_fresh(msg)) as (log, reader):

@@ -109,6 +109,13 @@ class EventLog:
     def _last_id(self) -> str:
         return self._prefix + str(self.end - 1) if self.end else ""
 
+    async def at_end(self, after: str | None = None) -> bool:
+        if not self._closed:
+            return False
+        if not after:
+            return self.end == 0
+        return self._position(after) == self.end - 1
+
     @property
     def events(self) -> list[AgentEvent]:
         """The events still kept, oldest first (do not change the list). Its

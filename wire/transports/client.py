@@ -27,11 +27,13 @@ by replay; either way the Conversation ends with the same Msg bytes as a
 reader that never dropped (each reply's Msg begins at its REPLY_START;
 checkpoints replace a reply's Msg; a ``wire.restart`` drops what it had).
 
-Every response is checked before a byte of it is decoded: a status other
-than 200, or a body that is not ``text/event-stream`` (a proxy's HTML error
-page, a login page), raises :class:`HTTPStatusError` naming both, at once for
-a client error (a 404 never comes right by retrying) and after the retries
-for 408, 429, 502, 503 and 504.
+Every response is checked before a byte of it is decoded: 204 No Content is
+the end of a closed session (what ``sse_endpoint`` answers a reader that
+has it all); another status than 200, or a body that is not
+``text/event-stream`` (a proxy's HTML error page, a login page), raises
+:class:`HTTPStatusError` naming both, at once for a client error (a 404
+never comes right by retrying) and after the retries for 408, 429, 502, 503
+and 504.
 """
 
 from __future__ import annotations
@@ -215,6 +217,8 @@ class Follower:
         url, headers = self._request()
         self.connections += 1
         async with client.stream("GET", url, headers=headers, timeout=self.timeout) as response:
+            if response.status_code == 204:  # the session is closed, and this follower has read it all
+                return
             if response.status_code != 200 or _media_type(response) != "text/event-stream":
                 error = await _refusal(response, "GET", "200 with text/event-stream")
                 if response.status_code in RETRYABLE:

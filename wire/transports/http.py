@@ -36,7 +36,12 @@ What every endpoint here and in ``wire.bridges.agui_http`` and
 * Who may read or answer a session is the application's decision:
   ``authorize(request, session_id)`` is asked before the log is touched
   (False is 403; it raises :class:`Refused` for another status, 401 for a
-  caller it does not know).
+  caller it does not know). The session is the one the route names
+  (:func:`session_of`): the path parameter ``session_param``
+  (``"session_id"`` by default), else the route's only one; a route that
+  does not say which is the server's mistake, never a session ``""``.
+* The end: a reader at the end of a closed log gets 204 No Content, which
+  stops a browser's ``EventSource`` (an empty 200 has it reconnect).
 
 Each endpoint chooses only its encoder.
 """
@@ -50,7 +55,7 @@ from typing import Any, TypeAlias
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 
-from wire.errors import DecodeError, StoreError
+from wire.errors import DecodeError, LocalProtocolError, StoreError
 from wire.framing import FRAMINGS, NDJSONEncoder
 from wire.session import decode_chat_request
 from wire.stores import Entry, EventStore, Resume
@@ -75,6 +80,7 @@ __all__ = (
     "read_body",
     "refused",
     "serve",
+    "session_of",
     "sse_endpoint",
     "streaming",
 )
@@ -146,20 +152,26 @@ async def entries_body(batches: AsyncIterable[list[Entry]], render: Callable[[li
 
 def serve(find_log: Callable[..., Any], respond: Callable[..., Response | Awaitable[Response]], *,
           parse: Callable[[bytes], Any] | None = None, body_limit: int = MAX_BODY_BYTES,
-          authorize: Callable[..., Any] | None = None) -> Callable[[Request], Awaitable[Response]]:
+          authorize: Authorize | None = None, session_param: str = "session_id",
+          ) -> Callable[[Request], Awaitable[Response]]:
     """A Starlette endpoint: the log ``find_log(request)`` names, answered by
     ``respond(log, request)``. With ``parse``, the request body is read (up
     to ``body_limit`` bytes) and parsed first, and both calls get it too:
     ``find_log(request, parsed)``, ``respond(log, request, parsed)``.
 
-    404 when there is no such log; 400 when ``parse`` raises DecodeError
-    (its message names the JSON path or byte); 413 for a body past the
-    limit; 503 when the store fails before the response starts. With
-    ``authorize``, ``authorize(request)`` (or ``authorize(request, parsed)``)
-    is asked before ``find_log``: False is 403, :class:`Refused` its status."""
+    With ``authorize``, ``authorize(request, session_of(request,
+    session_param))`` is asked first, before the body is read: False is 403,
+    :class:`Refused` its status. Then 413 for a body past the limit; 400
+    when ``parse`` raises DecodeError (its message names the JSON path or
+    byte); 404 when there is no such log; 503 when the store fails before
+    the response starts."""
 
     async def endpoint(request: Request) -> Response:
         try:
+            if authorize is not None:
+                allowed = await find(authorize, request, session_of(request, session_param))
+                if allowed is not True:
+                    return PlainTextResponse("not allowed", status_code=403)
             args: tuple[Any, ...] = (request,)
             if parse is not None:
                 body = await read_body(request, body_limit)
@@ -167,8 +179,6 @@ def serve(find_log: Callable[..., Any], respond: Callable[..., Response | Awaita
                     args = (request, parse(body))
                 except DecodeError as exc:
                     return PlainTextResponse(f"the request body is not valid: {exc}", status_code=400)
-            if authorize is not None and await find(authorize, *args) is not True:
-                return PlainTextResponse("not allowed", status_code=403)
             log = await find(find_log, *args)
             if log is None:
                 return PlainTextResponse("no such log", status_code=404)
@@ -182,20 +192,39 @@ def serve(find_log: Callable[..., Any], respond: Callable[..., Response | Awaita
     return endpoint
 
 
+async def _log_body(log: EventStore, request: Request, body: Callable[[str | None], AsyncIterable[bytes]],
+                    media_type: str) -> Response:
+    """The reader's part of ``log`` as a streaming response, or 204 No
+    Content for a reader at the end of a closed log: an empty 200 would
+    have a browser's ``EventSource`` reconnect for ever, and 204 stops it
+    (the WHATWG HTML standard, "server-sent events"). The store answers
+    from what it holds (``EventStore.at_end``), never by waiting for an
+    event, so the headers of a live stream are not held back."""
+    after = cursor(request)
+    if await log.at_end(after):
+        return Response(status_code=204)
+    return streaming(body(after), media_type)
+
+
 def sse_endpoint(find_log: FindLog, *, resume: Resume = "checkpoint", heartbeat: float | None = 15.0,
                  coalesce: bool | float = False, authorize: Authorize | None = None,
                  session_param: str = "session_id") -> Callable[[Request], Awaitable[Response]]:
     """The log ``find_log(request)`` names, as SSE: each frame's ``id`` its
-    entry id, resumed from ``Last-Event-ID`` or ``?after=``. ``coalesce``
-    merges the deltas waiting for a reader that is behind (see
-    ``wire.stores.EventStore.follow``). With ``authorize``, ``authorize(request, <the path parameter session_param>)``
-    is asked first (see :data:`Authorize`)."""
+    entry id, resumed from ``Last-Event-ID`` or ``?after=``; 204 No Content
+    for a reader at the end of a closed log (``EventStore.at_end``).
+    ``coalesce`` merges the deltas waiting for a reader that is behind (see
+    ``wire.stores.EventStore.follow``). With ``authorize``,
+    ``authorize(request, session_id)`` is asked first about the session the
+    route names (:func:`session_of` with ``session_param``; see
+    :data:`Authorize`)."""
 
     async def respond(log: EventStore, request: Request) -> Response:
-        body = log.sse(cursor(request), resume=resume, heartbeat=heartbeat, coalesce=coalesce)
-        return streaming(body, FRAMINGS["sse"].media_type)
+        def body(after: str | None) -> AsyncIterable[bytes]:
+            return log.sse(after, resume=resume, heartbeat=heartbeat, coalesce=coalesce)
 
-    return serve(find_log, respond, authorize=_by_path(authorize, session_param))
+        return await _log_body(log, request, body, FRAMINGS["sse"].media_type)
+
+    return serve(find_log, respond, authorize=authorize, session_param=session_param)
 
 
 def ndjson_endpoint(find_log: FindLog, *, resume: Resume = "checkpoint", heartbeat: float | None = 15.0,
@@ -206,15 +235,17 @@ def ndjson_endpoint(find_log: FindLog, *, resume: Resume = "checkpoint", heartbe
     a client resumes from a checkpoint: any ``?after=`` (or
     ``Last-Event-ID``) gets the Msg so far and the events after it, unless
     ``resume="replay"`` (then ``after`` must be an entry id the client
-    learnt elsewhere). ``authorize`` as for :func:`sse_endpoint`."""
+    learnt elsewhere). 204 and ``authorize`` as for :func:`sse_endpoint`."""
 
     async def respond(log: EventStore, request: Request) -> Response:
-        encoder = NDJSONEncoder()
-        batches = log.follow(cursor(request), resume=resume, heartbeat=heartbeat, coalesce=coalesce)
-        body = entries_body(batches, lambda batch: encoder.encode_batch([event for _, event in batch]), b"\n")
-        return streaming(body, FRAMINGS["ndjson"].media_type)
+        def body(after: str | None) -> AsyncIterable[bytes]:
+            encoder = NDJSONEncoder()
+            batches = log.follow(after, resume=resume, heartbeat=heartbeat, coalesce=coalesce)
+            return entries_body(batches, lambda batch: encoder.encode_batch([event for _, event in batch]), b"\n")
 
-    return serve(find_log, respond, authorize=_by_path(authorize, session_param))
+        return await _log_body(log, request, body, FRAMINGS["ndjson"].media_type)
+
+    return serve(find_log, respond, authorize=authorize, session_param=session_param)
 
 
 # -- who may read or answer a session, and the answer endpoint --------------------------------
@@ -238,27 +269,38 @@ Authorize: TypeAlias = Callable[[Request, str], "bool | Awaitable[bool]"]
 """The application's check, ``authorize(request, session_id)`` (sync or
 async): True lets the request through; anything else is 403; it raises
 :class:`Refused` for another status (401 when it does not know the caller:
-agentscope's app reads an ``X-User-ID`` header). It is asked before the log
-is looked up, so a refused caller learns nothing of the session."""
+agentscope's app reads an ``X-User-ID`` header). ``session_id`` is the
+session the request names: the route's (:func:`session_of`) for a reader,
+the body's for :func:`answer_endpoint`. It is asked before the log is looked
+up, so a refused caller learns nothing of the session."""
 
 OnAnswer: TypeAlias = OnInput
 """The agent hook every door takes (``wire.transports.inputs.OnInput``)."""
 
 
-def _by_path(authorize: Authorize | None, param: str) -> Callable[[Request], Any] | None:
-    """``authorize`` asked about the session a path parameter names."""
-    if authorize is None:
-        return None
-
-    def check(request: Request) -> Any:
-        return authorize(request, str(request.path_params.get(param, "")))
-
-    return check
+def session_of(request: Request, session_param: str = "session_id") -> str:
+    """The session ``request`` is about, as its route names it: the path
+    parameter ``session_param``, else the route's only path parameter
+    (``/replies/{id}/events``). A route with none, or with several and none
+    of them ``session_param``, does not say: LocalProtocolError, a server
+    to configure (answered with 500), never a guess such as ``""``, which an
+    ``authorize`` that lets unknown sessions through (for ``find_log``'s
+    404) would let anyone read."""
+    params = request.path_params
+    if session_param in params:
+        return str(params[session_param])
+    if len(params) == 1:
+        return str(next(iter(params.values())))
+    names = ", ".join(f"{{{name}}}" for name in params) or "none"
+    raise LocalProtocolError(
+        f"authorize is asked about the session a request names, and the route of {request.url.path!r} does not "
+        f"say which (no path parameter {{{session_param}}}; its path parameters: {names}): pass session_param= "
+        "naming the one that holds the session id, or put the session id in the path")
 
 
 def answer_endpoint(find_log: Callable[..., Any], on_answer: OnAnswer, *, authorize: Authorize | None = None,
-                    admit: Admit | None = None,
-                    body_limit: int = MAX_BODY_BYTES) -> Callable[[Request], Awaitable[Response]]:
+                    admit: Admit | None = None, body_limit: int = MAX_BODY_BYTES,
+                    session_param: str = "session_id") -> Callable[[Request], Awaitable[Response]]:
     """A ``POST`` endpoint for what a client sends a session: agentscope's
     chat body ``{"agent_id", "session_id", "input"}`` (``wire.session.chat``),
     a new turn, the answer to a parked reply, or an interrupt.
@@ -267,7 +309,7 @@ def answer_endpoint(find_log: Callable[..., Any], on_answer: OnAnswer, *, author
 
     * 413 for a body over ``body_limit`` bytes; 400 for one that is not a
       chat body (the message names the JSON path), or whose ``session_id``
-      is not the route's ``{session_id}`` path parameter, if it has one;
+      is not the session the route names (``session_of``), if it names one;
     * ``authorize(request, session_id)``, if given: 403, or its
       :class:`Refused` status (401);
     * ``find_log(request, chat)`` (sync or async) names the session's log:
@@ -306,7 +348,8 @@ def answer_endpoint(find_log: Callable[..., Any], on_answer: OnAnswer, *, author
             return refused(exc)
         except DecodeError as exc:
             return PlainTextResponse(f"the request body is not valid: {exc}", status_code=400)
-        named = request.path_params.get("session_id")
+        # On a route that names the session (session_of), the body must name the same one.
+        named = session_of(request, session_param) if request.path_params else None
         if named is not None and named != chat.session_id:
             return PlainTextResponse(f"the body's session_id is not {named!r}, the URL's", status_code=400)
         try:

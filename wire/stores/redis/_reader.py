@@ -137,6 +137,17 @@ class Reader(LogBase):
     async def snapshot(self) -> dict[str, Msg]:
         return {reply: msg for reply, (_, msg) in (await self.checkpoints()).items()}
 
+    async def at_end(self, after: str | None = None) -> bool:
+        """Whether a reader at ``after`` would get nothing: one ``HGET`` of
+        the end mark while the log is open (the common case, which this
+        answers without delaying a live reader), and where it is closed, the
+        look a reader opens with (a trimmed log's checkpoints, a restart)."""
+        end = await self._retrying("look for the end", self.client.hget, self.checkpoint_key, "end")
+        if end is None:
+            return False
+        cursor, first, end = await self._open(after, "replay")
+        return end is not None and not first.ids and order(cursor) >= order(end)
+
     async def read(self, after: str | None = None, count: int | None = None) -> list[Entry]:
         """The entries strictly after id ``after`` (all with None), at most
         ``count``, as (id, event) pairs. Plain ``XRANGE``: no checkpoint.
