@@ -383,3 +383,51 @@ async def test_readers_share_encoded_batches_but_never_a_checkpoint_for_an_event
     fresh = await body(None)
     assert read_checkpoint(fresh[0]) is not None
     assert await body(ids[-2]) == await body(ids[-2]) == [events[-1]]  # served from the cache, the same
+
+
+def interleaved() -> list[wire.AgentEvent]:
+    """Two replies written at once: "a" begins first and writes last."""
+    events: list[wire.AgentEvent] = [wire.ReplyStartEvent(session_id="s", reply_id="a", name="A"),
+                                     wire.ReplyStartEvent(session_id="s", reply_id="b", name="B")]
+    for reply_id in ("a", "b"):
+        events.append(wire.TextBlockStartEvent(reply_id=reply_id, block_id=f"{reply_id}1"))
+    for i in range(6):
+        for reply_id in ("b", "a") if i % 2 else ("a", "b"):
+            events.append(wire.TextBlockDeltaEvent(reply_id=reply_id, block_id=f"{reply_id}1", delta=f"{i}"))
+    events.append(wire.TextBlockDeltaEvent(reply_id="a", block_id="a1", delta="last"))
+    return events
+
+
+@pytest.mark.parametrize("max_events", [None, 3])
+def test_a_reader_from_checkpoints_holds_the_replies_in_the_order_they_began(max_events: int | None) -> None:
+    # Before: checkpoints came in the order of each reply's last entry, so .last was "a" for such a reader
+    # and "b" for a live one.
+    log = filled(EventLog(max_events=max_events), interleaved(), close=False)
+    live = Conversation()
+    live.extend(interleaved())
+    events, _ = sse_body(filled(log, [], close=True), eid(log, 2))
+    resumed = Conversation()
+    resumed.extend(events)
+    assert list(resumed.replies) == list(live.replies) == ["a", "b"]
+    assert [wire.json.encode(m) for m in resumed.replies.values()] == \
+        [wire.json.encode(m) for m in log.replies.values()]
+
+
+def test_what_the_log_hands_out_is_the_callers_own() -> None:
+    # Before: snapshot() handed out the log's own Msgs; a caller that changed one (as VercelBridge.join does)
+    # changed every checkpoint the log made afterwards ("hi" became "CHANGED!" for every later reader).
+    log = filled(EventLog(max_events=2), text_reply(3), close=False)
+    held = log.replies[REPLY].get_text_content()
+
+    async def change() -> None:
+        for msg in (await log.snapshot()).values():
+            msg.content[0].text = "CHANGED!"  # type: ignore[union-attr]
+        if hasattr(log, "session"):  # the state a conditional write decides from is a copy too
+            for msg in (await log.session()).replies.values():
+                msg.content[0].text = "CHANGED!"  # type: ignore[union-attr]
+
+    anyio.run(change)
+    events, _ = sse_body(filled(log, [], close=True), eid(log, 0))
+    resumed = Conversation()
+    resumed.extend(events)
+    assert resumed.replies[REPLY].get_text_content() == held
