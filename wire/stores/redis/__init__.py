@@ -68,7 +68,14 @@ from wire.framing import UnknownPolicy
 from wire.framing._base import Payloads
 from wire.messages import Msg
 from wire.session import Session
-from wire.stores.redis._common import AGENTSCOPE_SESSION_EVENTS, APPEND, READ, agentscope_session_key, checkpoint_key
+from wire.stores.redis._common import (
+    AGENTSCOPE_SESSION_EVENTS,
+    APPEND,
+    LOAD,
+    READ,
+    agentscope_session_key,
+    checkpoint_key,
+)
 from wire.stores.redis._dump import encode as agentscope_encode
 from wire.stores.redis._producer import Producer
 from wire.stores.redis._reader import Reader
@@ -143,14 +150,17 @@ class RedisEventLog(Producer, Reader):
         """Entries readers of this object skipped: no event at all, of an
         unknown type under ``unknown="skip"``, or a forged checkpoint."""
         self.last_id = None
-        """The id of the last entry this producer wrote."""
+        """The id of the last entry this producer wrote (None before any)."""
         self._closed = False
         self._script = client.register_script(APPEND)
         self._reader = client.register_script(READ)
         self._payloads = Payloads("json", raw=False, unknown=unknown)
-        self._replies = Session(*([msg] if msg is not None else []), keep_custom=False)
-        self._applied = 0
-        self._dirty = set()
+        self._loader = client.register_script(LOAD)
+        self._session = Session(*([msg] if msg is not None else []), keep_custom=False)
+        self._loaded = False
+        self._dirty = set() if msg is None else {msg.id}
+        self._began = {}
+        self._due = False
         self._since_checkpoint = 0
         self._failed = None
         # redis-py's cluster client refuses scripts in a pipeline.

@@ -31,7 +31,7 @@ from wire.framing._base import Payloads
 from wire.framing.sse import _interleaved
 from wire.messages import Msg
 from wire.peek import peek_json_lines
-from wire.resume import CHECKPOINT, checkpoint_payload, restart
+from wire.session import CHECKPOINT, Session, checkpoint_payload, restart
 from wire.stores import Entry, Resume
 from wire.stores._coalesce import Coalesce, Coalescer, hold_of, join_hold
 from wire.stores.redis._common import (
@@ -44,6 +44,7 @@ from wire.stores.redis._common import (
     as_bytes,
     order,
 )
+from wire.stores.redis._session import load
 
 # How long one XREAD waits for entries. Well below redis-py's default socket
 # timeout (5 s in redis-py 8), which would cut a longer wait short; a reader
@@ -127,7 +128,7 @@ class Reader(LogBase):
         the reply's Msg then (empty if the log keeps none)."""
         found = Checkpoint(await self._retrying("read the checkpoint", self.client.hgetall, self.checkpoint_key),
                            self.key)
-        taken = sorted(found.msgs, key=lambda reply: order(found.began.get(reply) or found.at[reply]))
+        taken = found.in_order(found.msgs)
         try:
             return {reply.decode(): (found.at[reply].decode(), wire_json.decode_msg(found.msgs[reply]))
                     for reply in taken}
@@ -136,6 +137,11 @@ class Reader(LogBase):
 
     async def snapshot(self) -> dict[str, Msg]:
         return {reply: msg for reply, (_, msg) in (await self.checkpoints()).items()}
+
+    async def session(self) -> Session:
+        """The session as of the stream's newest entry: the checkpoint, and
+        every writer's entries after its cut (``_session``); the caller's own."""
+        return (await load(self))[0]
 
     async def read(self, after: str | None = None, count: int | None = None) -> list[Entry]:
         """The entries strictly after id ``after`` (all with None), at most
