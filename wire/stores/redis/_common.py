@@ -113,17 +113,16 @@ class Checkpoint:
     def usable(self) -> bool:
         return self.cut is not None
 
-    def since(self, cursor: bytes) -> list[tuple[bytes, bytes]]:
-        """(entry id, Msg JSON) of each reply a reader at ``cursor`` must be
-        given to go on from the cut: those taken after the cursor, and those
-        open at the cut (taken at it), in the order the replies began (as a
-        reader that never dropped holds them). Each reply's Msg is as of the
-        cut (nothing of it was written between its ``at`` and the cut), so
-        each carries the cut's id: the ids a reader is given never go back."""
+    def since(self, cursor: bytes) -> list[bytes]:
+        """The Msg JSON of each reply a reader at ``cursor`` must be given to
+        go on from the cut: those taken after the cursor, and those open at
+        the cut (taken at it), in the order the replies began (as a reader
+        that never dropped holds them). Each is as of the cut: nothing of
+        its reply was written between its ``at`` and the cut."""
         assert self.cut is not None
         at, cut = order(cursor), self.cut
         taken = [reply for reply, entry in self.at.items() if entry == cut or order(entry) > at]
-        return [(cut, self.msgs[reply]) for reply in self.in_order(taken)]
+        return [self.msgs[reply] for reply in self.in_order(taken)]
 
     def in_order(self, replies: Iterable[bytes]) -> list[bytes]:
         """``replies`` in the order they began (by their first entry where

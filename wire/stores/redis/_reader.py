@@ -377,17 +377,22 @@ class Reader(LogBase):
 
     def _from_checkpoint(self, found: Checkpoint, cursor: bytes) -> tuple[bytes, Batch]:
         """Go on from the cut: the checkpoint of each reply a reader at
-        ``cursor`` needs (``Checkpoint.since``), each with its entry id."""
+        ``cursor`` needs (``Checkpoint.since``), in the order the replies
+        began. The last carries the cut's id; those before it the reader's
+        own cursor (none for a new reader), since their replies may have
+        begun in any order of their entries: a reader that drops after some
+        of them comes back from where it was and is given them all again,
+        never from the cut without the rest."""
         assert found.cut is not None  # checked by the callers
-        ids: list[bytes] = []
         payloads: list[bytes] = []
-        for entry_id, msg in found.since(cursor):
+        for msg in found.since(cursor):
             try:  # served as it is, so checked first: a damaged hash is never sent on
                 wire_json.decode_msg(msg)
             except DecodeError as exc:
                 raise StoreError(f"a reply's checkpoint in the hash is no Msg: {exc}", key=self.key) from exc
-            ids.append(entry_id)
             payloads.append(checkpoint_payload(msg))
+        before = b"" if cursor == ZERO else cursor
+        ids = [before] * (len(payloads) - 1) + [found.cut] if payloads else []
         return found.cut, Batch(ids, payloads, own=True)
 
     # -- reading ----------------------------------------------------------------------
