@@ -259,14 +259,11 @@ class Producer(LogBase):
         return int(await self._command("trim", "XTRIM", self.key, "MINID", before))
 
     async def delete(self) -> None:
-        """Delete the log: its stream and its checkpoint. A producer that
-        writes to it again begins a new session."""
+        """Delete the log: its stream and its checkpoint. This producer may
+        write to it again (what it wrote before is no entry it saw any more)."""
         await self._command("delete", "DEL", self.key, self.checkpoint_key)
         self.last_id = None
-        self._session = Session(keep_custom=False)
-        self._loaded = False
-        self._dirty.clear()
-        self._began.clear()
+        self._session.last_id = ""
 
     async def expire(self, seconds: float) -> None:
         """Delete the log ``seconds`` from now (a finished reply's lifetime)."""
