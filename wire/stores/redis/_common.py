@@ -1,5 +1,5 @@
 """What the producer and the readers of a Redis log share: the key names,
-the entry ids, the checkpoint hash, the two Lua scripts and the log's
+the entry ids, the checkpoint hash, the Lua scripts and the log's
 settings."""
 
 from __future__ import annotations
