@@ -67,6 +67,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("stores: the contract", {"stores"}),
     ("stores: coalescing", {"stores._coalesce"}),
     ("stores: the redis log's parts", {"stores.redis._common", "stores.redis._dump"}),
+    ("stores: the redis log's session", {"stores.redis._session"}),
     ("stores: the redis log's halves", {"stores.redis._producer", "stores.redis._reader"}),
     ("stores", {"stores.memory", "stores.redis"}),
     ("stores: the contract's test suite", {"stores.conformance"}),

@@ -24,6 +24,11 @@ wire runs it against the in-memory log and against Redis
 only about that many entries (a bounded ``EventLog``, a Redis stream trimmed
 by ``max_len``): the suite then checks that readers left behind get a
 checkpoint and still end with the exact Msg.
+
+The conditional appends (``extend(events, expect=...)``) are checked with
+many writers racing on one log: exactly one wins, the others get
+:class:`wire.errors.Conflict`, and nothing else is written; a store that
+checks the condition apart from the write fails there.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ import pytest
 from wire import events as ev
 from wire import json as wire_json
 from wire.blocks import ToolCallBlock, ToolCallState
-from wire.errors import LocalProtocolError
+from wire.errors import Conflict, LocalProtocolError
 from wire.framing import SSEDecoder
 from wire.messages import AssistantMsg, Msg
 from wire.session import CHECKPOINT, RESTART
@@ -405,3 +410,104 @@ class StoreContract:
             fresh = [e for _, e in await _read_all(reader())]
             assert _replies(fresh) == [wire_json.encode(expected)]
 
+
+    # -- conditional appends (extend(events, expect=...)) -----------------------------------------
+
+    async def test_of_writers_racing_with_the_same_expect_exactly_one_wins(self, stores: Stores) -> None:
+        msg, events = reply(20)
+        async with stores(_fresh(msg)) as (log, reader):
+            before = await log.extend(events[:8])
+            seen = (await reader().session()).last_id
+            assert seen == before[-1]
+            writers = [log, *(reader() for _ in range(7))]  # other objects: other replicas
+            won: list[tuple[int, str]] = []
+            lost: list[Conflict] = []
+
+            async def write(n: int, writer: EventStore) -> None:
+                delta = ev.TextBlockDeltaEvent(reply_id=msg.id, block_id="b1", delta=f"writer {n} ")
+                try:
+                    won.append((n, await writer.append(delta, expect=seen)))
+                except Conflict as exc:
+                    lost.append(exc)
+
+            async with anyio.create_task_group() as tg:
+                for n, writer in enumerate(writers):
+                    tg.start_soon(write, n, writer)
+            assert len(won) == 1 and len(lost) == len(writers) - 1, (won, lost)
+            (winner, entry_id), = won
+            assert all(exc.expected == seen and exc.actual == entry_id for exc in lost)
+            await log.close()
+            entries = await _read_all(reader())
+            assert [i for i, _ in entries] == [*before, entry_id]
+            assert type(entries[-1][1]) is ev.TextBlockDeltaEvent and entries[-1][1].delta == f"writer {winner} "
+
+    async def test_a_conditional_append_to_a_closed_log_conflicts(self, stores: Stores) -> None:
+        msg, events = reply(6)
+        async with stores(_fresh(msg)) as (log, reader):
+            ids = await log.extend(events)
+            await log.close()
+            state = await reader().session()
+            assert state.closed and state.last_id == ids[-1]
+            late = ev.CustomEvent(name="late", value={})
+            for writer in (log, reader()):
+                with pytest.raises(Conflict) as caught:
+                    await writer.append(late, expect=state.last_id)
+                assert caught.value.actual == ids[-1]
+            assert [i for i, _ in await _read_all(reader())] == ids
+
+    async def test_an_empty_expect_means_a_log_with_no_entry(self, stores: Stores) -> None:
+        msg, events = reply(6)
+        async with stores(_fresh(msg)) as (log, reader):
+            state = await reader().session()
+            assert state.last_id == "" and not state.closed
+            first = await reader().append(events[0], expect="")
+            with pytest.raises(Conflict) as caught:
+                await log.append(events[0], expect="")
+            assert caught.value.expected == "" and caught.value.actual == first
+            ids = [first, *await log.extend(events[1:], expect=first)]
+            await log.close()
+            assert [i for i, _ in await _read_all(reader())] == ids
+
+    async def test_the_sessions_last_id_is_the_newest_entry_and_a_stale_one_conflicts(self, stores: Stores) -> None:
+        expected, events = session(2)
+        async with stores(None) as (log, reader):
+            ids = await log.extend(events[:30])
+            state = await reader().session()
+            assert state.last_id == ids[-1] and not state.closed
+            for stale in (ids[-2], ids[0], ""):
+                for writer in (log, reader()):
+                    with pytest.raises(Conflict) as caught:
+                        await writer.extend(events[30:], expect=stale)
+                    assert (caught.value.expected, caught.value.actual) == (stale, ids[-1])
+                    with pytest.raises(Conflict):
+                        await writer.extend([], expect=stale)
+            assert await log.extend([], expect=ids[-1]) == []
+            ids += await reader().extend(events[30:], expect=ids[-1])
+            state = await reader().session()
+            assert state.last_id == ids[-1]
+            assert [wire_json.encode(msg) for msg in state.replies.values()] == [
+                wire_json.encode(msg) for msg in expected]
+            await log.close()
+            assert [i for i, _ in await _read_all(reader())] == ids
+
+    async def test_a_snapshot_or_session_handed_out_is_the_callers_copy(self, stores: Stores) -> None:
+        expected, events = session(2)
+        park = next(i for i, e in enumerate(events) if type(e) is ev.RequireUserConfirmEvent) + 1
+        async with stores(None) as (log, reader):
+            await log.extend(events[:park])
+            for taken in ((await log.snapshot()).values(), (await log.session()).replies.values(),
+                          (await reader().snapshot()).values(), (await reader().session()).replies.values()):
+                for msg in taken:  # as VercelBridge.join changes the Msg it is given
+                    msg.name = "CHANGED!"
+                    msg.content.clear()
+            await log.extend(events[park:])
+            await log.close()
+            want = [wire_json.encode(msg) for msg in expected]
+            assert [wire_json.encode(msg) for msg in (await reader().snapshot()).values()] == want
+            assert [wire_json.encode(msg) for msg in (await reader().session()).replies.values()] == want
+            entries = await _read_all(reader())
+            for k in (0, park - 1, len(entries) - 2):
+                rest = [e for _, e in await _read_all(reader(), entries[k][0], resume="checkpoint")]
+                had = Conversation()
+                had.extend([e for _, e in entries[:k + 1]])
+                assert _replies(rest, had) == want, k

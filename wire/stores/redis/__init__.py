@@ -3,8 +3,8 @@ agentscope's own session logs.
 
 Needs the ``redis`` extra (redis-py's asyncio client, and anyio). This is the
 only package of wire that imports redis: ``_common`` (keys, ids, the
-checkpoint hash, the Lua scripts), ``_producer`` (writes) and ``_reader``
-(reads), joined here into :class:`RedisEventLog`, a
+checkpoint hash, the Lua scripts), ``_session`` (the session as the log
+holds it), ``_producer`` (writes) and ``_reader`` (reads), joined here into :class:`RedisEventLog`, a
 :class:`wire.stores.EventStore`.
 
 The stream. One Redis Stream per log. Each entry is one field, ``payload``,
@@ -35,6 +35,22 @@ id is the entry it covers, then the entries after it, and so ends with the
 exact Msg. The checkpoint key carries the stream key as its Redis Cluster hash
 tag, so both live in one hash slot.
 
+Many writers. Any number of objects may write one session (replicas, the
+answer endpoint, agentscope's own ``publish_session_event``). A producer
+keeps the whole session (``RedisEventLog.session()`` reads it: the
+checkpoint hash and every entry after its cut), loaded from the log at its
+first write, and never writes over entries it has not seen: its append
+script refuses while the stream holds any, the producer folds them in and
+writes again (``_producer``). Its checkpoints and its end mark are therefore
+taken at the stream's newest entry and cover every reply, before its own
+trim can drop an entry of them. ``extend(events, expect=session.last_id)``
+writes only if the stream's newest entry is still that one and the log is
+not closed, else :class:`wire.errors.Conflict` (the check and the write are
+one script: of writers racing with one ``expect``, exactly one wins).
+Unconditional writes to a closed session reopen it; entries a foreign writer
+adds after the end mark reopen it too (an end mark older than a later entry
+is no end).
+
 Faults. Every Redis failure surfaces as :class:`wire.errors.StoreError`
 naming the log's key, with redis-py's exception as ``__cause__``. Readers
 retry a lost connection with backoff for ``retry_for`` seconds first; a
@@ -45,6 +61,24 @@ resends a command once its connection fails, by its client's ``retry``
 option; a producer that must never write a batch twice gives its client
 ``retry=Retry(NoBackoff(), 0)``. With ``appendfsync always``, an append that
 returned is on disk and survives a crash of Redis.
+
+After a failover that lost acknowledged writes (Redis replicates
+asynchronously: a master that dies may take its last writes with it), the
+stream ends before the newest entry the producer saw. Its next append
+raises :class:`wire.errors.Conflict` naming both ids and writes nothing, and
+the producer refuses every append after it, rather than going on as if its
+session matched the stream (readers would then rebuild another text than
+the producer holds). To go on, make a new log object on the same key (it
+loads the session from the log at its first write, or now with
+``await log.session()``), compare with what the agent produced, and append
+again what is missing::
+
+    try:
+        await log.append(event)
+    except Conflict:
+        log = RedisEventLog(client, key, max_len=..., ttl=...)
+        have = await log.session()          # what survived, up to have.last_id
+        await log.extend(lost_events + [event])
 
 Foreign entries. A shared stream may hold entries other producers wrote.
 Entries without a ``payload`` field are skipped, as agentscope's ``log_read``
@@ -68,7 +102,14 @@ from wire.framing import UnknownPolicy
 from wire.framing._base import Payloads
 from wire.messages import Msg
 from wire.session import Session
-from wire.stores.redis._common import AGENTSCOPE_SESSION_EVENTS, APPEND, READ, agentscope_session_key, checkpoint_key
+from wire.stores.redis._common import (
+    AGENTSCOPE_SESSION_EVENTS,
+    APPEND,
+    LOAD,
+    READ,
+    agentscope_session_key,
+    checkpoint_key,
+)
 from wire.stores.redis._dump import encode as agentscope_encode
 from wire.stores.redis._producer import Producer
 from wire.stores.redis._reader import Reader
@@ -95,8 +136,9 @@ class RedisEventLog(Producer, Reader):
       (``XADD MAXLEN ~``; Redis keeps at least that many).
     * ``ttl``: seconds after the last append at which Redis deletes the log.
     * ``msg``: the first reply's Msg, if it is not to begin at its
-      REPLY_START; the producer builds every reply's Msg (:attr:`replies`,
-      :attr:`msg` the latest) for the checkpoints.
+      REPLY_START (and the log holds no trace of it); the producer builds
+      every reply's Msg of the session (:attr:`replies`, :attr:`msg` the
+      latest) for the checkpoints.
     * ``keep_checkpoints``: keep checkpoints (see the module docstring); without
       them a reader left behind by the trim gets a StoreError.
     * ``publish``: also publish each event on the Pub/Sub channel ``key``
@@ -143,14 +185,17 @@ class RedisEventLog(Producer, Reader):
         """Entries readers of this object skipped: no event at all, of an
         unknown type under ``unknown="skip"``, or a forged checkpoint."""
         self.last_id = None
-        """The id of the last entry this producer wrote."""
+        """The id of the last entry this producer wrote (None before any)."""
         self._closed = False
         self._script = client.register_script(APPEND)
         self._reader = client.register_script(READ)
         self._payloads = Payloads("json", raw=False, unknown=unknown)
-        self._replies = Session(*([msg] if msg is not None else []), keep_custom=False)
-        self._applied = 0
-        self._dirty = set()
+        self._loader = client.register_script(LOAD)
+        self._session = Session(*([msg] if msg is not None else []), keep_custom=False)
+        self._loaded = False
+        self._dirty = set() if msg is None else {msg.id}
+        self._began = {}
+        self._due = False
         self._since_checkpoint = 0
         self._failed = None
         # redis-py's cluster client refuses scripts in a pipeline.

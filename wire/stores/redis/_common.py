@@ -1,10 +1,11 @@
 """What the producer and the readers of a Redis log share: the key names,
-the entry ids, the checkpoint hash, the two Lua scripts and the log's
+the entry ids, the checkpoint hash, the Lua scripts and the log's
 settings."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -81,16 +82,18 @@ class Checkpoint:
     Msg (``msg:<reply id>``, its JSON) is as of the cut at which it was last
     taken (``at:<reply id>``); every reply open at a cut is taken at it.
     ``first`` is the session's first entry and ``end`` its last once the
-    producer closed it. A field that is not what the producer writes raises
+    producer closed it. ``state`` is the rest of the session at the cut
+    (``_session``). A field that is not what the producer writes raises
     StoreError naming it: a reader never serves a damaged checkpoint."""
 
-    __slots__ = ("at", "began", "cut", "end", "first", "msgs")
+    __slots__ = ("at", "began", "cut", "end", "first", "msgs", "state")
 
     def __init__(self, fields: dict[Any, Any], key: str) -> None:
         got = {as_bytes(k): as_bytes(v) for k, v in fields.items()}
         self.cut = _entry_id(got, b"cut", key)
         self.first = _entry_id(got, b"first", key)
         self.end = _entry_id(got, b"end", key)
+        self.state = got.get(b"state")
         self.msgs: dict[bytes, bytes] = {}
         self.at: dict[bytes, bytes] = {}
         self.began: dict[bytes, bytes] = {}
@@ -110,14 +113,21 @@ class Checkpoint:
     def usable(self) -> bool:
         return self.cut is not None
 
-    def since(self, cursor: bytes) -> list[tuple[bytes, bytes]]:
-        """(entry id, Msg JSON) of each reply a reader at ``cursor`` must be
-        given to go on from the cut: those taken after the cursor, and those
-        open at the cut (taken at it), in entry order."""
+    def since(self, cursor: bytes) -> list[bytes]:
+        """The Msg JSON of each reply a reader at ``cursor`` must be given to
+        go on from the cut: those taken after the cursor, and those open at
+        the cut (taken at it), in the order the replies began (as a reader
+        that never dropped holds them). Each is as of the cut: nothing of
+        its reply was written between its ``at`` and the cut."""
         assert self.cut is not None
         at, cut = order(cursor), self.cut
-        taken = [(order(entry), entry, reply) for reply, entry in self.at.items() if entry == cut or order(entry) > at]
-        return [(entry, self.msgs[reply]) for _, entry, reply in sorted(taken)]
+        taken = [reply for reply, entry in self.at.items() if entry == cut or order(entry) > at]
+        return [self.msgs[reply] for reply in self.in_order(taken)]
+
+    def in_order(self, replies: Iterable[bytes]) -> list[bytes]:
+        """``replies`` in the order they began (by their first entry where
+        the producers knew it, else their first checkpoint)."""
+        return sorted(replies, key=lambda reply: order(self.began.get(reply) or self.at[reply]))
 
 
 def _entry_id(fields: dict[bytes, bytes], name: bytes, key: str) -> bytes | None:
@@ -128,25 +138,73 @@ def _entry_id(fields: dict[bytes, bytes], name: bytes, key: str) -> bytes | None
     return value
 
 
+# Entry ids compared as numbers, in Lua (both match ENTRY_ID).
+_OLDER = """
+local function older(a, b)
+  local am, as = string.match(a, '^(%d+)-(%d+)$')
+  local bm, bs = string.match(b, '^(%d+)-(%d+)$')
+  am, as, bm, bs = tonumber(am), tonumber(as), tonumber(bm), tonumber(bs)
+  return am < bm or (am == bm and as < bs)
+end
+"""
+
 # KEYS: the stream, the checkpoint. ARGV: max_len (0: none), ttl in ms (0:
-# none), publish (1/0), finish (1/0: mark the session's end), the last id the
-# producer wrote ("" if none), the number of replies taken in this call, then
-# (reply id, Msg JSON) for each, then the payloads. Writing reopens a closed
-# session (another producer took it on); the first entry ever is kept.
-APPEND = """
+# none), publish (1/0), finish (1/0: mark the session's end), seen (the
+# newest entry the producer's session covers, "" for none), fold ("0": write
+# whatever the stream holds; "1": refuse while it holds entries after seen;
+# "2": the producer has not loaded the session yet: refuse if the log holds
+# anything), expect ("": none; else "=" and the id the newest entry must
+# have, "=" alone for an empty log), the session's state JSON ("": leave it),
+# the number of replies taken in this call, then (reply id, Msg JSON, where
+# it began: an entry id, "+k" for this call's k-th entry, "" for the cut) for
+# each, then the payloads.
+#
+# Returns {"ok", ids...}; {"conflict", newest, closed 1/0} when expect does
+# not hold or the log is closed; {"lost", newest} when the stream ends before
+# seen (entries the producer saw are gone: a failover lost acknowledged
+# writes, or the log was deleted); {"unseen", reload 1/0, entries} when the
+# stream holds entries after seen (at most 512 of them, as XRANGE gives
+# them; reload when the producer must load the whole session instead, as
+# entries after seen may have been trimmed). Every cut and end mark is taken
+# at the stream's newest entry, which the producer's session covers. Writing
+# reopens a closed session; the first entry ever is kept.
+APPEND = _OLDER + """
 local key, ck = KEYS[1], KEYS[2]
 local max_len, ttl = tonumber(ARGV[1]), tonumber(ARGV[2])
 local publish, finish = ARGV[3] == '1', ARGV[4] == '1'
-local last = ARGV[5]
-if last == '' then
-  -- A producer that has written nothing yet (closing a session another one
-  -- wrote, say): the stream's newest entry is the one its marks cover.
-  local newest = redis.call('XREVRANGE', key, '+', '-', 'COUNT', 1)
-  last = newest[1] and newest[1][1] or '0-0'
+local seen, fold, expect, state = ARGV[5], ARGV[6], ARGV[7], ARGV[8]
+local top = redis.call('XREVRANGE', key, '+', '-', 'COUNT', 1)
+local newest = top[1] and top[1][1] or ''
+if seen ~= '' and newest ~= seen and (newest == '' or older(newest, seen)) then
+  -- Entries deleted (XDEL, a trim), or never kept: the stream's last id tells.
+  local last_generated = nil
+  if redis.call('EXISTS', key) == 1 then
+    local info = redis.call('XINFO', 'STREAM', key)
+    for i = 1, #info, 2 do
+      if info[i] == 'last-generated-id' then last_generated = info[i + 1] end
+    end
+  end
+  if not last_generated or older(last_generated, seen) then return {'lost', newest} end
 end
-local taken = tonumber(ARGV[6])
-local first_payload = 7 + 2 * taken
+if expect ~= '' then
+  local ending = redis.call('HGET', ck, 'end')
+  local closed = ending and (newest == '' or not older(ending, newest))
+  if closed or string.sub(expect, 2) ~= newest then
+    return {'conflict', newest, closed and '1' or '0'}
+  end
+end
+if fold == '2' and (newest ~= '' or redis.call('HEXISTS', ck, 'cut') == 1) then
+  return {'unseen', '1', {}}
+end
+if fold == '1' and newest ~= '' and (seen == '' or older(seen, newest)) then
+  local gone = seen ~= '' and #redis.call('XRANGE', key, seen, seen) == 0
+  return {'unseen', gone and '1' or '0', redis.call('XRANGE', key, seen == '' and '-' or '(' .. seen, '+',
+                                                     'COUNT', 512)}
+end
+local taken = tonumber(ARGV[9])
+local first_payload = 10 + 3 * taken
 local ids = {}
+local last = newest
 for i = first_payload, #ARGV do
   local payload = ARGV[i]
   local id
@@ -165,18 +223,40 @@ if #ids > 0 then
   redis.call('HSETNX', ck, 'first', ids[1])
   redis.call('HDEL', ck, 'end')
 end
+if last == '' then last = '0-0' end
 for j = 0, taken - 1 do
-  local reply = ARGV[7 + 2 * j]
-  redis.call('HSET', ck, 'msg:' .. reply, ARGV[8 + 2 * j], 'at:' .. reply, last)
-  redis.call('HSETNX', ck, 'began:' .. reply, last)
+  local reply, began = ARGV[10 + 3 * j], ARGV[12 + 3 * j]
+  redis.call('HSET', ck, 'msg:' .. reply, ARGV[11 + 3 * j], 'at:' .. reply, last)
+  if string.sub(began, 1, 1) == '+' then
+    began = ids[tonumber(string.sub(began, 2))]
+  elseif began == '' then
+    began = last
+  end
+  redis.call('HSETNX', ck, 'began:' .. reply, began)
 end
-if taken > 0 then redis.call('HSET', ck, 'cut', last) end
+if taken > 0 then
+  redis.call('HSET', ck, 'cut', last)
+  if state ~= '' then redis.call('HSET', ck, 'state', state) end
+end
 if finish then redis.call('HSET', ck, 'end', last) end
 if ttl > 0 then
   redis.call('PEXPIRE', key, ttl)
   redis.call('PEXPIRE', ck, ttl)
 end
+table.insert(ids, 1, 'ok')
 return ids
+"""
+
+# KEYS: the stream, the checkpoint. ARGV: the most entries to read. The
+# session as the log holds it, at one moment: the checkpoint hash's fields,
+# the entries after its cut (all of them from the start if there is none;
+# the caller reads on past the last), and the stream's newest entry id.
+LOAD = """
+local fields = redis.call('HGETALL', KEYS[2])
+local cut = redis.call('HGET', KEYS[2], 'cut')
+local entries = redis.call('XRANGE', KEYS[1], cut and '(' .. cut or '-', '+', 'COUNT', tonumber(ARGV[1]))
+local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+return {fields, entries, top[1] and top[1][1] or ''}
 """
 
 # KEYS: the stream, the checkpoint. ARGV: the cursor, the most entries to read.
@@ -240,6 +320,21 @@ class LogBase:
     skipped: int
     last_id: str | None
     _closed: bool
+
+    _loader: Any  # the LOAD script, registered on the client
+
+    async def run_script(self, script: Any, args: list[Any]) -> Any:
+        """Run a registered script on the log's two keys (redis-py's errors
+        are the caller's to translate)."""
+        keys = [self.key, self.checkpoint_key]
+        try:
+            return await script(keys=keys, args=args)
+        except redis.exceptions.NoScriptError:
+            # The node serving the key has not seen the script: a replica a
+            # failover promoted, which redis-py's SCRIPT LOAD (sent to the
+            # masters it knew) missed. The script did not run; EVAL runs it
+            # there once, and caches it for the calls after.
+            return await self.client.eval(script.script, len(keys), *keys, *args)
 
     def error(self, exc: BaseException, doing: str) -> StoreError:
         """``exc`` (redis-py's, or the OS's) as the StoreError callers catch."""

@@ -1,89 +1,120 @@
 """The producer's half of a Redis log: appends, checkpoints, the end mark,
-and the log's lifetime."""
+and the log's lifetime.
+
+Many writers. A session's stream is written by many hands: this producer,
+another replica's, the answer endpoint, agentscope's own
+``publish_session_event``. A producer keeps the whole session
+(:class:`wire.session.Session`, loaded from the log before its first write:
+``_session``) and the newest entry it covers, and never writes over entries
+it has not seen: the append script refuses while the stream holds entries
+after that one and hands them over (one round trip when this producer is the
+only writer); the producer folds them into its session and writes again.
+So its checkpoints, and its end mark, are taken at the stream's newest
+entry and cover every reply, whoever wrote it, before its own ``MAXLEN``
+trim can drop a single entry of them.
+"""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, Callable, Iterable
-from contextlib import suppress
 from typing import Any
 
-import redis.exceptions
-
 from wire import json as wire_json
-from wire.errors import DecodeError, StoreError
-from wire.events import AgentEvent
+from wire.errors import Conflict, StoreError
+from wire.events import AgentEvent, CustomEvent, UserInterruptEvent
 from wire.messages import Msg
-from wire.session import Session
-from wire.session.state import OPENING
+from wire.session import Session, copy_msg
+from wire.session.state import OPENING, TERMINAL
 from wire.stores import to_write
 from wire.stores.redis._common import FAILURES, LogBase, as_bytes
+from wire.stores.redis._session import begun, encode_state, fold, load
 
 # One script call holds at most this many events: a script blocks Redis while
 # it runs, so a long batch is cut into several calls.
 SCRIPT_BATCH = 512
+# The events after which a reply may have begun, been taken on, ended or
+# parked, or the session changed otherwise (a superset of those after which
+# Session.apply says it turned): a checkpoint goes with them.
+_TURNING = (*OPENING, *TERMINAL, UserInterruptEvent, CustomEvent)
 
 
 class Producer(LogBase):
     """Writes: each batch in one atomic script per chunk of ``SCRIPT_BATCH``
     events, with the checkpoint that is due: at least every
     ``checkpoint_every`` events, and whenever a reply begins, is taken on,
-    ends or parks (the Msg then is what a late reader needs)."""
+    ends or parks (the Msg then is what a late reader needs), or another
+    writer's entries were folded in."""
 
     keep_checkpoints: bool
-    _replies: Session
-    _applied: int
+    _session: Session
+    _loaded: bool
     _dirty: set[str]
+    _began: dict[str, str]
+    _due: bool
     _since_checkpoint: int
     _failed: StoreError | None
-    _cluster: bool
     _script: Any  # the APPEND script, registered on the client
     _encode: Callable[[AgentEvent], bytes]  # an event as the stream's payload
 
-    async def append(self, event: AgentEvent) -> str:
-        """Write one event; its entry id."""
-        return (await self.extend((event,)))[0]
+    async def append(self, event: AgentEvent, *, expect: str | None = None) -> str:
+        """Write one event; its entry id (``expect`` as for :meth:`extend`)."""
+        return (await self.extend((event,), expect=expect))[0]
 
-    async def extend(self, events: Iterable[AgentEvent]) -> list[str]:
-        """Write ``events`` in order, in one round trip (one per chunk on
-        Redis Cluster, which refuses scripts in a pipeline); their entry ids.
+    async def extend(self, events: Iterable[AgentEvent], *, expect: str | None = None) -> list[str]:
+        """Write ``events`` in order; their entry ids. One round trip per
+        chunk of ``SCRIPT_BATCH`` (or ``checkpoint_every``) events when no
+        other writer wrote since this producer's last look; else the
+        producer first folds their entries into its session.
 
-        With ``msg``, the events are applied to it and a checkpoint goes with
-        the entries when one is due. Raises StoreError if Redis fails; the
-        events may then be written or not."""
-        events = to_write(self, self._closed, events)
-        if not events:
-            return []
-        if self.keep_checkpoints:
-            await self._take_on(events)
-        # A checkpoint at least every checkpoint_every events, even inside one batch.
+        With ``expect``, only if the log's newest entry is that id ("" for
+        none) and the log is not closed, else :class:`wire.errors.Conflict`
+        and nothing is written; the batch is then one script call, whatever
+        its length (atomic). Raises Conflict too (and refuses every later
+        append) when the stream lost entries this producer saw (see the
+        package docstring), and StoreError if Redis fails; the events may
+        then be written or not."""
+        # A conditional write to a log this object closed is the log's to
+        # refuse (the Conflict), as the in-memory log does; it is open again
+        # if another writer wrote since.
+        events = to_write(self, self._closed and expect is None, events)
+        if expect is not None:
+            return await self._write(events, finish=False, expect=expect)
         size = min(SCRIPT_BATCH, self.checkpoint_every) if self.keep_checkpoints else SCRIPT_BATCH
-        calls = [self._call(events[start:start + size], finish=False) for start in range(0, len(events), size)]
-        return await self._run(calls)
+        ids: list[str] = []
+        for start in range(0, len(events), size):
+            ids += await self._write(events[start:start + size], finish=False, expect=None)
+        return ids
 
     @property
     def msg(self) -> Msg | None:
-        """The Msg of the reply this producer began last (None before any)."""
-        return self._replies.last
+        """The Msg of the reply that began last in this producer's session
+        (None before any)."""
+        return self._session.last
 
     @property
     def replies(self) -> dict[str, Msg]:
-        """The Msg of every reply this producer wrote, by reply id."""
-        return self._replies.replies
+        """The Msg of every reply of this producer's session, by reply id,
+        as of its last write (the producer's own: do not change them)."""
+        return self._session.replies
 
     def take_on(self, msg: Msg) -> None:
-        """Go on with a reply another writer began and left no checkpoint of
-        (one agentscope's app parked, answered here): ``msg`` is its Msg as
-        that writer left it (the producer keeps and updates it), so that this
-        producer's checkpoints of the reply hold all of it. A reply with a
-        checkpoint is taken on by itself at its first event."""
-        self._replies.adopt(msg, [])
+        """Go on with a reply another writer began and the log holds no
+        trace of (one agentscope's app parked and kept in its storage only,
+        answered here): ``msg`` is its Msg as that writer left it (the
+        producer keeps and updates it), so that this producer's checkpoints
+        of the reply hold all of it. A reply the log holds is loaded from it
+        (its checkpoint, and every entry after it) at the producer's first
+        write, whoever wrote it."""
+        self._session.adopt(msg, [])
+        self._dirty.add(msg.id)
 
     async def close(self) -> None:
-        """The session is over: write its final checkpoint and mark its end,
-        where readers following the log stop (until a producer writes again)."""
+        """The session is over: write its final checkpoint and mark its end
+        at the stream's newest entry, where readers following the log stop
+        (until a producer writes again)."""
         if self._closed:
             return
-        await self._run([self._call([], finish=True)])
+        await self._write([], finish=True, expect=None)
         self._closed = True
 
     async def pump(self, events: AsyncIterable[AgentEvent]) -> None:
@@ -92,93 +123,133 @@ class Producer(LogBase):
             await self.append(event)
         await self.close()
 
-    async def _take_on(self, events: list[AgentEvent]) -> None:
-        """Load the replies of ``events`` that another producer began or
-        may have continued (a parked reply answered on another replica, say)
-        from the checkpoint hash and the entries after it, so that this
-        producer's checkpoints of them hold all they had."""
-        known, open_ = self._replies.replies, self._replies.open
-        # Unknown replies, and known ones taken on again after their park or
-        # end: another producer may have written them since (an answer posted
-        # to another replica, the rest of the reply run there).
-        new = {reply_id for event in events if (reply_id := getattr(event, "reply_id", None)) is not None
-               and (reply_id not in known or (reply_id not in open_ and isinstance(event, OPENING)))}
-        for reply_id in new:
-            try:
-                msg, at = await self.client.hmget(self.checkpoint_key, [f"msg:{reply_id}", f"at:{reply_id}"])
-                if msg is None or at is None:
-                    continue
-                later: Any = await self.client.xrange(self.key, min=b"(" + as_bytes(at), max="+")
-            except FAILURES as exc:
-                raise self.error(exc, "read the checkpoint") from exc
-            try:
-                taken = wire_json.decode_msg(as_bytes(msg))
-            except DecodeError as exc:
-                raise StoreError(f"the checkpoint of reply {reply_id!r} is no Msg: {exc}", key=self.key) from exc
-            after: list[AgentEvent] = []
-            for _, fields in later:
-                payload = fields.get(b"payload", fields.get("payload"))
-                if payload is None:
-                    continue
-                with suppress(DecodeError):  # another writer's entries the readers skip too
-                    event = wire_json.decode_event(as_bytes(payload))
-                    if getattr(event, "reply_id", None) == reply_id:
-                        after.append(event)
-            self._replies.adopt(taken, after)
+    # -- one script call ------------------------------------------------------------------
 
-    def _call(self, chunk: list[AgentEvent], *, finish: bool) -> list[Any]:
-        """The script's arguments for one chunk, applying it to the replies."""
-        taken: list[Any] = []
-        if self.keep_checkpoints:
-            touched, turned = self._replies.apply(chunk)
-            self._applied += len(chunk)
-            self._dirty.update(touched)
-            self._since_checkpoint += len(chunk)
-            if turned or finish or self._since_checkpoint >= self.checkpoint_every:
-                msgs = self._replies.replies
-                for reply_id in self._dirty | self._replies.open:
-                    taken += (reply_id, wire_json.encode(msgs[reply_id]))
-                self._dirty.clear()
-                self._since_checkpoint = 0
-        ttl = round(self.ttl * 1000) if self.ttl else 0
-        return [self.max_len or 0, ttl, int(self.publish), int(finish), self.last_id or "", len(taken) // 2,
-                *taken, *map(self._encode, chunk)]
-
-    async def _evalsha(self, keys: list[str], args: list[Any]) -> Any:
-        try:
-            return await self._script(keys=keys, args=args)
-        except redis.exceptions.NoScriptError:
-            # The node serving the key has not seen the script: a replica a
-            # failover promoted, which redis-py's SCRIPT LOAD (sent to the
-            # masters it knew) missed. The script did not run; EVAL runs it
-            # there once, and caches it for the calls after.
-            return await self.client.eval(self._script.script, len(keys), *keys, *args)
-
-    async def _run(self, calls: list[list[Any]]) -> list[str]:
+    async def _write(self, chunk: list[AgentEvent], *, finish: bool, expect: str | None) -> list[str]:
+        """One script call for ``chunk`` (again after folding in what other
+        writers wrote, until the stream holds nothing this producer has not seen)."""
         if self._failed is not None:
             raise StoreError(f"an earlier append failed ({self._failed}); this log's Msg may not "
                              "match its stream any more", key=self.key) from self._failed
-        keys = [self.key, self.checkpoint_key]
-        try:
-            if len(calls) == 1 or self._cluster:
-                results = []
-                for args in calls:
-                    results.append(await self._evalsha(keys, args))
+        if not chunk and not finish and expect is None:
+            return []
+        keep = self.keep_checkpoints
+        while True:
+            due = keep and (finish or self._due or self._since_checkpoint + len(chunk) >= self.checkpoint_every
+                            or any(isinstance(event, _TURNING) for event in chunk))
+            undo = _Undo(self._session, chunk) if due else None
+            taken: list[Any] = self._take(chunk) if due else []
+            seen = self._session.last_id if keep else (self.last_id or "")
+            fold_mode = ("1" if self._loaded else "2") if keep else "0"
+            ttl = round(self.ttl * 1000) if self.ttl else 0
+            args = [self.max_len or 0, ttl, int(self.publish), int(finish), seen, fold_mode,
+                    "" if expect is None else "=" + expect,
+                    encode_state(self._session) if taken else "", len(taken) // 3, *taken,
+                    *map(self._encode, chunk)]
+            try:
+                result = await self.run_script(self._script, args)
+            except FAILURES as exc:
+                error = self.error(exc, "append")
+                if keep:
+                    self._failed = error
+                raise error from exc
+            status = as_bytes(result[0])
+            if status == b"ok":
+                ids = [as_bytes(entry_id).decode() for entry_id in result[1:]]
+                self._written(chunk, ids, checkpointed=due)
+                return ids
+            if undo is not None:
+                self._session = undo.restore()
+            if status == b"conflict":
+                actual = as_bytes(result[1]).decode()
+                closed = as_bytes(result[2]) == b"1"
+                assert expect is not None
+                raise Conflict("the log is closed: nothing was written" if closed else
+                               f"the log's newest entry is {actual or 'none'!r}, not {expect or 'none'!r} as "
+                               "the writer saw it: nothing was written; read the session again and decide anew",
+                               key=self.key, expected=expect, actual=actual)
+            if status == b"lost":
+                actual = as_bytes(result[1]).decode()
+                lost = Conflict(f"the stream ends at {actual or 'nothing'!r}, before entry {seen!r} this producer "
+                                "saw or wrote: a failover lost acknowledged writes (or the log was deleted). "
+                                "Nothing was written; make a new log object (it loads the session from the "
+                                "log) and append again what is missing", key=self.key, expected=seen,
+                                actual=actual)
+                self._failed = lost
+                raise lost
+            # "unseen": other writers' entries to fold in first.
+            if as_bytes(result[1]) == b"1" or not self._loaded:
+                await self._load()
             else:
-                async with self.client.pipeline(transaction=False) as pipe:
-                    for args in calls:
-                        await self._script(keys=keys, args=args, client=pipe)
-                    results = await pipe.execute()
-        except FAILURES as exc:
-            error = self.error(exc, "append")
-            if self.keep_checkpoints:
-                self._failed = error
-            raise error from exc
-        ids = [entry_id.decode() if type(entry_id) is bytes else entry_id
-               for result in results for entry_id in result]
+                self._fold(result[2])
+
+    def _take(self, chunk: list[AgentEvent]) -> list[Any]:
+        """Apply ``chunk`` to the session; the script's (reply id, Msg JSON,
+        where it began) of every reply the checkpoint takes: those touched
+        since the last checkpoint (this chunk included) and those open."""
+        before = set(self._session.replies)
+        touched = self._session.apply(chunk).replies
+        began = begun(before, self._session, ((f"+{k}", event) for k, event in enumerate(chunk, 1)))
+        began.update(self._began)
+        msgs = self._session.replies
+        taken: list[Any] = []
+        for reply_id in msgs:  # the order the replies began in
+            if reply_id in self._dirty or reply_id in touched or reply_id in self._session.open:
+                taken += (reply_id, wire_json.encode(msgs[reply_id]), began.get(reply_id, ""))
+        return taken
+
+    def _written(self, chunk: list[AgentEvent], ids: list[str], *, checkpointed: bool) -> None:
+        """The script wrote ``chunk`` as ``ids`` (with a checkpoint, for which
+        the chunk was applied already, or without)."""
         if ids:
             self.last_id = ids[-1]
-        return ids
+            self._closed = False  # written: the log is open again, whoever closed it
+        if not self.keep_checkpoints:
+            return
+        if checkpointed:
+            self._dirty.clear()
+            self._began.clear()
+            self._due = False
+            self._since_checkpoint = 0
+        elif chunk:  # no checkpoint was due: the chunk is applied now that it is written
+            before = set(self._session.replies)
+            changed = self._session.apply(chunk)
+            self._note((changed.replies, begun(before, self._session, zip(ids, chunk, strict=True)), changed.turned))
+            self._since_checkpoint += len(chunk)
+        if ids:
+            self._session.last_id = ids[-1]
+        self._loaded = True  # the script found nothing this producer had not seen
+
+    def _note(self, folded: tuple[list[str], dict[str, str], bool]) -> None:
+        touched, began, turned = folded
+        self._dirty.update(touched)
+        for reply_id, entry_id in began.items():
+            self._began.setdefault(reply_id, entry_id)
+        self._due |= turned
+
+    def _fold(self, entries: Any) -> None:
+        """Other writers' entries, after the newest this producer saw."""
+        folded = fold(self._session, entries)
+        self._note((folded.touched, folded.began, True))  # a checkpoint covers them before a trim can drop them
+        if folded.last is not None:
+            self._session.last_id = folded.last
+
+    async def _load(self) -> None:
+        """Load the session from the log (before the first write, or when
+        entries this producer had not seen may have been trimmed). Replies
+        of this producer's session the log has no trace of (``msg=``, or
+        one taken on) are kept."""
+        session, folded = await load(self)
+        for reply_id, msg in self._session.replies.items():
+            if reply_id not in session.replies:
+                session.adopt(msg, [])
+                folded.touched.append(reply_id)
+        self._session = session
+        self._dirty = set(folded.touched)
+        self._began = dict(folded.began)
+        self._due = True
+        self._since_checkpoint = 0
+        self._loaded = True
 
     # -- lifetime -----------------------------------------------------------------------
 
@@ -188,8 +259,11 @@ class Producer(LogBase):
         return int(await self._command("trim", "XTRIM", self.key, "MINID", before))
 
     async def delete(self) -> None:
-        """Delete the log: its stream and its checkpoint."""
+        """Delete the log: its stream and its checkpoint. This producer may
+        write to it again (what it wrote before is no entry it saw any more)."""
         await self._command("delete", "DEL", self.key, self.checkpoint_key)
+        self.last_id = None
+        self._session.last_id = ""
 
     async def expire(self, seconds: float) -> None:
         """Delete the log ``seconds`` from now (a finished reply's lifetime)."""
@@ -207,3 +281,28 @@ class Producer(LogBase):
             return await self.client.execute_command(*args)  # type: ignore[no-untyped-call]
         except FAILURES as exc:
             raise self.error(exc, doing) from exc
+
+
+class _Undo:
+    """A session as it was before a chunk was applied to it, for when the
+    script refuses the chunk: the Msgs the chunk changes are copied (all of
+    them if it holds a CUSTOM event, which may be a restart)."""
+
+    def __init__(self, session: Session, chunk: list[AgentEvent]) -> None:
+        self.session = session
+        self.whole = session.copy() if any(type(event) is CustomEvent for event in chunk) else None
+        ids = {reply_id for event in chunk if (reply_id := getattr(event, "reply_id", None)) is not None}
+        self.msgs = {reply_id: copy_msg(session.replies[reply_id]) for reply_id in ids
+                     if reply_id in session.replies} if self.whole is None else {}
+        self.order = list(session.replies)
+        self.open, self.interrupted, self.turn = set(session.open), set(session.interrupted), session.turn
+        self.positions = dict(session.positions)
+
+    def restore(self) -> Session:
+        if self.whole is not None:
+            return self.whole
+        session, replies = self.session, self.session.replies
+        session.replies = {reply_id: self.msgs.get(reply_id, replies[reply_id]) for reply_id in self.order}
+        session.open, session.interrupted, session.turn = self.open, self.interrupted, self.turn
+        session.positions = self.positions
+        return session

@@ -31,7 +31,7 @@ from wire.framing._base import Payloads
 from wire.framing.sse import _interleaved
 from wire.messages import Msg
 from wire.peek import peek_json_lines
-from wire.resume import CHECKPOINT, checkpoint_payload, restart
+from wire.session import CHECKPOINT, Session, checkpoint_payload, restart
 from wire.stores import Entry, Resume
 from wire.stores._coalesce import Coalesce, Coalescer, hold_of, join_hold
 from wire.stores.redis._common import (
@@ -44,6 +44,7 @@ from wire.stores.redis._common import (
     as_bytes,
     order,
 )
+from wire.stores.redis._session import load
 
 # How long one XREAD waits for entries. Well below redis-py's default socket
 # timeout (5 s in redis-py 8), which would cut a longer wait short; a reader
@@ -127,7 +128,7 @@ class Reader(LogBase):
         the reply's Msg then (empty if the log keeps none)."""
         found = Checkpoint(await self._retrying("read the checkpoint", self.client.hgetall, self.checkpoint_key),
                            self.key)
-        taken = sorted(found.msgs, key=lambda reply: order(found.began.get(reply) or found.at[reply]))
+        taken = found.in_order(found.msgs)
         try:
             return {reply.decode(): (found.at[reply].decode(), wire_json.decode_msg(found.msgs[reply]))
                     for reply in taken}
@@ -147,6 +148,11 @@ class Reader(LogBase):
             return False
         cursor, first, end = await self._open(after, "replay")
         return end is not None and not first.ids and order(cursor) >= order(end)
+
+    async def session(self) -> Session:
+        """The session as of the stream's newest entry: the checkpoint, and
+        every writer's entries after its cut (``_session``); the caller's own."""
+        return (await load(self))[0]
 
     async def read(self, after: str | None = None, count: int | None = None) -> list[Entry]:
         """The entries strictly after id ``after`` (all with None), at most
@@ -382,17 +388,22 @@ class Reader(LogBase):
 
     def _from_checkpoint(self, found: Checkpoint, cursor: bytes) -> tuple[bytes, Batch]:
         """Go on from the cut: the checkpoint of each reply a reader at
-        ``cursor`` needs (``Checkpoint.since``), each with its entry id."""
+        ``cursor`` needs (``Checkpoint.since``), in the order the replies
+        began. The last carries the cut's id; those before it the reader's
+        own cursor (none for a new reader), since their replies may have
+        begun in any order of their entries: a reader that drops after some
+        of them comes back from where it was and is given them all again,
+        never from the cut without the rest."""
         assert found.cut is not None  # checked by the callers
-        ids: list[bytes] = []
         payloads: list[bytes] = []
-        for entry_id, msg in found.since(cursor):
+        for msg in found.since(cursor):
             try:  # served as it is, so checked first: a damaged hash is never sent on
                 wire_json.decode_msg(msg)
             except DecodeError as exc:
                 raise StoreError(f"a reply's checkpoint in the hash is no Msg: {exc}", key=self.key) from exc
-            ids.append(entry_id)
             payloads.append(checkpoint_payload(msg))
+        before = b"" if cursor == ZERO else cursor
+        ids = [before] * (len(payloads) - 1) + [found.cut] if payloads else []
         return found.cut, Batch(ids, payloads, own=True)
 
     # -- reading ----------------------------------------------------------------------
