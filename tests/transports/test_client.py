@@ -7,6 +7,7 @@ name the status and the content type; a dead server is given up on."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -19,10 +20,19 @@ from tests.helpers import serve_asgi
 from tests.redis_server import RedisServer, free_port, redis_server
 from tests.transports.chat_app import TEXT_DELTAS, delete_call, make_app
 from wire import json as wire_json
+from wire.errors import DecodeError
 from wire.framing import SSEEncoder
-from wire.resume import Conversation, checkpoint
+from wire.resume import Conversation, checkpoint, restart
 from wire.transports.chat import confirmation, waiting
-from wire.transports.client import ConnectionFailed, Follower, HTTPStatusError, answer
+from wire.transports.client import (
+    MAX_ANSWER_BYTES,
+    MAX_RETRY_AFTER,
+    ConnectionFailed,
+    Follower,
+    HTTPStatusError,
+    ResponseTooLarge,
+    answer,
+)
 
 __all__ = ("redis_server",)  # the fixture, imported to be used here
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings(
@@ -224,3 +234,167 @@ async def test_a_turn_that_ended_while_the_follower_was_away_is_seen_at_once(bas
             ended = (await follower.run(turn=True)).last
         assert ended is not None and waiting(ended).state == "ended"
         assert replies(follower.conversation) == replies(other.conversation)
+
+
+# -- clients that always end, and say why (issue 30) -------------------------------------
+
+
+def _scripted(script: Any) -> tuple[httpx.AsyncClient, list[httpx.Request]]:
+    """A client whose server answers the n-th request (from 1) with
+    ``script(n, request)``: a status, headers and chunks, and whether the
+    body then drops (a read error) or ends. Past 20 requests it answers
+    404, so that a follower that never gives up fails instead of hanging."""
+    requests: list[httpx.Request] = []
+
+    async def serve(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        if len(requests) > 20:
+            return httpx.Response(404, headers={"content-type": "text/plain"}, content=b"no more")
+        status, headers, chunks, drop = script(len(requests), request)
+
+        async def body() -> AsyncIterator[bytes]:
+            for chunk in chunks:
+                yield chunk
+            if drop:
+                raise httpx.ReadError("the connection dropped")
+        return httpx.Response(status, headers={"content-type": "text/event-stream", **headers}, content=body())
+
+    return httpx.AsyncClient(transport=httpx.MockTransport(serve)), requests
+
+
+class _Sleeps:
+    """anyio as the client module sees it, with sleeps recorded, not slept."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    async def sleep(self, delay: float) -> None:
+        self.delays.append(delay)
+
+
+@pytest.fixture
+def sleeps(monkeypatch: pytest.MonkeyPatch) -> _Sleeps:
+    recorded = _Sleeps()
+    monkeypatch.setattr("wire.transports.client.anyio", recorded)
+    return recorded
+
+
+def _frames(events: list[Any], first_id: int, *, prefix: str = "") -> bytes:
+    return b"".join(b"id: %s%d\ndata: %s\n\n" % (prefix.encode(), first_id + i, wire_json.encode(event))
+                    for i, event in enumerate(events))
+
+
+async def test_a_server_repeating_one_checkpoint_is_given_up_after_the_retries(sleeps: _Sleeps) -> None:
+    """Every connection brings the same checkpoint, then drops: no news,
+    so each counts against the retries (it used to start the count over:
+    about 480 connections in 10 s with retries=3)."""
+    held = Conversation()
+    held.apply(_turn("a", park=False)[:3])
+    frame = b"id: 7\ndata: " + wire_json.encode(checkpoint(held.replies["a"])) + b"\n\n"
+    http, requests = _scripted(lambda n, request: (200, {}, [frame], True))
+    async with http:
+        follower = Follower("http://wire.test/s", client=http, retries=3)
+        with pytest.raises(ConnectionFailed) as gave_up:
+            await follower.run()
+    assert follower.connections == 4 and gave_up.value.attempts == 4
+    assert isinstance(gave_up.value.__cause__, httpx.ReadError) and "dropped" in str(gave_up.value)
+    assert [r.headers.get("last-event-id") for r in requests] == [None, "7", "7", "7"]
+
+
+async def test_a_body_cut_inside_a_frame_is_resumed_from_the_last_entry_applied(sleeps: _Sleeps) -> None:
+    events = _turn("a", park=False)
+    whole = _frames(events, 1)
+    cut = whole.index(b"id: 4\n") + 20  # inside the fourth frame
+    bodies = {1: [whole[:cut]], 2: [_frames(events[3:], 4)]}
+    http, requests = _scripted(lambda n, request: (200, {}, bodies[n], False))
+    async with http:
+        follower = Follower("http://wire.test/s", client=http)
+        conversation = await follower.run()
+    assert follower.connections == 2 and follower.closed
+    assert requests[1].headers["last-event-id"] == "3"
+    expected = Conversation()
+    expected.apply(events)
+    assert replies(conversation) == replies(expected)
+
+
+async def test_a_checkpoint_without_an_id_is_a_decode_error() -> None:
+    held = Conversation()
+    held.apply(_turn("a", park=False))
+    value = wire_json._to_builtins(checkpoint(held.replies["a"]))
+    del value["value"]["msg"]["id"]
+    frame = b"id: 1\ndata: " + json.dumps(value).encode() + b"\n\n"
+    http, _ = _scripted(lambda n, request: (200, {}, [frame], False))
+    async with http:
+        follower = Follower("http://wire.test/s", client=http)
+        with pytest.raises(DecodeError) as malformed:
+            await follower.run()
+    assert malformed.value.path == "$.value.msg.id" and "no id" in str(malformed.value)
+    assert follower.connections == 1 and not follower.conversation.replies
+
+
+async def test_a_server_that_restarts_every_connection_is_given_up_saying_so(sleeps: _Sleeps) -> None:
+    """Each connection starts the log over (``wire.restart``, then the
+    reply under new ids) and drops: the follower gives up, naming the
+    restarts (it used to reconnect for ever: 477 connections in 10 s)."""
+    events = _turn("a", park=True)[:4]
+
+    def script(n: int, request: httpx.Request) -> tuple[int, dict[str, str], list[bytes], bool]:
+        lost = b"id: \ndata: " + wire_json.encode(restart("the log was lost")) + b"\n\n"
+        return 200, {}, [lost + _frames(events, 1, prefix=f"epoch{n}-")], True
+
+    http, _ = _scripted(script)
+    async with http:
+        follower = Follower("http://wire.test/s", client=http, retries=3)
+        with pytest.raises(ConnectionFailed) as gave_up:
+            await follower.run()
+    assert follower.connections == 4
+    assert "wire.restart: the log was lost" in str(gave_up.value) and "4 connections in a row" in str(gave_up.value)
+    assert isinstance(gave_up.value.__cause__, wire.RemoteProtocolError)
+
+
+async def test_retry_after_is_honoured_up_to_a_cap_and_5xx_425_are_retried(sleeps: _Sleeps) -> None:
+    events = _turn("a", park=False)
+    answers = {1: (500, {}), 2: (503, {"retry-after": "7"}), 3: (429, {"retry-after": "86400"}),
+               4: (425, {}), 5: (503, {"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"})}
+
+    def script(n: int, request: httpx.Request) -> tuple[int, dict[str, str], list[bytes], bool]:
+        if n in answers:
+            status, headers = answers[n]
+            return status, {"content-type": "text/plain", **headers}, [b"busy"], False
+        return 200, {}, [_frames(events, 1)], False
+
+    http, _ = _scripted(script)
+    async with http:
+        follower = Follower("http://wire.test/s", client=http, retries=5, backoff=0.01)
+        await follower.run()
+    assert follower.connections == 6 and follower.closed
+    assert sleeps.delays[0] < 1 and sleeps.delays[3] < 1 and sleeps.delays[4] < 1  # no Retry-After, or one past
+    assert sleeps.delays[1] == 7 and sleeps.delays[2] == MAX_RETRY_AFTER
+
+
+async def test_answer_reads_a_bounded_body() -> None:
+    """A 2xx JSON body longer than ``max_bytes`` is refused as soon as it is
+    (it used to be read whole: 150 MB of body cost 513 MB), with or without
+    a Content-Length."""
+    served = []
+
+    async def serve(request: httpx.Request) -> httpx.Response:
+        async def body() -> AsyncIterator[bytes]:
+            yield b'{"pad": "'
+            for i in range(1000):
+                served.append(i)
+                yield b"x" * 1000
+            yield b'"}'
+        headers = {"content-type": "application/json"}
+        if request.url.path == "/sized":
+            return httpx.Response(200, headers=headers, content=b'{"pad": "' + b"x" * 10_000 + b'"}')
+        return httpx.Response(200, headers=headers, content=body())
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(serve)) as http:
+        for path in ("/streamed", "/sized"):
+            with pytest.raises(ResponseTooLarge) as large:
+                await answer(f"http://wire.test{path}", agent_id="a", session_id="s", input=None, client=http,
+                             max_bytes=4096)
+            assert large.value.limit == 4096 and "4096 bytes" in str(large.value)
+        assert len(served) < 10
+        assert MAX_ANSWER_BYTES == 1 << 20

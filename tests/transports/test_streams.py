@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 
 import anyio
 import anyio.lowlevel
@@ -172,3 +173,50 @@ async def test_iter_events_error_after_the_good_events(tail: bytes) -> None:
         async for event in iter_events(_agen([data]), SSEDecoder()):
             got.append(event)
     assert got == CATALOG[:2] and info.value.index == 2
+
+
+def _frames_with_ids(shape: str) -> list[bytes]:
+    """Frames of CATALOG's events, each ending in a blank line: every one with
+    an id (the fast paths), some without one and an id-only frame between
+    (the id in force moves without an event), and CRLF or comment lines (the
+    CRLF and spec parser paths)."""
+    frames = []
+    for i, event in enumerate(CATALOG):
+        data = b"data: " + wire.json.encode(event) + b"\n\n"
+        if shape == "every":
+            frames.append(b"id: e%d\n" % i + data)
+        elif shape == "some":
+            frames.append((b"id: e%d\n" % i if i % 3 == 0 else b"") + data)
+            if i % 4 == 1:
+                frames.append(b"id: x%d\n\n" % i)
+        elif shape == "crlf":
+            frames.append((b"id: e%d\n" % i + data).replace(b"\n", b"\r\n"))
+        else:
+            frames.append(b": tick\nid: e%d\n" % i + data)
+    return frames
+
+
+@pytest.mark.parametrize("shape", ["every", "some", "crlf", "spec"])
+@pytest.mark.parametrize("size", [1 << 20, 100])
+async def test_an_sse_consumer_that_stops_mid_chunk_resumes_after_what_it_took(shape: str, size: int) -> None:
+    """The resume position is the last event the consumer took, never one
+    it was not handed: a loop that breaks in the middle of what one chunk
+    brought leaves ``last_event_id`` at its last event (issue 30)."""
+    frames = _frames_with_ids(shape)
+    # The id in force after each event, read one frame at a time.
+    reference = SSEDecoder(last_event_id="start")
+    expected = []
+    for frame in frames:
+        for _ in reference.feed(frame):
+            expected.append(reference.last_event_id)
+    assert len(expected) == len(CATALOG) > 10
+    for taken in range(1, len(CATALOG)):
+        decoder = SSEDecoder(last_event_id="start")
+        got = []
+        async with aclosing(iter_events(_agen(chunked(b"".join(frames), size)), decoder)) as events:
+            async for event in events:
+                got.append(event)  # applied: taken
+                if len(got) == taken:
+                    break
+        assert got == CATALOG[:taken]
+        assert decoder.last_event_id == expected[taken - 1], taken

@@ -130,6 +130,13 @@ class SSEDecoder(StreamDecoder[T]):
     reconnecting: the id in force when the last event returned was dispatched
     (start it from a previous connection's value). ``retry`` is the
     reconnection time in milliseconds the server asked for, or None.
+
+    A consumer that may stop before it has applied every item a call
+    returned (``wire.transports.streams.iter_events``, when the loop over it
+    breaks) feeds with :meth:`feed_keeping_ids` and :meth:`close_keeping_ids`
+    and says where it stopped with :meth:`took`: ``last_event_id`` is then the
+    id of the last item it took, so a reconnection resumes after that item,
+    never after one it was not handed.
     """
 
     @overload
@@ -167,6 +174,12 @@ class SSEDecoder(StreamDecoder[T]):
         # CRLF mode only: a CR cut off from its LF by a chunk's end.
         self._cut_cr = False  # the pending bytes end in a CR, whose LF must come next
         self._skip_lf = False  # the last region ended in a CR; an LF next belongs to it
+        # While a call that keeps ids runs: for each item it returns, in order,
+        # the id it was dispatched with (bytes or str; None: the id in force
+        # before it), and _Dispatched marks where a frame without data moved the
+        # id on. None otherwise: the fast paths pay one check per frame or region.
+        self._ids: list[Any] | None = None
+        self._kept: tuple[str, list[Any]] = ("", [])  # the last such call's: the id before it, its ids
 
     @property
     def retry(self) -> int | None:
@@ -176,6 +189,49 @@ class SSEDecoder(StreamDecoder[T]):
     @property
     def last_event_id(self) -> str:
         return self._spec.last_event_id
+
+    # -- where a consumer that stops early resumes --------------------------------------
+
+    def feed_keeping_ids(self, data: bytes | bytearray | memoryview) -> list[T]:
+        """:meth:`feed`, remembering each item's id for :meth:`took`."""
+        return self._keeping_ids(self.feed, data)
+
+    def close_keeping_ids(self) -> list[T]:
+        """:meth:`close`, remembering each item's id for :meth:`took`."""
+        return self._keeping_ids(self.close)
+
+    def _keeping_ids(self, step: Any, *args: Any) -> list[T]:
+        before = self.last_event_id
+        ids: list[Any] = []
+        self._ids = ids
+        try:
+            items: list[T] = step(*args)
+        finally:
+            self._ids = None
+            self._kept = (before, ids)
+        return items
+
+    def took(self, count: int) -> None:
+        """The consumer applied only the first ``count`` items that the last
+        :meth:`feed_keeping_ids` or :meth:`close_keeping_ids` returned (or
+        that its error carried), and stops: :attr:`last_event_id` becomes the
+        id in force when the last of them was dispatched (the id before the
+        call for none). Call it when the consumer stops; the decoder is not
+        fed again (a new connection takes a new decoder)."""
+        current, ids = self._kept
+        taken = 0
+        for mark in ids:
+            if taken == count:
+                break
+            if type(mark) is _Dispatched:
+                current = mark.event_id
+                continue
+            taken += 1
+            if mark is not None:
+                current = mark.decode() if type(mark) is bytes else mark
+        spec = self._spec
+        spec.fast_id = None
+        spec.last_event_id = current
 
     # -- feeding ------------------------------------------------------------------
 
@@ -371,6 +427,8 @@ class SSEDecoder(StreamDecoder[T]):
         self._index += 1
         if raw_id is not None:
             self._spec.fast_id = raw_id
+        if self._ids is not None:
+            self._ids.append(raw_id)
         return True
 
     def _fast_region(self, region: bytes, out: list[T]) -> bool:
@@ -432,6 +490,8 @@ class SSEDecoder(StreamDecoder[T]):
         self._index += len(items)
         if new_id is not None:
             self._spec.fast_id = new_id
+        if self._ids is not None:
+            self._ids += [line[4:] for line in ids] if new_id is not None else [None] * len(items)
         return True
 
     # -- the spec parser ------------------------------------------------------------
@@ -454,17 +514,25 @@ class SSEDecoder(StreamDecoder[T]):
 
     def _decode_frames(self, frames: list[Frame], out: list[T]) -> None:
         spec = self._spec
+        ids = self._ids
         if frames:
             items = self._payloads.batch([frame[0] for frame in frames])
             if items is not None:
                 out += items
                 self._index += len(items)
+                if ids is not None:
+                    ids += [frame[3] for frame in frames]
             else:
                 for payload, offset, contiguous, event_id in frames:
+                    size = len(out)
                     self._payloads.one(payload, out, offset=offset, index=self._index, exact=contiguous)
                     self._index += 1
                     spec.last_event_id = event_id
+                    if ids is not None and len(out) > size:  # not an unknown event skipped
+                        ids.append(event_id)
         spec.last_event_id = spec.dispatched
+        if ids is not None:
+            ids.append(_Dispatched(spec.dispatched))
 
     _NAME = "an SSE stream"
 
@@ -524,6 +592,16 @@ def _sse_hook(obj: Any) -> Any:
 
 
 _ID_AND_DATA = b"id: %d\ndata: "
+
+
+class _Dispatched:
+    """In a call's ids (SSEDecoder._ids): the id in force after frames that
+    carried no item (an ``id`` line in a frame without data)."""
+
+    __slots__ = ("event_id",)
+
+    def __init__(self, event_id: str) -> None:
+        self.event_id = event_id
 
 
 class SSEEncoder:

@@ -58,13 +58,19 @@ def checkpoint_payload(msg_json: bytes) -> bytes:
 def read_checkpoint(event: object) -> Msg | None:
     """The Msg a checkpoint event carries, or None if ``event`` is no
     checkpoint. Go on with ``msg.append_event`` for the events after it.
-    A checkpoint whose Msg is not valid raises DecodeError."""
+    A checkpoint whose Msg is not valid, or has no id, raises DecodeError."""
     if type(event) is not CustomEvent or event.name != CHECKPOINT:
         return None
     if "msg" not in event.value:
         raise DecodeError("a checkpoint without a msg", path="$.value.msg")
+    msg = event.value["msg"]
+    # A Msg without an id would be given a new one: a reply nobody wrote, which
+    # every reader of the log would name differently.
+    if isinstance(msg, dict) and type(msg.get("id")) is not str:
+        found = "no id" if "id" not in msg else "an id that is not a string"
+        raise DecodeError(f"a checkpoint whose msg has {found}", path="$.value.msg.id")
     try:
-        data = msgspec.json.encode(event.value["msg"])
+        data = msgspec.json.encode(msg)
     except ENCODE_ERRORS as exc:  # made in this process from a Msg JSON cannot carry (a lone surrogate)
         raise DecodeError(f"a checkpoint whose msg JSON cannot carry: {exc}", path="$.value.msg") from exc
     return wire_json.decode_msg(data)

@@ -20,20 +20,37 @@ A :class:`Follower` reads an SSE endpoint (``wire.transports.http.sse_endpoint``
 any store, any replica; or agentscope's own ``/sessions/{id}/stream``) into a
 ``wire.resume.Conversation``: every reply's Msg. When the connection drops
 it reconnects with the last entry id it read, as ``Last-Event-ID`` (or as
-``?after=``, the form agentscope's endpoint takes), after a backoff that
-doubles up to ``max_backoff``, giving up after ``retries`` failed attempts in
-a row (:class:`ConnectionFailed`). The server resumes it from a checkpoint or
-by replay; either way the Conversation ends with the same Msg bytes as a
-reader that never dropped (each reply's Msg begins at its REPLY_START;
-checkpoints replace a reply's Msg; a ``wire.restart`` drops what it had).
+``?after=``, the form agentscope's endpoint takes). The server resumes it
+from a checkpoint or by replay; either way the Conversation ends with the
+same Msg bytes as a reader that never dropped (each reply's Msg begins at
+its REPLY_START; checkpoints replace a reply's Msg; a ``wire.restart`` drops
+what it had).
 
-Every response is checked before a byte of it is decoded: 204 No Content is
-the end of a closed session (what ``sse_endpoint`` answers a reader that
-has it all); another status than 200, or a body that is not
-``text/event-stream`` (a proxy's HTML error page, a login page), raises
-:class:`HTTPStatusError` naming both, at once for a client error (a 404
-never comes right by retrying) and after the retries for 408, 429, 502, 503
-and 504.
+The rules are those of the TypeScript runtime's one reconnect loop
+(``schemas/src/follow.ts``), so that both clients always end, and say why:
+
+* every response is checked before a byte of it is decoded: 204 No Content
+  is the end of a closed session (what ``sse_endpoint`` answers a reader
+  that has it all); another status than 200, or a body that is not
+  ``text/event-stream`` (a proxy's HTML error page, a login page), raises
+  :class:`HTTPStatusError` naming both, at once for a client error (a 404
+  never comes right by retrying) and after the retries for those in
+  :data:`RETRYABLE` (408, 425, 429, any 5xx);
+* a network failure, a retryable status, or a body that ends inside a frame
+  (a proxy cut it) is a dropped connection: the next one resumes from the
+  last entry applied, after ``backoff`` seconds (or the server's SSE
+  ``retry``), doubled per failed attempt up to ``max_backoff``, jittered; a
+  429 or 503 waits at least its ``Retry-After``, up to
+  :data:`MAX_RETRY_AFTER`;
+* ``retries`` failed attempts in a row give up with
+  :class:`ConnectionFailed`, whose message and ``__cause__`` say the last
+  failure. A connection counts as a success only if it moved the position
+  to a new entry id: a server that answers every reconnection with the same
+  checkpoint and nothing after it, or with a ``wire.restart`` each time (its
+  log cannot keep a position), is failing, and is given up on;
+* a frame that is not an event, or a malformed checkpoint, raises its
+  RemoteProtocolError (the events before it applied): the server would send
+  the same bytes again.
 """
 
 from __future__ import annotations
@@ -43,24 +60,38 @@ import random
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import AsyncExitStack, aclosing
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Literal
 
 import anyio
 import httpx
 
-from wire.errors import RemoteProtocolError, WireError
-from wire.events import ExternalExecutionResultEvent, UserConfirmResultEvent
+from wire.errors import FrameError, RemoteProtocolError, WireError
+from wire.events import CustomEvent, ExternalExecutionResultEvent, UserConfirmResultEvent
 from wire.framing import SSEDecoder
 from wire.messages import Msg
-from wire.resume import Conversation
+from wire.resume import RESTART, Conversation
 from wire.stores import StoredEvent
 from wire.transports.chat import ChatRequest, encode_chat_request, waiting
 
-__all__ = ("RETRYABLE", "Answered", "ConnectionFailed", "Follower", "HTTPStatusError", "answer")
+__all__ = ("MAX_ANSWER_BYTES", "MAX_RETRY_AFTER", "RETRYABLE", "Answered", "ConnectionFailed", "Follower",
+           "HTTPStatusError", "ResponseTooLarge", "answer", "retry_after")
 
-RETRYABLE = frozenset({408, 425, 429, 502, 503, 504})
-"""Statuses a follower retries (a replica restarting behind its balancer);
+RETRYABLE = frozenset({408, 425, 429, *range(500, 600)})
+"""Statuses a follower retries (a replica restarting behind its balancer, a
+busy server): 408, 425, 429 and every 5xx, as the TypeScript runtime does;
 any other status but 200 is raised at once."""
+
+_RETRY_AFTER = frozenset({429, 503})  # the statuses whose Retry-After is honoured
+
+MAX_RETRY_AFTER = 300.0
+"""The longest ``Retry-After`` a follower honours, in seconds (a longer one
+is taken as this): a server cannot park a reader for hours."""
+
+MAX_ANSWER_BYTES = 1 << 20
+"""The longest response body :func:`answer` reads by default: the answer
+endpoint's response is a small JSON object."""
 
 _SNIPPET = 300
 
@@ -89,6 +120,52 @@ class ConnectionFailed(WireError):
         self.url = url
         self.attempts = attempts
         super().__init__(f"GET {url}: {attempts} attempts in a row failed; the last: {last}")
+
+
+class ResponseTooLarge(RemoteProtocolError):
+    """A response body longer than the client reads (``limit`` bytes): what
+    a misrouted request gets from a file server, say. Nothing past the
+    limit is read."""
+
+    def __init__(self, method: str, url: str, limit: int) -> None:
+        self.method = method
+        self.url = url
+        self.limit = limit
+        super().__init__(f"{method} {url}: the response body is longer than the limit of {limit} bytes "
+                         "(max_bytes)")
+
+
+def retry_after(value: str | None, now: datetime | None = None) -> float | None:
+    """A ``Retry-After`` in seconds (delta-seconds or an HTTP date), at most
+    :data:`MAX_RETRY_AFTER`; None when absent or unreadable."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.isascii() and text.isdigit():
+        seconds = float(int(text))
+    else:
+        try:
+            at = parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if at.tzinfo is None:
+            at = at.replace(tzinfo=UTC)
+        seconds = (at - (now or datetime.now(UTC))).total_seconds()
+    return min(MAX_RETRY_AFTER, max(0.0, seconds))
+
+
+async def _bounded(response: httpx.Response, method: str, url: str, limit: int) -> bytes:
+    """The body, or ResponseTooLarge as soon as it is longer than ``limit``
+    (a Content-Length that says so is believed before a byte is read)."""
+    length = response.headers.get("content-length", "")
+    if length.isascii() and length.isdigit() and int(length) > limit:
+        raise ResponseTooLarge(method, url, limit)
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > limit:
+            raise ResponseTooLarge(method, url, limit)
+    return bytes(body)
 
 
 def _media_type(response: httpx.Response) -> str:
@@ -122,8 +199,11 @@ class Follower:
     * ``cursor``: send the position as ``Last-Event-ID`` (``"header"``) or as
       ``?after=`` (``"query"``).
     * ``retries``: failed attempts in a row before :class:`ConnectionFailed`;
-      ``backoff`` the first wait in seconds, doubled (with jitter) up to
-      ``max_backoff``. An attempt that delivers events starts the count over.
+      ``backoff`` the first wait in seconds (unless the server sent an SSE
+      ``retry``), doubled (with jitter) up to ``max_backoff``; a 429 or 503
+      waits at least its ``Retry-After``. Only an attempt that moves the
+      position to a new entry id (and brings no ``wire.restart``) starts
+      the count over.
     * ``read_timeout``: seconds without a byte (events or the server's
       heartbeats) after which the connection counts as lost.
 
@@ -194,26 +274,43 @@ class Follower:
             if client is None:
                 client = await stack.enter_async_context(httpx.AsyncClient(timeout=self.timeout))
             failures = 0
+            restarts = 0  # connections in a row that brought a wire.restart
+            retry_ms: int | None = None  # the server's SSE retry field, once sent
             touched: set[str] = set()
             while True:
+                start = self.last_event_id
+                attempt = _Attempt()
                 try:
-                    async with aclosing(self._connection(client, touched)) as connection:
+                    async with aclosing(self._connection(client, touched, attempt)) as connection:
                         async for batch in connection:
-                            failures = 0
                             yield batch
                             if self._done(reply_id, turn, touched):
                                 return
                     self.closed = True
                     return
                 except (httpx.TransportError, _Retry) as exc:
-                    failures += 1
-                    cause = exc.error if isinstance(exc, _Retry) else exc
-                    if failures > self.retries:
-                        raise ConnectionFailed(self.url, failures, cause) from cause
-                    delay = min(self.max_backoff, self.backoff * 2 ** (failures - 1))
-                    await anyio.sleep(delay * random.uniform(0.5, 1.0))
+                    cause: BaseException = exc.error if isinstance(exc, _Retry) else exc
+                    wait = exc.wait if isinstance(exc, _Retry) else None
+                if attempt.decoder is not None and attempt.decoder.retry is not None:
+                    retry_ms = attempt.decoder.retry
+                restarts = restarts + 1 if attempt.restart is not None else 0
+                # Only a connection that moved the position on counts as a success: the
+                # same checkpoint again, or the log started over, is no progress.
+                moved = attempt.applied and self.last_event_id != start and attempt.restart is None
+                failures = 1 if moved else failures + 1
+                if failures > self.retries:
+                    if restarts:
+                        cause = RemoteProtocolError(
+                            f"the server restarted the stream (wire.restart: {attempt.restart}) on {restarts} "
+                            f"connection{'s' if restarts > 1 else ''} in a row, then dropped it; the last "
+                            f"drop: {cause}")
+                    raise ConnectionFailed(self.url, failures, cause) from cause
+                first = self.backoff if retry_ms is None else retry_ms / 1000
+                delay = min(self.max_backoff, first * 2 ** (failures - 1)) * random.uniform(0.5, 1.0)
+                await anyio.sleep(max(delay, wait or 0.0))
 
-    async def _connection(self, client: httpx.AsyncClient, touched: set[str]) -> AsyncGenerator[list[StoredEvent]]:
+    async def _connection(self, client: httpx.AsyncClient, touched: set[str],
+                          attempt: _Attempt) -> AsyncGenerator[list[StoredEvent]]:
         url, headers = self._request()
         self.connections += 1
         async with client.stream("GET", url, headers=headers, timeout=self.timeout) as response:
@@ -222,28 +319,48 @@ class Follower:
             if response.status_code != 200 or _media_type(response) != "text/event-stream":
                 error = await _refusal(response, "GET", "200 with text/event-stream")
                 if response.status_code in RETRYABLE:
-                    raise _Retry(error)
+                    wait = None
+                    if response.status_code in _RETRY_AFTER:
+                        wait = retry_after(response.headers.get("retry-after"))
+                    raise _Retry(error, wait)
                 raise error
             decoder: SSEDecoder[StoredEvent] = SSEDecoder(unknown="keep", last_event_id=self.last_event_id or "")
+            attempt.decoder = decoder
             async for chunk in response.aiter_bytes():
                 try:
                     events = decoder.feed(chunk)
                 except RemoteProtocolError as exc:  # the events before the problem still count
-                    self._apply(exc.events, decoder, touched)
+                    self._apply(exc.events, decoder, touched, attempt)
                     raise
                 if events:
-                    self._apply(events, decoder, touched)
+                    self._apply(events, decoder, touched, attempt)
                     yield events
-            events = decoder.close()
+            try:
+                events = decoder.close()
+            except FrameError as exc:
+                # The body ended inside a frame, as a proxy cuts it: a dropped connection,
+                # resumed from the last entry applied.
+                self._apply(exc.events, decoder, touched, attempt)
+                if exc.events:
+                    yield exc.events
+                raise _Retry(exc) from exc
             if events:
-                self._apply(events, decoder, touched)
+                self._apply(events, decoder, touched, attempt)
                 yield events
 
-    def _apply(self, events: list[StoredEvent], decoder: SSEDecoder[StoredEvent], touched: set[str]) -> None:
+    def _apply(self, events: list[StoredEvent], decoder: SSEDecoder[StoredEvent], touched: set[str],
+               attempt: _Attempt) -> None:
+        if not events:
+            return
+        if CustomEvent in map(type, events):  # one pass in C for the usual batch, which has none
+            for event in events:
+                if type(event) is CustomEvent and event.name == RESTART:
+                    attempt.restart = str(event.value.get("reason", "")) or "no reason given"
         # A reconnect whose position was trimmed gets checkpoints of replies this
         # follower already holds as they are: the session counts no news of them,
         # so no turn ends on one.
         touched.update(self.conversation.apply(events).replies)
+        attempt.applied = True
         # A wire.restart comes with an empty id: the next connection starts over.
         self.last_event_id = decoder.last_event_id or None
 
@@ -256,11 +373,26 @@ class Follower:
 
 
 class _Retry(Exception):
-    """A status worth another attempt, carrying the error to raise if none is left."""
+    """A status worth another attempt, or a body cut inside a frame: the
+    error to raise if no attempt is left, and the wait a Retry-After asked
+    for (seconds)."""
 
-    def __init__(self, error: HTTPStatusError) -> None:
+    def __init__(self, error: RemoteProtocolError, wait: float | None = None) -> None:
         self.error = error
+        self.wait = wait
         super().__init__(str(error))
+
+
+class _Attempt:
+    """What one connection brought: whether it applied events, the reason
+    of a ``wire.restart`` among them, and its decoder (for the SSE ``retry``)."""
+
+    __slots__ = ("applied", "decoder", "restart")
+
+    def __init__(self) -> None:
+        self.applied = False
+        self.restart: str | None = None
+        self.decoder: SSEDecoder[StoredEvent] | None = None
 
 
 @dataclass(frozen=True)
@@ -277,15 +409,18 @@ class Answered:
 async def answer(url: str, *, agent_id: str, session_id: str,
                  input: Msg | list[Msg] | UserConfirmResultEvent | ExternalExecutionResultEvent | None,
                  client: httpx.AsyncClient | None = None, headers: Mapping[str, str] | None = None,
-                 timeout: float = 30.0) -> Answered:
+                 timeout: float = 30.0, max_bytes: int = MAX_ANSWER_BYTES) -> Answered:
     """Post agentscope's chat body ``{"agent_id", "session_id", "input"}`` to
     ``url`` (``wire.transports.http.answer_endpoint``, or agentscope's own
     ``/chat/``): a new turn, or the answer to a parked reply (build one with
     ``wire.transports.chat.confirmation``). Not retried: a post whose
     response was lost may have been taken (posting the same answer again is
     refused with 409). A status other than 2xx raises
-    :class:`HTTPStatusError` with the server's reason; a lost connection
-    :class:`ConnectionFailed`."""
+    :class:`HTTPStatusError` with the server's reason; a body longer than
+    ``max_bytes`` :class:`ResponseTooLarge` (it is never held whole); a lost
+    connection :class:`ConnectionFailed`."""
+    if max_bytes < 1:
+        raise ValueError(f"max_bytes must be positive, not {max_bytes}")
     body = encode_chat_request(ChatRequest(agent_id=agent_id, session_id=session_id, input=input))
     sent = {"content-type": "application/json", **(headers or {})}
     async with AsyncExitStack() as stack:
@@ -295,7 +430,7 @@ async def answer(url: str, *, agent_id: str, session_id: str,
             async with client.stream("POST", url, content=body, headers=sent, timeout=timeout) as response:
                 if not 200 <= response.status_code < 300 or _media_type(response) != "application/json":
                     raise await _refusal(response, "POST", "2xx with application/json")
-                reply = await response.aread()
+                reply = await _bounded(response, "POST", url, max_bytes)
         except httpx.TransportError as exc:
             raise ConnectionFailed(url, 1, exc) from exc
     try:

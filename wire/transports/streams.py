@@ -16,14 +16,14 @@ positions) are the decoders', and work the same on asyncio and trio.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, ObjectReceiveStream, ObjectSendStream
 
 from wire.errors import RemoteProtocolError
-from wire.framing import Encoder, Item, StreamDecoder
+from wire.framing import Encoder, Item, SSEDecoder, StreamDecoder
 
 __all__ = ("EventReceiveStream", "EventSendStream", "iter_events")
 
@@ -98,16 +98,14 @@ class EventReceiveStream(ObjectReceiveStream[T], Generic[T]):
         return self.transport.extra_attributes
 
 
-def _items_then_error(step: Callable[..., list[T]], *args: Any) -> Iterator[T]:
-    """The items of one decoder step; if it fails, the items its error
-    carries (taken out of it, so that nobody gets them twice), then the error."""
+def _step(step: Callable[..., list[T]], *args: Any) -> tuple[list[T], RemoteProtocolError | None]:
+    """The items of one decoder step, and its error if it failed (the items
+    it carries taken out of it, so that nobody gets them twice)."""
     try:
-        items = step(*args)
+        return step(*args), None
     except RemoteProtocolError as exc:
         items, exc.events = exc.events, []
-        yield from items
-        raise
-    yield from items
+        return items, exc
 
 
 async def iter_events(chunks: AsyncIterable[bytes], decoder: StreamDecoder[T]) -> AsyncGenerator[T, None]:
@@ -118,15 +116,38 @@ async def iter_events(chunks: AsyncIterable[bytes], decoder: StreamDecoder[T]) -
 
     When this generator ends, or is closed early (wrap it in
     ``contextlib.aclosing`` to stop reading before the end), it closes the
-    chunks' iterator too, so an HTTP body is released at once."""
+    chunks' iterator too, so an HTTP body is released at once. An
+    :class:`~wire.framing.SSEDecoder` closed early (even in the middle of what
+    one chunk brought) is left at the last item handed out (``took``): its
+    ``last_event_id`` resumes after that item, never after one not handed out."""
+    feed: Callable[[bytes], list[T]] = decoder.feed
+    close: Callable[[], list[T]] = decoder.close
+    took: Callable[[int], None] | None = None
+    if isinstance(decoder, SSEDecoder):
+        feed, close, took = decoder.feed_keeping_ids, decoder.close_keeping_ids, decoder.took
     iterator = aiter(chunks)
+    items: list[T] = []
+    handed = 0
+    stopped = True  # till the chunks end or an error is raised: closed early
     try:
         async for chunk in iterator:
-            for item in _items_then_error(decoder.feed, chunk):
+            items, error = _step(feed, chunk)
+            handed = 0
+            for handed, item in enumerate(items, 1):  # noqa: B007  # read in finally
                 yield item
-        for item in _items_then_error(decoder.close):
+            if error is not None:
+                stopped = False
+                raise error
+        items, error = _step(close)
+        handed = 0
+        for handed, item in enumerate(items, 1):  # noqa: B007
             yield item
+        stopped = False
+        if error is not None:
+            raise error
     finally:
+        if took is not None and stopped and items:
+            took(handed)
         aclose = getattr(iterator, "aclose", None)
         if aclose is not None:
             await aclose()
