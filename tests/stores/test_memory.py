@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import tracemalloc
 from collections.abc import Iterable
+from contextlib import aclosing
 from typing import Any
 
 import anyio
@@ -431,3 +432,20 @@ def test_what_the_log_hands_out_is_the_callers_own() -> None:
     resumed = Conversation()
     resumed.extend(events)
     assert resumed.replies[REPLY].get_text_content() == held
+
+
+def test_a_reader_that_drops_among_its_checkpoints_gets_them_all_again() -> None:
+    # Every checkpoint carried the newest entry's id: a reader that dropped after the first came back past the others.
+    log = filled(EventLog(max_events=3), interleaved(), close=True)
+
+    async def first_batch(after: str) -> list[Entry]:
+        async with aclosing(log.follow(after, resume="checkpoint")) as batches:
+            async for batch in batches:
+                return batch
+        return []
+
+    first = anyio.run(first_batch, eid(log, 2))
+    assert [read_checkpoint(event).id for _, event in first] == ["a", "b"]  # type: ignore[union-attr]
+    again = anyio.run(first_batch, first[0][0])  # dropped after the first frame
+    assert [read_checkpoint(event).id for _, event in again] == ["a", "b"]  # type: ignore[union-attr]
+    assert first[-1][0] == eid(log, log.end - 1)

@@ -209,13 +209,18 @@ class EventLog:
 
     def _checkpoints(self, since: int) -> list[Entry]:
         """A checkpoint of each reply written at or after position ``since``,
-        as it is now."""
+        as it is now, in the order the replies began (as a live reader holds
+        them). Each is its reply as of the newest entry, but only the last
+        carries that entry's id: the others carry the id the reader holds
+        (the one before ``since``), so a reader that drops among them comes
+        back for all of them."""
         positions = self._session.positions
-        cut = self._last_id()
-        # In the order the replies began, as a live reader holds them; each is
-        # the reply as of the newest entry, whose id they all carry, so ids never go back.
-        return [(cut, checkpoint(msg)) for reply_id, msg in self._session.replies.items()
-                if positions.get(reply_id, -1) >= since]
+        msgs = [msg for reply_id, msg in self._session.replies.items() if positions.get(reply_id, -1) >= since]
+        if not msgs:
+            return []
+        held = self._prefix + str(since - 1) if since > 0 else ""
+        ids = [held] * (len(msgs) - 1) + [self._last_id()]
+        return [(entry_id, checkpoint(msg)) for entry_id, msg in zip(ids, msgs, strict=True)]
 
     async def follow(self, after: str | None = None, *, resume: Resume = "replay", heartbeat: float | None = None,
                      max_batch: int = 512, coalesce: Coalesce = False) -> AsyncGenerator[list[Entry], None]:
