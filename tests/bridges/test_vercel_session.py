@@ -428,3 +428,26 @@ def test_answers_the_session_cannot_take_are_409() -> None:
         assert first.status_code == 200 and frames(first.content)[0]["type"] == "tool-approval-response"
         assert client.post("/api/chat", json={"id": S, "messages": [answered]}).status_code == 409
     assert sum(isinstance(e, wire.UserConfirmResultEvent) for e in log.events) == 1
+
+
+def test_outputs_of_tools_the_frontend_ran_answer_a_reply_handed_over() -> None:
+    """useChat's addToolOutput for a call REQUIRE_EXTERNAL_EXECUTION handed to
+    the frontend: the posted message's output is the EXTERNAL_EXECUTION_RESULT."""
+    log = EventLog()
+    call = ToolCallBlock(id="c1", name="locate", input="{}", state=ToolCallState.SUBMITTED)
+    anyio.run(log.extend, [wire.ReplyStartEvent(session_id=S, reply_id="r1", name="Friday"),
+                           wire.ToolCallStartEvent(reply_id="r1", tool_call_id="c1", tool_call_name="locate"),
+                           wire.ToolCallEndEvent(reply_id="r1", tool_call_id="c1"),
+                           wire.RequireExternalExecutionEvent(reply_id="r1", tool_calls=[call])])
+
+    async def on_input(chat: ChatRequest, log: EventStore, request: Request) -> None:
+        await log.append(wire.ReplyEndEvent(session_id=S, reply_id="r1"))
+
+    ran = {"id": "r1", "role": "assistant", "parts": [
+        {"type": "tool-locate", "toolCallId": "c1", "state": "output-available", "input": {},
+         "output": {"city": "Paris"}, "providerExecuted": False}]}
+    with served(log, on_input) as client:
+        response = client.post("/api/chat", json={"id": S, "messages": [ran]})
+    assert response.status_code == 200 and frames(response.content)[-2]["type"] == "finish"
+    [result] = [e for e in log.events if isinstance(e, wire.ExternalExecutionResultEvent)]
+    assert [(r.id, r.output, r.state) for r in result.execution_results] == [("c1", '{"city":"Paris"}', "success")]
