@@ -435,10 +435,12 @@ def test_outputs_of_tools_the_frontend_ran_answer_a_reply_handed_over() -> None:
     the frontend: the posted message's output is the EXTERNAL_EXECUTION_RESULT."""
     log = EventLog()
     call = ToolCallBlock(id="c1", name="locate", input="{}", state=ToolCallState.SUBMITTED)
-    anyio.run(log.extend, [wire.ReplyStartEvent(session_id=S, reply_id="r1", name="Friday"),
-                           wire.ToolCallStartEvent(reply_id="r1", tool_call_id="c1", tool_call_name="locate"),
-                           wire.ToolCallEndEvent(reply_id="r1", tool_call_id="c1"),
-                           wire.RequireExternalExecutionEvent(reply_id="r1", tool_calls=[call])])
+    parked: list[wire.AgentEvent] = [
+        wire.ReplyStartEvent(session_id=S, reply_id="r1", name="Friday"),
+        wire.ToolCallStartEvent(reply_id="r1", tool_call_id="c1", tool_call_name="locate"),
+        wire.ToolCallEndEvent(reply_id="r1", tool_call_id="c1"),
+        wire.RequireExternalExecutionEvent(reply_id="r1", tool_calls=[call])]
+    anyio.run(log.extend, parked)
 
     async def on_input(chat: ChatRequest, log: EventStore, request: Request) -> None:
         await log.append(wire.ReplyEndEvent(session_id=S, reply_id="r1"))
