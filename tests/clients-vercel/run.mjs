@@ -187,10 +187,44 @@ async function live({ api, chatId, resumeAfterMs }) {
   return { parked, a: view(a), b: view(b), c: view(c), errors };
 }
 
+// `session`: one chat over a session served by wire.bridges.vercel_http's
+// chat_endpoint and resume_endpoint. Each turn sends a new message; each time
+// the response ends with tool parts awaiting approval, the chat answers them
+// (the turn's `approve`) and sends again, as an app with an Allow/Deny button
+// does. What the chat holds and its status are recorded after every request;
+// at the end a new chat of the same id (a reloaded page) resumes, which finds
+// nothing running.
+async function session({ api, chatId, turns }) {
+  const errors = [];
+  const make = () =>
+    new TestChat({ id: chatId, transport: new DefaultChatTransport({ api }),
+      onError: error => errors.push(String(error?.message ?? error)) });
+  const chat = make();
+  const steps = [];
+  const record = what => steps.push({ what, status: chat.chatState.status,
+    messages: structuredClone(chat.chatState.messages) });
+  for (const { text, approve } of turns) {
+    await chat.sendMessage({ text });
+    record(`sent ${text}`);
+    for (let round = 0; round < 4; round++) {
+      const asking = chat.chatState.messages.at(-1).parts.filter(p => p.state === 'approval-requested');
+      if (!asking.length) break;
+      for (const part of asking) await chat.addToolApprovalResponse({ id: part.approval.id, approved: approve });
+      await chat.sendMessage();
+      record(`answered ${approve}`);
+    }
+  }
+  const reloaded = make();
+  await reloaded.resumeStream();
+  return { steps, reloaded: { messages: reloaded.chatState.messages, status: reloaded.chatState.status }, errors };
+}
+
 const [mode, path] = process.argv.slice(2);
 const input = JSON.parse(await readFile(path, 'utf8'));
 if (mode === 'encode') {
   await encode(input);
+} else if (mode === 'session') {
+  process.stdout.write(JSON.stringify(await session(input)));
 } else if (mode === 'live') {
   process.stdout.write(JSON.stringify(await live(input)));
 } else {

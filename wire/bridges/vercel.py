@@ -31,18 +31,19 @@ from __future__ import annotations
 import base64
 import enum
 from collections.abc import Callable, Iterable
-from typing import Any, Final, TypeVar, get_args
+from typing import Any, Final, Literal, TypeVar, get_args
 
 import msgspec
 
 from wire import blocks as bk
 from wire import events as ev
-from wire._codec import DECODE_ERRORS, ENCODE_ERRORS
+from wire._codec import DECODE_ERRORS, ENCODE_ERRORS, decode_error
 from wire.errors import DecodeError, EncodeError
-from wire.messages import Msg
+from wire.messages import Msg, UserMsg
 from wire.session import CHECKPOINT, blocks_once, join_reply, read_checkpoint, waiting
 
-__all__ = ("DONE", "HEADERS", "Chunk", "VercelBridge", "approval_answers", "encode_chunks", "to_chunks", "to_sse")
+__all__ = ("DONE", "HEADERS", "ChatBody", "Chunk", "VercelBridge", "approval_answers", "chat_answer", "encode_chunks",
+           "parse_chat_body", "to_chunks", "to_sse", "user_msg")
 
 Chunk = dict[str, Any]
 """One UI message chunk: a JSON object with a ``type``."""
@@ -267,6 +268,7 @@ class VercelBridge:
         self._msg = msg
         parked = waiting(msg)
         parks = parked.confirm + parked.external
+        results = {b.id: b for b in msg.content if type(b) is bk.ToolResultBlock}
         went_on = msg.finished_reason is None and not parks and self._ended  # after the park the client has
         if not self._started:
             out.append(self._start_chunk(msg))
@@ -289,7 +291,7 @@ class VercelBridge:
                     out += self._HintBlockEvent(ev.HintBlockEvent(reply_id=msg.id, block_id=block.id, hint=block.hint,
                                                                source=block.source))
             elif isinstance(block, bk.ToolCallBlock):
-                out += self._catch_up_call(block)
+                out += self._catch_up_call(block, results.get(block.id))
             elif isinstance(block, bk.ToolResultBlock):
                 if block.id in self._results and self._results[block.id] is None:
                     continue  # delivered
@@ -359,7 +361,7 @@ class VercelBridge:
             out.append({"type": "reasoning-end", "id": id})
         return out
 
-    def _catch_up_call(self, block: bk.ToolCallBlock) -> list[Chunk]:
+    def _catch_up_call(self, block: bk.ToolCallBlock, result: bk.ToolResultBlock | None) -> list[Chunk]:
         id = block.id
         call = self._calls.get(id)
         out: list[Chunk] = []
@@ -376,15 +378,37 @@ class VercelBridge:
                 out.append({"type": "tool-input-delta", "toolCallId": id, "inputTextDelta": block.input[len(sent):]})
             if block.finished_at is not None:
                 out.append(self._input_available(id, call))
-        if call.phase is not _Phase.DONE and block.state == bk.ToolCallState.ALLOWED and call.approval != "approved":
-            # confirmed by the user: asked, and answered
-            if call.phase is _Phase.STREAMING:
-                out.append(self._input_available(id, call))
-            if call.approval is None:
-                out.append({"type": "tool-approval-request", "approvalId": f"{id}.confirm", "toolCallId": id})
-            call.approval = "approved"
-            out.append({"type": "tool-approval-response", "approvalId": f"{id}.confirm", "approved": True})
+        if call.phase is _Phase.DONE or call.approval in ("approved", "denied"):
+            return out
+        # A call the user was asked about and answered: ALLOWED (running, or
+        # not yet run), or FINISHED after the question, which the Msg records
+        # only by the suggested rules REQUIRE_USER_CONFIRM left on it (a
+        # question with no rules leaves no trace), unless this bridge sent the
+        # question itself. Its approval goes out as
+        # the live stream sent it: the request, with its descriptor, then the
+        # answer (for a denied result, the result's own delivery refuses).
+        asked = block.state == bk.ToolCallState.ALLOWED or (
+            block.state == bk.ToolCallState.FINISHED and (bool(block.suggested_rules) or call.approval == "requested"))
+        if not asked:
+            return out
+        if call.phase is _Phase.STREAMING:
+            out.append(self._input_available(id, call))
+        if call.approval is None:
+            out.append(self._approval_request(block))
+        call.approval = "requested"
+        denied = block.state == bk.ToolCallState.FINISHED and (
+            result is None or bk.ToolResultState(result.state) is bk.ToolResultState.DENIED)
+        if result is None or not denied:
+            call.approval = "denied" if denied else "approved"
+            out.append({"type": "tool-approval-response", "approvalId": f"{id}.confirm", "approved": not denied})
         return out
+
+    @staticmethod
+    def _approval_request(call: bk.ToolCallBlock) -> Chunk:
+        """The approval request of a call REQUIRE_USER_CONFIRM asked about, with
+        the rules agentscope suggests (the live stream's and a catch-up's)."""
+        return {"type": "tool-approval-request", "approvalId": f"{call.id}.confirm", "toolCallId": call.id,
+                "approvalDescriptor": {"agentscope": {"suggested_rules": msgspec.to_builtins(call.suggested_rules)}}}
 
     def _park_for(self, calls: list[bk.ToolCallBlock]) -> list[Chunk]:
         """The chunks of the park ``calls`` are in (asking: the approval
@@ -699,9 +723,7 @@ class VercelBridge:
             if call.phase is _Phase.STREAMING:
                 out.append(self._input_available(asked.id, call))
             call.approval = "requested"
-            out.append({"type": "tool-approval-request", "approvalId": f"{asked.id}.confirm", "toolCallId": asked.id,
-                        "approvalDescriptor": {"agentscope": {
-                            "suggested_rules": msgspec.to_builtins(asked.suggested_rules)}}})
+            out.append(self._approval_request(asked))
         return [*out, *self._park()]
 
     def _UserConfirmResultEvent(self, e: ev.UserConfirmResultEvent) -> list[Chunk]:
@@ -857,3 +879,161 @@ def approval_answers(message: Any) -> dict[str, bool]:
             raise DecodeError("approval.approved must be a boolean", path=f"$.parts[{i}].approval.approved")
         answers[call_id] = approved
     return answers
+
+
+# -- what useChat sends -------------------------------------------------------------------------
+
+
+class _UIMessage(msgspec.Struct):
+    # ai's UIMessage: the fields a server reads (metadata and the rest pass unread).
+    id: str
+    role: Literal["system", "user", "assistant"]
+    parts: list[Any] = []
+
+
+class _Body(msgspec.Struct):
+    # DefaultChatTransport's body (http-chat-transport.ts, sendMessages); the
+    # app's own fields (its `body` option) are allowed, not kept.
+    id: str
+    messages: list[msgspec.Raw]
+    trigger: Literal["submit-message", "regenerate-message"] = "submit-message"
+    messageId: str | None = None
+
+
+class ChatBody(msgspec.Struct, kw_only=True, frozen=True):
+    """What ``useChat`` POSTs (ai's ``DefaultChatTransport``), as a server
+    reads it: the chat (``id``, a session for wire), the ``trigger``, the
+    ``messageId`` it names, and the last message of the history it sends,
+    which is the new one (a user message) or the assistant message the user
+    answered (``approval-responded`` tool parts, or outputs of tools the
+    frontend ran)."""
+
+    id: str
+    trigger: str
+    message_id: str | None
+    message: dict[str, Any]
+    """The last message, as posted (``approval_answers`` reads it)."""
+    role: str
+    """The last message's role: ``user`` (a new turn) or ``assistant`` (an answer)."""
+
+
+_body_decoder = msgspec.json.Decoder(_Body)
+
+
+def parse_chat_body(body: bytes | bytearray | memoryview) -> ChatBody:
+    """The POST body of ``useChat`` as a :class:`ChatBody`. Invalid UTF-8
+    anywhere in it (unknown keys included), a body that is not a JSON
+    object with a string ``id``, a ``messages`` array whose last item is a
+    UIMessage (a string ``id``, a ``role`` of system, user or assistant, a
+    ``parts`` array), or a ``trigger`` ai does not send raise
+    :class:`~wire.errors.DecodeError` with the JSON path."""
+    data = bytes(body)
+    try:
+        data.decode("utf-8")  # a key the decoder skips is not checked by it
+    except UnicodeDecodeError as exc:
+        raise decode_error(exc, data=data) from exc
+    try:
+        raw = _body_decoder.decode(data)
+    except DECODE_ERRORS as exc:
+        raise decode_error(exc, data=data) from exc
+    if not raw.messages:
+        raise DecodeError("messages must hold the history, the new message last", path="$.messages")
+    where = f"$.messages[{len(raw.messages) - 1}]"
+    last = bytes(raw.messages[-1])
+    try:
+        typed = msgspec.json.decode(last, type=_UIMessage)
+        message = msgspec.json.decode(last)
+    except DECODE_ERRORS as exc:
+        err = decode_error(exc, data=last, exact=False)
+        err.path = where + (err.path or "$")[1:]
+        raise err from exc
+    return ChatBody(id=raw.id, trigger=raw.trigger, message_id=raw.messageId, message=message, role=typed.role)
+
+
+def user_msg(message: dict[str, Any], name: str = "user") -> Msg:
+    """A user UIMessage as agentscope's user Msg, with the message's id: a
+    ``text`` part is a TextBlock, a ``file`` part a DataBlock (a ``data:``
+    URL's bytes inline, another URL as a URL); the other parts (sources,
+    data parts, ``step-start``) are not the model's input and are left out.
+    A text or file part of the wrong shape, or a URL agentscope would
+    refuse, raises :class:`~wire.errors.DecodeError` with its path."""
+    content: list[bk.TextBlock | bk.DataBlock] = []
+    parts = message.get("parts", [])
+    for i, part in enumerate(parts if isinstance(parts, list) else []):
+        kind = part.get("type") if isinstance(part, dict) else None
+        where = f"$.parts[{i}]"
+        if kind == "text":
+            text = part.get("text")
+            if not isinstance(text, str):
+                raise DecodeError("a text part needs a string text", path=where + ".text")
+            content.append(bk.TextBlock(text=text))
+        elif kind == "file":
+            url, media_type, filename = part.get("url"), part.get("mediaType"), part.get("filename")
+            if not isinstance(url, str) or not isinstance(media_type, str):
+                raise DecodeError("a file part needs a string url and mediaType", path=where)
+            content.append(bk.DataBlock(source=_source(url, media_type, where),
+                                        name=filename if isinstance(filename, str) else None))
+    return UserMsg(name, list(content), id=str(message.get("id")))
+
+
+def _source(url: str, media_type: str, where: str) -> bk.Base64Source | bk.URLSource:
+    if url.startswith("data:"):
+        head, sep, payload = url.partition(",")
+        if not sep or not head.endswith(";base64"):
+            raise DecodeError("a data URL of a file part must be base64", path=where + ".url")
+        try:
+            return bk.Base64Source(data=base64.b64decode(payload, validate=True), media_type=media_type)
+        except ValueError as exc:
+            raise DecodeError(f"the data URL's base64 is not valid: {exc}", path=where + ".url") from exc
+    try:
+        return bk.URLSource(url=url, media_type=media_type)
+    except (ValueError, DecodeError) as exc:
+        raise DecodeError(f"not a URL agentscope takes: {exc}", path=where + ".url") from exc
+
+
+def chat_answer(message: dict[str, Any], reply: Msg) -> ev.UserConfirmResultEvent | ev.ExternalExecutionResultEvent \
+        | None:
+    """The answer the assistant UIMessage ``message`` carries for the parked
+    reply ``reply`` (its Msg, read from the session), or None when it
+    answers nothing:
+
+    * its ``approval-responded`` tool parts (:func:`approval_answers`): a
+      USER_CONFIRM_RESULT with a ConfirmResult per answer, each holding the
+      reply's own call (a call the reply does not have is named as it is, so
+      that the session refuses it by name);
+    * else the outputs of calls the reply handed to the frontend and still
+      waits for (``output-available`` / ``output-error`` parts of those ids;
+      the parts of earlier hand-overs the client sends again are not
+      answers): an EXTERNAL_EXECUTION_RESULT (``success`` with the output,
+      text as is, any other value as its JSON; ``error`` with ``errorText``).
+    """
+    calls = {b.id: b for b in reply.content if type(b) is bk.ToolCallBlock}
+    answers = approval_answers(message)
+    if answers:
+        results = [ev.ConfirmResult(confirmed=approved,
+                                    tool_call=calls.get(call_id) or bk.ToolCallBlock(id=call_id, name="", input=""))
+                   for call_id, approved in answers.items()]
+        return ev.UserConfirmResultEvent(reply_id=reply.id, confirm_results=results)
+    awaited = {call.id for call in waiting(reply).external}
+    outputs: list[bk.ToolResultBlock] = []
+    for i, part in enumerate(message.get("parts", [])):
+        if not isinstance(part, dict) or part.get("toolCallId") not in awaited:
+            continue
+        state, call_id = part.get("state"), part["toolCallId"]
+        if state == "output-available":
+            value = part.get("output")
+            try:
+                text = value if isinstance(value, str) else msgspec.json.encode(value).decode()
+            except ENCODE_ERRORS as exc:
+                raise DecodeError(f"a tool output JSON cannot hold: {exc}", path=f"$.parts[{i}].output") from exc
+            outputs.append(bk.ToolResultBlock(id=call_id, name=calls[call_id].name, output=text,
+                                              state=bk.ToolResultState.SUCCESS))
+        elif state == "output-error":
+            error = part.get("errorText")
+            if not isinstance(error, str):
+                raise DecodeError("an output-error part needs a string errorText", path=f"$.parts[{i}].errorText")
+            outputs.append(bk.ToolResultBlock(id=call_id, name=calls[call_id].name, output=error,
+                                              state=bk.ToolResultState.ERROR))
+    if outputs:
+        return ev.ExternalExecutionResultEvent(reply_id=reply.id, execution_results=outputs)
+    return None
