@@ -283,7 +283,8 @@ def session_socket(find_log: SocketFindLog, on_input: OnInput, *, authorize: Soc
         raise ValueError(f"heartbeat must be a positive number of seconds or None, not {heartbeat!r}")
 
     async def endpoint(websocket: WebSocket) -> None:
-        protocol = _choose(list(websocket.scope.get("subprotocols") or []))
+        offered = list(websocket.scope.get("subprotocols") or [])
+        protocol = _choose(offered)
         session_id = session_of(websocket, session_param)
         refusal: _Close | None = None
         log: EventStore | None = None
@@ -298,7 +299,8 @@ def session_socket(find_log: SocketFindLog, on_input: OnInput, *, authorize: Soc
             refusal = _Close(1008, f"{exc.status} {exc.reason}")
         except StoreError as exc:
             refusal = _Close(1011, f"503 the store failed: {exc}")
-        await websocket.accept(subprotocol=protocol)
+        # A client that offered none is answered with none (RFC 6455, 4.2.2): it speaks JSON.
+        await websocket.accept(subprotocol=protocol if offered else None)
         if protocol is None:
             refusal = _Close(1002, f"no subprotocol of wire's was offered ({', '.join(PROTOCOLS)})")
         if refusal is not None or log is None or protocol is None:
