@@ -6,11 +6,17 @@ the protocol's refusals, results and close codes, frame by frame."""
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import json
+import os
+import socket as pysocket
+import tracemalloc
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 import httpx
 import msgspec
 import pytest
@@ -222,10 +228,10 @@ def _msg(events: list[Any]) -> bytes:
     return b"".join(wire_json.encode(msg) for msg in session.replies.values())
 
 
-def _reply(n: int, reply_id: str = "r1") -> list[wire.AgentEvent]:
+def _reply(n: int, reply_id: str = "r1", width: int = 1) -> list[wire.AgentEvent]:
     events: list[wire.AgentEvent] = [wire.ReplyStartEvent(session_id="s", reply_id=reply_id, name="Friday"),
                                      wire.TextBlockStartEvent(reply_id=reply_id, block_id="b")]
-    events += [wire.TextBlockDeltaEvent(reply_id=reply_id, block_id="b", delta=f"{i:05} é ") for i in range(n)]
+    events += [wire.TextBlockDeltaEvent(reply_id=reply_id, block_id="b", delta=f"{i:05} é " * width) for i in range(n)]
     return [*events, wire.TextBlockEndEvent(reply_id=reply_id, block_id="b"),
             wire.ReplyEndEvent(session_id="s", reply_id=reply_id)]
 
@@ -312,3 +318,117 @@ async def test_inputs_over_the_rate_and_the_body_limit(lab: tuple[str, dict[str,
     # The 413 spent the one input the bucket holds (inputs_per_second=0.001): both are over the rate.
     assert statuses == [429, 429]
     assert lab[1]["taken"] == []
+
+
+# -- hostile peers: what one process holds ----------------------------------------------------------
+
+
+def _masked(payload: bytes, opcode: int = 1) -> bytes:
+    """One client frame (clients mask theirs, RFC 6455, 5.3)."""
+    mask = os.urandom(4)
+    size = len(payload)
+    head = bytes([0x80 | opcode])
+    if size < 126:
+        head += bytes([0x80 | size])
+    elif size < 1 << 16:
+        head += bytes([0x80 | 126]) + size.to_bytes(2, "big")
+    else:
+        head += bytes([0x80 | 127]) + size.to_bytes(8, "big")
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def _handshake(port: int, path: str) -> pysocket.socket:
+    """A client that completes the handshake and will read nothing more:
+    its receive buffer is made small, so the server's writes stall soon."""
+    sock = pysocket.socket()
+    sock.setsockopt(pysocket.SOL_SOCKET, pysocket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += sock.recv(1)
+    assert head.startswith(b"HTTP/1.1 101"), head
+    sock.setblocking(False)
+    return sock
+
+
+def _push(sock: pysocket.socket, data: bytes) -> None:
+    """As much of ``data`` as the socket takes now (a flood is held back by TCP)."""
+    with contextlib.suppress(BlockingIOError, ConnectionError):
+        sock.send(data)
+
+
+@pytest.mark.parametrize("ws", ["websockets-sansio", "wsproto"])
+async def test_hostile_clients_never_crash_the_server_nor_grow_it_past_the_bound(ws: str) -> None:
+    """Clients that never read (following a long reply, or flooding pings),
+    frames over the limits, malformed frames: every one of their sockets is
+    closed, the server's traced memory stays under the bound
+    docs/untrusted-peers.md states, and a normal client still reads the
+    exact reply."""
+    max_send = 16 * 1024
+    log = EventLog()
+    events = _reply(80_000, width=12)  # 100 bytes a delta: 8 MB of text, more than the kernel's buffers hold
+    await log.extend(events[:-1])  # open: the followers stay
+    ended: list[int] = []
+    inner = session_socket(lambda websocket: log, lambda *_: None, max_frame_bytes=4096, max_send_bytes=max_send,
+                           send_timeout=1.0, frames_per_second=200, heartbeat=0.5)
+
+    async def endpoint(websocket: WebSocket) -> None:
+        try:
+            await inner(websocket)
+        finally:
+            ended.append(1)
+
+    app = Starlette(routes=[WebSocketRoute("/{session_id}", endpoint)])
+    never, floods, huge, bad = 6, 3, 4, 4
+    tracemalloc.start()
+    try:
+        with serve_asgi(app, ws=ws, ws_max_size=65536) as url:
+            port = int(url.rsplit(":", 1)[1])
+            await anyio.sleep(0.2)
+            tracemalloc.reset_peak()
+            base = tracemalloc.get_traced_memory()[0]
+            socks = [_handshake(port, "/s") for _ in range(never + floods + huge + bad)]
+            for sock in socks[:never]:
+                _push(sock, _masked(b'{"type":"follow","after":null}'))
+            pings = _masked(b'{"type":"ping"}') * 2000
+            for sock in socks[never:never + floods]:
+                _push(sock, pings)
+            for i, sock in enumerate(socks[never + floods:never + floods + huge]):
+                _push(sock, _masked(b"x" * (8192 if i % 2 else 1 << 20)))  # over the endpoint's, or uvicorn's, limit
+            for i, sock in enumerate(socks[never + floods + huge:]):
+                _push(sock, _masked([b"{", b"\xff", b'{"type":1}', b"[]"][i], opcode=2 if i == 0 else 1))
+            for _ in range(1200):  # every socket but the floods is closed (a generous bound: no hang)
+                if len(ended) >= never + huge + bad:
+                    break
+                for sock in socks[never:never + floods]:
+                    _push(sock, pings)
+                await anyio.sleep(0.05)
+            assert len(ended) == never + huge + bad
+            grown = tracemalloc.get_traced_memory()[1] - base
+            # The bound of docs/untrusted-peers.md per socket: the frame being read (uvicorn's ws_max_size)
+            # and its copy, 4 x the frame being sent (its events, the frame, its text, uvicorn's copy) and
+            # uvicorn's write buffer (64 KiB), plus 64 KiB for the socket's own objects; for a flood, uvicorn's
+            # queue of every frame of one read (asyncio reads up to 256 KiB; about 100 bytes a frame); and
+            # 2 MiB for what the process shares (the store's caches of what readers read, lazy imports).
+            largest = max(max_send, 512 * 100 + 200)  # a frame of merged deltas: up to 512 of them
+            per_socket = 2 * 65536 + 4 * largest + 64 * 1024 + 64 * 1024
+            queue = 256 * 1024 // len(_masked(b'{"type":"ping"}')) * 100
+            bound = len(socks) * per_socket + floods * queue + 2 * 1024 * 1024
+            assert grown < bound, (grown, bound)
+            for sock in socks:  # the floods were read at frames_per_second all along
+                sock.close()
+            for _ in range(200):
+                if len(ended) == len(socks):
+                    break
+                await anyio.sleep(0.05)
+            assert len(ended) == len(socks)
+            # A normal client, meanwhile and after: the exact reply.
+            async with SessionSocket(ws_url(url, "/s")) as socket:
+                await log.append(events[-1])
+                got = await socket.run("r1")
+            assert b"".join(wire_json.encode(m) for m in got.replies.values()) == _msg(events)
+    finally:
+        tracemalloc.stop()
