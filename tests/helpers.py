@@ -412,15 +412,17 @@ def general(decoder: SSEDecoder[Any]) -> SSEDecoder[Any]:
 
 
 @contextlib.contextmanager
-def serve_asgi(app: Any, *, log_level: str = "warning") -> Iterator[str]:
+def serve_asgi(app: Any, *, log_level: str = "warning", ws: str = "none", **config: Any) -> Iterator[str]:
     """``app`` served by uvicorn on 127.0.0.1, a port the OS picks, in a
-    thread; yields the base URL and stops the server on exit."""
+    thread; yields the base URL and stops the server on exit. ``ws`` names
+    uvicorn's WebSocket implementation (``"websockets-sansio"``,
+    ``"wsproto"``), none by default; ``config`` goes to uvicorn's Config."""
     import uvicorn
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level=log_level, lifespan="on", ws="none", http="h11"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level=log_level, lifespan="on", ws=ws, http="h11", **config))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

@@ -73,7 +73,8 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("stores: the contract's test suite", {"stores.conformance"}),
     ("transports: the chat body, the agent hook", {"transports.chat", "transports.inputs"}),
     ("transports", {"transports", "transports.streams", "transports.http"}),
-    ("transports: the client", {"transports.client"}),
+    ("transports: the clients, the socket", {"transports.client", "transports.ws"}),
+    ("transports: the socket's client", {"transports.ws_client"}),
     ("bridges and converters", {"bridges", "bridges.agui", "bridges.vercel",
                                 "compat", "compat.agentscope1", "compat.agentx", "compat.agentscope_app"}),
     ("bridges: http", {"bridges.agui_http", "bridges.vercel_http"}),
@@ -97,6 +98,8 @@ OPTIONAL: dict[str, set[str]] = {
     "transports.streams": {"anyio"},
     "transports.http": {"starlette", "anyio"},
     "transports.client": {"anyio", "httpx"},
+    "transports.ws": {"starlette", "anyio"},
+    "transports.ws_client": {"anyio", "websockets"},
     "compat.agentscope_app": {"agentscope"},  # imported when an AgentscopeHistory is made
     "bridges.agui_http": {"starlette"},
     "bridges.vercel_http": {"starlette"},

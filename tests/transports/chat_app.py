@@ -1,7 +1,8 @@
 """A chat service with confirmations, for the tests and the latency benchmark:
 sessions owned by the caller's ``X-User-ID``, each a log (in memory, or a
 Redis stream that any replica serves), read at ``GET /sessions/{id}/stream``
-and answered at ``POST /chat`` (``wire.transports.http.answer_endpoint``).
+and answered at ``POST /chat`` (``wire.transports.http.answer_endpoint``), or
+both over one WebSocket at ``/sessions/{id}/socket`` (``wire.transports.ws``).
 
 The agent is a script: a new turn streams some text and a ``delete_file``
 tool call, and parks asking for a confirmation (or, when the user's text
@@ -25,9 +26,9 @@ from typing import Any
 
 import anyio
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 
 import wire
 from wire.blocks import ToolCallBlock, ToolCallState, ToolResultState
@@ -35,12 +36,13 @@ from wire.stores import EventStore
 from wire.stores.memory import EventLog
 from wire.transports.chat import ChatRequest
 from wire.transports.http import Refused, answer_endpoint, sse_endpoint
+from wire.transports.ws import session_socket
 
 AGENT = "Friday"
 TEXT_DELTAS = 40
 
 
-def user_of(request: Request) -> str:
+def user_of(request: HTTPConnection) -> str:
     user = request.headers.get("x-user-id", "")
     if not user:
         raise Refused(401, "who are you? (an X-User-ID header)")
@@ -161,16 +163,16 @@ def make_app(redis_url: str | None = None, *, pause: float = 0.001, max_len: int
             tasks.cancel_scope.cancel()
         await sessions.aclose()
 
-    async def authorize(request: Request, session_id: str) -> bool:
+    async def authorize(request: HTTPConnection, session_id: str) -> bool:
         user = user_of(request)
         owner = await sessions.owner(session_id)
         return owner is None or owner == user  # an unknown session is find_log's 404
 
-    async def find_log(request: Request, chat: ChatRequest | None = None) -> EventStore | None:
+    async def find_log(request: HTTPConnection, chat: ChatRequest | None = None) -> EventStore | None:
         session_id = chat.session_id if chat is not None else request.path_params["session_id"]
         return await sessions.find(session_id)
 
-    async def on_answer(chat: ChatRequest, log: EventStore, request: Request) -> None:
+    async def on_answer(chat: ChatRequest, log: EventStore, request: HTTPConnection) -> None:
         if on_turn is not None:
             on_turn(chat)
         value = chat.input
@@ -231,6 +233,8 @@ def make_app(redis_url: str | None = None, *, pause: float = 0.001, max_len: int
         Route("/login", html),
         Route("/chat", answer_endpoint(find_log, on_answer, authorize=authorize),
               methods=["POST"]),
+        WebSocketRoute("/sessions/{session_id}/socket", session_socket(find_log, on_answer, authorize=authorize,
+                                                                        heartbeat=1.0)),
     ])
 
 

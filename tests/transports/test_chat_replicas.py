@@ -160,3 +160,26 @@ async def test_interrupts_posted_to_both_replicas_one_is_taken_and_the_reply_wai
         assert await _racing(http, replicas, sid, confirmation(parked, True)) == [409, 409]
         ended = (await follower.run(turn=True)).last
         assert ended is not None and ended.finished_reason == wire.ReplyFinishedReason.INTERRUPTED
+
+
+async def test_inputs_over_a_socket_on_one_replica_reach_an_sse_follower_on_the_other(replicas: list[str]) -> None:
+    pytest.importorskip("websockets")
+    from wire.transports.ws_client import SessionSocket
+
+    one, two = replicas
+    async with httpx.AsyncClient(timeout=30) as http:
+        sid = (await http.post(f"{two}/sessions", headers=ALICE)).json()["session_id"]
+        follower = Follower(f"{one}/sessions/{sid}/stream", client=http, headers=ALICE)
+        url = "ws" + two.removeprefix("http") + f"/sessions/{sid}/socket"
+        async with SessionSocket(url, headers=ALICE, protocol="msgpack") as socket:
+            await socket.send(wire.UserMsg("alice", "go"), agent_id="friday", session_id=sid)
+            parked = (await follower.run(turn=True)).last
+            assert parked is not None and waiting(parked).state == "parked"
+            answered = await socket.send(confirmation(parked, True), agent_id="friday", session_id=sid)
+            assert answered.entry_id is not None
+            ended = (await follower.run(turn=True)).last
+            assert ended is not None and "gone" in (ended.get_text_content() or "")
+            mine = (await socket.run(turn=True)).last  # the socket's own reader, to the end of the turn
+            while mine is not None and waiting(mine).state != "ended":
+                mine = (await socket.run(turn=True)).last
+        assert mine is not None and wire_json.encode(mine) == wire_json.encode(ended)

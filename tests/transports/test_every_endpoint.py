@@ -1,7 +1,8 @@
 """Any store behind any endpoint in front of its real client gives the same
 Msg: {a bounded ``EventLog``, a ``RedisEventLog`` trimmed by ``max_len``} x
 {``sse_endpoint``, ``ndjson_endpoint``, ``agui_endpoint``, the Vercel
-``resume_endpoint``}, over uvicorn on loopback, for every agentscope vector
+``resume_endpoint``, wire's socket (``wire.transports.ws``) in JSON and
+MessagePack}, over uvicorn on loopback, for every agentscope vector
 longer than the store keeps (so every reader starts from a checkpoint).
 A reply's Redis log is trimmed with ``XTRIM MINID`` to its last entries,
 as ``max_len`` trims a long one.
@@ -24,8 +25,8 @@ from typing import Any
 import httpx
 import pytest
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.routing import Route
+from starlette.requests import HTTPConnection
+from starlette.routing import Route, WebSocketRoute
 
 import wire
 from tests.bridges import agui_client, vercel_client
@@ -38,6 +39,7 @@ from wire.resume import read_checkpoint
 from wire.stores import EventStore
 from wire.stores.memory import EventLog
 from wire.transports.http import ndjson_endpoint, sse_endpoint
+from wire.transports.ws import session_socket
 
 __all__ = ("redis_server",)  # the fixture, imported to be used here
 
@@ -115,7 +117,7 @@ def server(redis_server: RedisServer) -> Iterator[str]:
             clients["redis"] = client
             yield
 
-    def find(request: Request, *_: Any) -> EventStore | None:
+    def find(request: HTTPConnection, *_: Any) -> EventStore | None:
         from wire.stores.redis import RedisEventLog
 
         name, store = request.path_params["name"], request.path_params["store"]
@@ -130,8 +132,9 @@ def server(redis_server: RedisServer) -> Iterator[str]:
               Route("/{store}/{name}/sse-coalesced", sse_endpoint(find, heartbeat=None, coalesce=True)),
               Route("/{store}/{name}/ndjson-coalesced", ndjson_endpoint(find, heartbeat=None, coalesce=True)),
               Route("/{store}/{name}/agui", agui_endpoint(find, heartbeat=None), methods=["POST"]),
-              Route("/{store}/{name}/vercel", resume_endpoint(find, finished=True, heartbeat=None))]
-    with serve_asgi(Starlette(routes=routes, lifespan=lifespan)) as url:
+              Route("/{store}/{name}/vercel", resume_endpoint(find, finished=True, heartbeat=None)),
+              WebSocketRoute("/{store}/{name}/socket", session_socket(find, lambda *_: None, session_param="name"))]
+    with serve_asgi(Starlette(routes=routes, lifespan=lifespan), ws="websockets-sansio") as url:
         yield url
 
 
@@ -149,6 +152,26 @@ def test_wire_reader_builds_the_exact_msg(server: str, store: str, case: Case, f
     decoder: Any = SSEDecoder() if framing.startswith("sse") else NDJSONDecoder()
     events = decoder.feed(body) + decoder.close()
     assert read_checkpoint(events[0]) is not None  # the store kept less than the reply: it starts from one
+    assert wire.json.encode(_rebuilt(case, events)) == wire.json.encode(_expected(case))
+
+
+@pytest.mark.parametrize("store", STORES)
+@pytest.mark.parametrize("case", LONG, ids=[c.name for c in LONG])
+@pytest.mark.parametrize("protocol", ["json", "msgpack"])
+def test_socket_client_builds_the_exact_msg(server: str, store: str, case: Case, protocol: str) -> None:
+    from wire.transports.ws_client import SessionSocket
+
+    async def read() -> list[Any]:
+        events: list[Any] = []
+        url = "ws" + server.removeprefix("http") + f"/{store}/{case.name}/socket"
+        async with SessionSocket(url, protocol=protocol) as socket:  # type: ignore[arg-type]
+            async for batch in socket.batches():
+                events += batch
+            assert socket.closed  # the server said the log is closed and read to its end
+        return events
+
+    events = asyncio.run(read())
+    assert read_checkpoint(events[0]) is not None
     assert wire.json.encode(_rebuilt(case, events)) == wire.json.encode(_expected(case))
 
 

@@ -76,7 +76,7 @@ from wire.stores import StoredEvent
 from wire.transports.chat import ChatRequest, encode_chat_request, waiting
 
 __all__ = ("MAX_ANSWER_BYTES", "MAX_RETRY_AFTER", "RETRYABLE", "Answered", "ConnectionFailed", "Follower",
-           "HTTPStatusError", "ResponseTooLarge", "answer", "retry_after")
+           "HTTPStatusError", "ResponseTooLarge", "answer", "finished", "retry_after")
 
 RETRYABLE = frozenset({408, 425, 429, *range(500, 600)})
 """Statuses a follower retries (a replica restarting behind its balancer, a
@@ -246,18 +246,7 @@ class Follower:
         return url, headers
 
     def _done(self, reply_id: str | None, turn: bool, touched: set[str]) -> bool:
-        """Whether the reply asked for (or, for a turn, the latest reply, once
-        this call read news of it: an event, or a checkpoint that changed
-        it) has ended or parked."""
-        replies = self.conversation.replies
-        if reply_id is None and turn:
-            last = self.conversation.last
-            if last is None or last.id not in touched:
-                return False
-            reply_id = last.id
-        if reply_id is None or (msg := replies.get(reply_id)) is None:
-            return False
-        return waiting(msg).state != "running"
+        return finished(self.conversation, reply_id, turn, touched)
 
     async def batches(self, reply_id: str | None = None, *,
                       turn: bool = False) -> AsyncGenerator[list[StoredEvent], None]:
@@ -370,6 +359,22 @@ class Follower:
             async for _ in batches:
                 pass
         return self.conversation
+
+
+def finished(conversation: Conversation, reply_id: str | None, turn: bool, touched: set[str]) -> bool:
+    """Whether the reply asked for (or, for a turn, the latest reply, once
+    the reader read news of it: an event, or a checkpoint that changed it;
+    ``touched`` holds the replies it had news of) has ended or parked: where
+    :meth:`Follower.batches` and ``wire.transports.ws_client`` stop."""
+    replies = conversation.replies
+    if reply_id is None and turn:
+        last = conversation.last
+        if last is None or last.id not in touched:
+            return False
+        reply_id = last.id
+    if reply_id is None or (msg := replies.get(reply_id)) is None:
+        return False
+    return waiting(msg).state != "running"
 
 
 class _Retry(Exception):

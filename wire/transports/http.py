@@ -52,7 +52,7 @@ import inspect
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from typing import Any, TypeAlias
 
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import ClientDisconnect, HTTPConnection, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 
 from wire.errors import DecodeError, LocalProtocolError, StoreError
@@ -278,8 +278,8 @@ OnAnswer: TypeAlias = OnInput
 """The agent hook every door takes (``wire.transports.inputs.OnInput``)."""
 
 
-def session_of(request: Request, session_param: str = "session_id") -> str:
-    """The session ``request`` is about, as its route names it: the path
+def session_of(request: HTTPConnection, session_param: str = "session_id") -> str:
+    """The session ``request`` (or a WebSocket) is about, as its route names it: the path
     parameter ``session_param``, else the route's only path parameter
     (``/replies/{id}/events``). A route with none, or with several and none
     of them ``session_param``, does not say: LocalProtocolError, a server
