@@ -198,7 +198,7 @@ def test_use_chat_over_a_session_in_redis(tmp_path: Path, redis_server: RedisSer
         await state["client"].aclose()
 
     # A new log object per request, as on replicas that share the Redis stream.
-    app = SessionApp(lambda id: RedisEventLog(state["client"], f"{key}:{id}"))  # type: ignore[arg-type,return-value]
+    app = SessionApp(lambda id: RedisEventLog(state["client"], f"{key}:{id}"))
     with serve_asgi(app.app(lifespan)) as base:
         result, replies, custom = run_session(base, tmp_path)
 
