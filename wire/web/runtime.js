@@ -118,6 +118,11 @@ var FIELDS = {
   error: [["type", "unknown"], ["message", ALWAYS]],
   rule: [["tool_name", ALWAYS], ["rule_content", ALWAYS], ["behavior", ALWAYS], ["source", ALWAYS]]
 };
+var ROLE_BLOCKS = {
+  user: [["data", "text"], "text and data blocks"],
+  system: [["text"], "text blocks"],
+  assistant: null
+};
 
 // schemas/dist/canonical.js
 var ORDER = /* @__PURE__ */ new Map();
@@ -508,10 +513,7 @@ var AnomalyKind = {
   WRONG_TYPE: "wrong_type"
 };
 var STATES = /* @__PURE__ */ new WeakMap();
-var ROLE_ALLOWS = {
-  user: /* @__PURE__ */ new Set(["text", "data"]),
-  system: /* @__PURE__ */ new Set(["text"])
-};
+var ROLE_ALLOWS = Object.fromEntries(Object.entries(ROLE_BLOCKS).map(([role, rule]) => [role, rule === null ? null : new Set(rule[0])]));
 function stateOf(msg) {
   let state = STATES.get(msg);
   if (state === void 0) {
@@ -1863,7 +1865,7 @@ function applyOne(event, state, options) {
   return event.type === "REPLY_END" || snapshot !== void 0 && snapshot.finished_at != null;
 }
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/utils/utf8.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/utf8.mjs
 var sharedTextEncoder = new TextEncoder();
 var CHUNK_SIZE = 4096;
 function utf8DecodeJs(bytes, inputOffset, byteLength) {
@@ -1920,7 +1922,7 @@ function utf8Decode(bytes, inputOffset, byteLength) {
   }
 }
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/ExtData.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/ExtData.mjs
 var ExtData = class {
   type;
   data;
@@ -1930,7 +1932,7 @@ var ExtData = class {
   }
 };
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/DecodeError.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/DecodeError.mjs
 var DecodeError2 = class _DecodeError extends Error {
   constructor(message) {
     super(message);
@@ -1944,7 +1946,7 @@ var DecodeError2 = class _DecodeError extends Error {
   }
 };
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/utils/int.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/int.mjs
 var UINT32_MAX = 4294967295;
 function setInt64(view, offset, value) {
   const high = Math.floor(value / 4294967296);
@@ -1963,7 +1965,7 @@ function getUint64(view, offset) {
   return high * 4294967296 + low;
 }
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/timestamp.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/timestamp.mjs
 var EXT_TIMESTAMP = -1;
 var TIMESTAMP32_MAX_SEC = 4294967296 - 1;
 var TIMESTAMP64_MAX_SEC = 17179869184 - 1;
@@ -2043,7 +2045,7 @@ var timestampExtension = {
   decode: decodeTimestampExtension
 };
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/ExtensionCodec.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/ExtensionCodec.mjs
 var ExtensionCodec = class _ExtensionCodec {
   static defaultCodec = new _ExtensionCodec();
   // ensures ExtensionCodecType<X> matches ExtensionCodec<X>
@@ -2105,7 +2107,7 @@ var ExtensionCodec = class _ExtensionCodec {
   }
 };
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/utils/typedArrays.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/typedArrays.mjs
 function isArrayBufferLike(buffer) {
   return buffer instanceof ArrayBuffer || typeof SharedArrayBuffer !== "undefined" && buffer instanceof SharedArrayBuffer;
 }
@@ -2121,12 +2123,12 @@ function ensureUint8Array(buffer) {
   }
 }
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/utils/prettyByte.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/prettyByte.mjs
 function prettyByte(byte) {
   return `${byte < 0 ? "-" : ""}0x${Math.abs(byte).toString(16).padStart(2, "0")}`;
 }
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/CachedKeyDecoder.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/CachedKeyDecoder.mjs
 var DEFAULT_MAX_KEY_LENGTH = 16;
 var DEFAULT_MAX_LENGTH_PER_KEY = 16;
 var CachedKeyDecoder = class {
@@ -2182,7 +2184,7 @@ var CachedKeyDecoder = class {
   }
 };
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/Decoder.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/Decoder.mjs
 var STATE_ARRAY = "array";
 var STATE_MAP_KEY = "map_key";
 var STATE_MAP_VALUE = "map_value";
