@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+import typing
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -141,6 +142,25 @@ def test_the_field_table_is_the_models_order_and_defaults() -> None:
         line = line[:line.index("]],") + 3]
         tag = ["type"] if cls.__struct_config__.tag else []
         assert [part.split('"')[1] for part in line.split("[")[2:]] == tag + fields
+
+
+def test_the_field_table_carries_the_role_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The TypeScript reducer and Msg readers keep wire.blocks.ROLE_BLOCKS,
+    generated: a role's block types by their tags, and the error's words."""
+    table = wire_schema.canonical_fields()
+    rows = table[table.index("export const ROLE_BLOCKS = {\n"):].splitlines()[1:-1]
+    expected = []
+    for role, rule in wire.blocks.ROLE_BLOCKS.items():
+        if rule is None:
+            expected.append(f"  {role}: null,")
+        else:
+            tags = ", ".join(sorted(f'"{typing.cast("type[msgspec.Struct]", cls).__struct_config__.tag}"'
+                                    for cls in rule[0]))
+            expected.append(f'  {role}: [[{tags}], "{rule[1]}"],')
+    assert rows == expected
+    assert '  user: [["data", "text"], "text and data blocks"],' in rows
+    monkeypatch.setitem(wire.blocks.ROLE_BLOCKS, "system", (frozenset({wire.TextBlock, wire.HintBlock}), "words"))
+    assert '  system: [["hint", "text"], "words"],' in wire_schema.canonical_fields()
 
 
 class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):

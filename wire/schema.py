@@ -46,7 +46,8 @@ fail to compile.
 The TypeScript runtime's table of field order and defaults
 (``schemas/src/fields.ts``, used by ``schemas/src/canonical.ts`` to write a
 Msg's JSON as wire does) is generated here from the same model:
-:func:`canonical_fields`.
+:func:`canonical_fields`, with the role table (``wire.blocks.ROLE_BLOCKS``)
+that the runtime's reducer and Msg readers keep.
 
 Nothing here reads or writes files: ``wire.cli`` does.
 """
@@ -68,6 +69,7 @@ from typing import Any
 import msgspec
 
 from wire.blocks import (
+    ROLE_BLOCKS,
     Base64Source,
     ContentBlock,
     DataBlock,
@@ -246,7 +248,8 @@ def _ts_default(info: msgspec.structs.FieldInfo) -> str:
 def canonical_fields() -> str:
     """``schemas/src/fields.ts``: every struct of a Msg's JSON with its fields
     in wire's order and the default wire leaves out, as the TypeScript runtime
-    needs them to write a Msg's JSON byte for byte as wire does."""
+    needs them to write a Msg's JSON byte for byte as wire does; then the
+    role table (``ROLE_BLOCKS``)."""
     lines = [_FIELDS_HEADER]
     for name, cls in CANONICAL_STRUCTS:
         config = cls.__struct_config__
@@ -261,6 +264,41 @@ def canonical_fields() -> str:
             line += piece
         lines.append(line + "\n")
     lines.append(_FIELDS_FOOTER)
+    lines.append(_role_blocks())
+    return "".join(lines)
+
+
+_ROLES_HEADER = """
+/**
+ * The role table (wire.blocks.ROLE_BLOCKS): which block types a Msg of each
+ * role may hold (null: any), and how an error says it.
+ */
+export const ROLE_BLOCKS = {
+"""
+_ROLES_FOOTER = "} satisfies Record<string, readonly [readonly string[], string] | null>;\n"
+
+
+def _tag(cls: type) -> str:
+    """A block class's tag (its ``type``)."""
+    config = getattr(cls, "__struct_config__", None)
+    if config is None or not isinstance(config.tag, str):
+        raise ValueError(f"{cls.__name__} is no tagged struct: the role table names blocks by their tag")
+    return config.tag
+
+
+def _role_blocks() -> str:
+    """``ROLE_BLOCKS`` of ``fields.ts``: the role table, each block class by
+    its tag, so that the reducer and the Msg readers of the TypeScript runtime
+    keep the rule ``Msg``'s validator and wire's reducer keep."""
+    lines = [_ROLES_HEADER]
+    for role, rule in ROLE_BLOCKS.items():
+        if rule is None:
+            lines.append(f"  {role}: null,\n")
+            continue
+        allowed, words = rule
+        tags = sorted(_tag(cls) for cls in allowed)
+        lines.append(f"  {role}: [[{', '.join(json.dumps(tag) for tag in tags)}], {json.dumps(words)}],\n")
+    lines.append(_ROLES_FOOTER)
     return "".join(lines)
 
 

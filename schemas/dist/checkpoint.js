@@ -1,14 +1,27 @@
 /**
- * Resuming. wire's SSE server answers a reconnect that carries
- * `Last-Event-ID` with a checkpoint, a CUSTOM event named `wire.checkpoint`
- * whose value holds the Msg built so far, then the events after it. A client
- * replaces its Msg with `readCheckpoint`'s and goes on applying events.
+ * The events a session's log carries besides the agent's own (checkpoints,
+ * restarts and turns), and how a reply's Msg begins: the TypeScript side of
+ * wire.session.checkpoints.
+ *
+ * wire's SSE server answers a reconnect that carries `Last-Event-ID` with a
+ * checkpoint, a CUSTOM event named `wire.checkpoint` whose value holds the
+ * Msg built so far, then the events after it. A client replaces its Msg with
+ * `readCheckpoint`'s and goes on applying events. A new turn goes into the
+ * log too, before the agent starts, as a CUSTOM event named `wire.turn`
+ * holding the user's Msgs (`turn`, `readTurn`): a session refuses another
+ * turn while one is pending (conversation.ts).
  */
 import { canonical, copyJson } from "./canonical.js";
 import { DecodeError } from "./errors.js";
-/** The name of a checkpoint event (wire.resume.CHECKPOINT). */
+import { UnknownEvent } from "./events.js";
+import { ROLE_BLOCKS } from "./fields.js";
+/** The name of a checkpoint event (wire.session.CHECKPOINT). */
 export const CHECKPOINT = "wire.checkpoint";
-const ROLES = new Set(["user", "assistant", "system"]);
+/** The name of a restart event (wire.session.RESTART): what the reader built before is not this log's. */
+export const RESTART = "wire.restart";
+/** The name of a turn event (wire.session.TURN): the user's Msgs of a new turn, written before the agent starts. */
+export const TURN = "wire.turn";
+const RULES = new Map(Object.entries(ROLE_BLOCKS).map(([role, rule]) => [role, rule === null ? null : [new Set(rule[0]), rule[1]]]));
 /**
  * The Msg a checkpoint event carries (a fresh object, in wire's form), or
  * `undefined` if `event` is no checkpoint. Go on with `appendEvent` for the
@@ -20,15 +33,96 @@ export function readCheckpoint(event) {
     const msg = (event.value ?? {})["msg"];
     if (msg === undefined)
         throw new DecodeError("a checkpoint without a msg", { path: "$.value.msg" });
+    return readMsg(msg, "$.value.msg");
+}
+/**
+ * The user's Msgs a `wire.turn` event carries (fresh objects, in wire's
+ * form), or `undefined` if `event` is no turn. A turn whose Msgs are not
+ * Msgs throws DecodeError naming the path (`$.value.msgs[0].role`).
+ */
+export function readTurn(event) {
+    if (event.type !== "CUSTOM" || !("name" in event) || event.name !== TURN)
+        return undefined;
+    const msgs = (event.value ?? {})["msgs"];
+    if (!Array.isArray(msgs))
+        throw new DecodeError("a turn without a list of msgs", { path: "$.value.msgs" });
+    return msgs.map((msg, i) => readMsg(msg, `$.value.msgs[${i}]`));
+}
+/**
+ * The `wire.turn` event of a new turn: the user's Msgs (none for a turn that
+ * asks the agent to go on), in wire's form, with a new event id (the id an
+ * interrupt of the turn names) and time.
+ */
+export function turn(msgs) {
+    const items = msgs === null ? [] : Array.isArray(msgs) ? msgs : [msgs];
+    return { type: "CUSTOM", id: newId(), created_at: now(), name: TURN,
+        value: { msgs: items.map((msg) => canonical(copyJson(msg), "msg")) } };
+}
+/** A Msg read from JSON at `path`: what wire's decoder checks of its shape, and the role table. */
+function readMsg(msg, path) {
     if (typeof msg !== "object" || msg === null || Array.isArray(msg)) {
-        throw new DecodeError("Expected `object`", { path: "$.value.msg" });
+        throw new DecodeError("Expected `object`", { path });
     }
     const copy = copyJson(msg);
     if (typeof copy["name"] !== "string")
-        throw new DecodeError("Expected `str`", { path: "$.value.msg.name" });
-    if (!ROLES.has(copy["role"]))
-        throw new DecodeError("Invalid role", { path: "$.value.msg.role" });
-    if (!Array.isArray(copy["content"]))
-        throw new DecodeError("Expected `array`", { path: "$.value.msg.content" });
+        throw new DecodeError("Expected `str`", { path: `${path}.name` });
+    const role = copy["role"];
+    if (!RULES.has(role))
+        throw new DecodeError("Invalid role", { path: `${path}.role` });
+    const content = copy["content"];
+    if (!Array.isArray(content))
+        throw new DecodeError("Expected `array`", { path: `${path}.content` });
+    const rule = RULES.get(role);
+    if (rule) { // as Msg's validator words it (wire.messages.Msg)
+        content.forEach((block, i) => {
+            const type = block?.type;
+            if (!rule[0].has(type)) {
+                throw new DecodeError(`content[${i}] is a '${String(type)}' block, but a ${String(role)} message can only ` +
+                    `contain ${rule[1]}`, { path: `${path}.content[${i}]` });
+            }
+        });
+    }
     return canonical(copy, "msg");
+}
+/**
+ * The Msg a reply begins as, from its REPLY_START: its id, name, role and
+ * time (wire.session.begin_reply). Stores and readers both begin replies this
+ * way, so a reader that resumed from a checkpoint and one that never dropped
+ * hold the same JSON.
+ */
+export function beginReply(event) {
+    const msg = {
+        name: event.name,
+        content: [],
+        role: event.role ?? "assistant",
+        id: event.reply_id,
+        created_at: event.created_at,
+    };
+    return canonical(msg, "msg");
+}
+/**
+ * The Msg a reply begins as when its first event read is not its
+ * REPLY_START (a reader that joined late, a trimmed log): an assistant's
+ * Msg with no name, stamped now (wire.session.join_reply).
+ */
+export function joinReply(replyId) {
+    return canonical({ name: "", content: [], role: "assistant", id: replyId, created_at: now() }, "msg");
+}
+/** The Msg a reply begins as, from the first event of it a reader gets. */
+export function openReply(event) {
+    if (event.type === "REPLY_START" && !(event instanceof UnknownEvent))
+        return beginReply(event);
+    const replyId = event.reply_id;
+    return joinReply(typeof replyId === "string" ? replyId : "");
+}
+/** wire's default timestamp (wire.clock.now): ISO 8601 in UTC, microseconds, an explicit offset. */
+function now() {
+    return new Date().toISOString().replace("Z", "000+00:00");
+}
+/** wire's default id (wire.clock.new_id): a UUID4 as 32 hex digits. getRandomValues works outside secure contexts too. */
+function newId() {
+    const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+    bytes[6] = (bytes[6] & 0x0f) | 0x40; // version 4
+    bytes[8] = (bytes[8] & 0x3f) | 0x80; // the RFC 4122 variant
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -14,8 +14,7 @@
  * a log that is gone) drops the Msg: the reply is read again from its
  * REPLY_START.
  */
-import { readCheckpoint } from "./checkpoint.js";
-import { openReply, RESTART } from "./conversation.js";
+import { openReply, readCheckpoint, RESTART } from "./checkpoint.js";
 import { follow, HTTPStatusError, stopper } from "./follow.js";
 import { appendEvent } from "./reducer.js";
 /** The old name of `HTTPStatusError`, which `followReply` now throws as `followSession` does. */

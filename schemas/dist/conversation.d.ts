@@ -1,64 +1,99 @@
 /**
  * A session's state and rules, sans-IO: no fetch, no timers. The TypeScript
- * side of wire.resume (`Conversation`, `begin_reply`, `RESTART`) and of
- * wire.transports.chat (`waiting`, `confirmation`, `refusal`), with the same
- * behaviour and, for `refusal`, the same messages.
+ * side of wire.session (`Session`, `waiting`, `confirmation`, and
+ * `Session.refusal` with the same messages), with the same behaviour.
  *
- * A session's log holds its replies one after another; a reply parks at
- * REQUIRE_USER_CONFIRM / REQUIRE_EXTERNAL_EXECUTION, the client's answer
- * goes into the log, and the reply goes on with the same reply id. A reader
- * feeds every event it reads to `Conversation.apply`, which keeps each
- * reply's Msg in the order the replies began; `waiting(msg)` reads what a
- * reply waits for from its Msg, and `refusal(input, replies)` says, before
- * posting, why the session would refuse an input (or `undefined`). The
- * followers (session.ts, client.ts) are this module plus the reconnect loop
- * of follow.ts.
+ * A session's log holds its replies one after another (or interleaved); a
+ * reply parks at REQUIRE_USER_CONFIRM / REQUIRE_EXTERNAL_EXECUTION, the
+ * client's answer goes into the log, and the reply goes on with the same
+ * reply id. A new turn is written as a `wire.turn` event before its reply
+ * begins. A reader feeds every event it reads to `Session.apply`, which keeps
+ * each reply's Msg in the order the replies began and what the session waits
+ * for; `waiting(msg)` reads what a reply waits for from its Msg, and
+ * `session.refusal(input)` says, before posting, why the session would refuse
+ * an input (or `undefined`). The followers (session.ts, client.ts) are this
+ * module plus the reconnect loop of follow.ts.
  */
-import type { CustomEvent, ExternalExecutionResultEvent, Msg, ReplyStartEvent, ToolCallBlock, UserConfirmResultEvent, UserInterruptEvent } from "../wire.js";
+import type { CustomEvent, ExternalExecutionResultEvent, Msg, ToolCallBlock, UserConfirmResultEvent, UserInterruptEvent } from "../wire.js";
 import { UnknownEvent, type WireEvent } from "./events.js";
-/** The name of a restart event (wire.resume.RESTART): what the reader built before is not this log's. */
-export declare const RESTART = "wire.restart";
+/** What a batch applied to a `Session` changed (wire.session.Changed). */
+export interface Changed {
+    /** The replies it touched, in the order it first touched them; a checkpoint counts only when it changed its reply's Msg. */
+    replies: string[];
+    /** Whether a reply began, was taken on, ended or parked in it, a pending turn was withdrawn, or a restart dropped everything. */
+    turned: boolean;
+}
 /**
- * The Msg a reply begins as, from its REPLY_START: its id, name, role and
- * time (wire.resume.begin_reply). Stores and readers both begin replies this
- * way, so a reader that resumed from a checkpoint and one that never dropped
- * hold the same JSON.
+ * The state of one session, built from its log's events in order
+ * (wire.session.Session, with the same rules):
+ *
+ * - `replies`: every reply's Msg by reply id, in the order the replies
+ *   began. A REPLY_START of a new reply begins its Msg (`beginReply`); an
+ *   event of a reply never begun here joins it (`joinReply`); a checkpoint
+ *   replaces its reply's Msg (or adds it); a `wire.restart` drops everything.
+ * - `open`: the replies between their start (or answer) and their end or park.
+ * - `turn`: the `wire.turn` written whose reply has not begun yet; a
+ *   USER_INTERRUPT naming its id withdraws it (and makes no reply of it).
+ * - `interrupted`: replies a USER_INTERRUPT named that have not ended since:
+ *   their wait is over, so nothing more is taken for them.
+ * - `custom`: CUSTOM events of no reply, in order (turns included), but
+ *   checkpoints and restarts; events of a type this runtime does not know are skipped.
+ * - `closed`: set by whoever knows the session is closed; every input is refused then.
+ *
+ * What only wire's stores keep (`last_id`, `positions`, `copy`, `adopt`) is left out.
  */
-export declare function beginReply(event: ReplyStartEvent): Msg;
-/**
- * The Msg a reply begins as when its first event read is not its
- * REPLY_START (a reader that joined late, a trimmed log): an assistant's
- * Msg with no name, stamped now, as wire.resume.Conversation begins it.
- */
-export declare function joinReply(replyId: string): Msg;
-/** The Msg a reply begins as, from the first event of it a reader gets. */
-export declare function openReply(event: WireEvent | UnknownEvent): Msg;
-/**
- * What a reader of a session keeps (wire.resume.Conversation): the Msg of
- * every reply, in the order the replies began. A REPLY_START of a new reply
- * begins its Msg; a checkpoint replaces the Msg of its reply (or adds it); a
- * restart drops everything; other events go to their reply's Msg (CUSTOM
- * events of no reply are kept in `custom`, in order; unknown events are
- * skipped).
- */
-export declare class Conversation {
+export declare class Session {
     /** Every reply's Msg by reply id, in the order the replies began. */
     readonly replies: Map<string, Msg>;
+    /** The replies between their start (or answer) and their end or park. */
+    readonly open: Set<string>;
+    /** The `wire.turn` event whose reply has not begun yet. */
+    turn: CustomEvent | undefined;
+    /** The replies a USER_INTERRUPT named that have not ended since. */
+    readonly interrupted: Set<string>;
     /** The CUSTOM events that are neither checkpoints nor restarts, in order. */
     readonly custom: CustomEvent[];
+    /** Whether the session is closed: every input is refused. */
+    closed: boolean;
     constructor(...msgs: Msg[]);
     /** The Msg of the reply that began last. */
     get last(): Msg | undefined;
     /**
-     * Apply one event; the Msg of the reply it touched (a checkpoint: the new
-     * Msg), or `undefined` for an event of no reply (a restart, another
-     * CUSTOM event, an unknown one).
+     * Apply `events` in order; what they changed. A checkpoint of the Msg this
+     * session holds already (a reconnect's) changes nothing; a checkpoint
+     * whose Msg is not one throws DecodeError. Each event is applied on its
+     * own, so any split of a log into batches builds the same state.
      */
-    apply(event: WireEvent | UnknownEvent): Msg | undefined;
-    /** `apply` each event in order; the Msgs they touched, each once, in the order first touched. */
-    extend(events: Iterable<WireEvent | UnknownEvent>): Msg[];
+    apply(events: Iterable<WireEvent | UnknownEvent>): Changed;
+    /** The name wire.resume.Conversation had: `apply`. */
+    extend(events: Iterable<WireEvent | UnknownEvent>): Changed;
+    /** A CUSTOM event: the reply a checkpoint changed, RESTART, or undefined. */
+    private custom_;
+    /** An event of reply `replyId`; whether the reply began, was taken on, ended or parked. */
+    private one;
+    /**
+     * Why the session cannot take `input` now, or `undefined` when it can; the
+     * server's reason word for word (wire.session.Session.refusal), so a page
+     * can tell before posting:
+     *
+     * - nothing is taken once the session is closed;
+     * - an answer must name a reply of the session that waits for that kind of
+     *   answer; a confirmation must name only calls that await one, each once
+     *   (answering twice is refused); an external result likewise. Answering
+     *   some of the waiting calls is taken (the others keep waiting). A reply
+     *   that was interrupted waits for nothing more;
+     * - an interrupt must name a reply that is running or parked (and not
+     *   interrupted already), or the pending turn;
+     * - a new turn (a Msg, a list of them, or null) is refused while a turn is
+     *   pending (its reply has not begun: a double submit), or a reply is
+     *   parked (answer or interrupt it first) or running.
+     */
+    refusal(input: ChatInput): string | undefined;
+    private answerRefusal;
 }
-/** Where a reply stands, read from its Msg (wire.transports.chat.Waiting). */
+/** The old name of `Session` (wire.resume.Conversation is wire.session.Session too). */
+export { Session as Conversation };
+/** Where a reply stands, read from its Msg (wire.session.Waiting). */
 export interface Waiting {
     replyId: string;
     state: "running" | "parked" | "ended";
@@ -80,23 +115,15 @@ export declare function waiting(msg: Msg): Waiting;
  * throws LocalProtocolError).
  */
 export declare function confirmation(msg: Msg, confirmed: boolean | Record<string, boolean>): UserConfirmResultEvent;
-/** An input that answers a reply: it names the reply and goes into the log (wire.transports.chat.Answer). */
+/** An input that answers a reply: it names the reply and goes into the log (wire.session.Answer). */
 export type Answer = UserConfirmResultEvent | ExternalExecutionResultEvent | UserInterruptEvent;
 /** What a chat body's `input` holds: a new turn (a Msg, a list of them, or null), or an answer. */
 export type ChatInput = Msg | Msg[] | Answer | null;
 /**
- * Why a session whose replies are `replies` (in the order they began, as
- * `Conversation.replies` holds them) cannot take `input` now, or `undefined`
- * when it can; the server's reason word for word (wire.transports.chat.refusal),
- * so a page can tell before posting:
- *
- * - an answer must name a reply of the session that waits for that kind of
- *   answer; a confirmation must name only calls that await one, each once
- *   (answering twice is refused); an external result likewise. Answering
- *   some of the waiting calls is taken (the others keep waiting);
- * - an interrupt must name a reply that is running or parked;
- * - a new turn (a Msg, a list of them, or null) is refused while a reply is
- *   parked (answer or interrupt it first) or running.
+ * Why a session of `replies` alone (no pending turn, no interrupt, not
+ * closed) cannot take `input` now, or `undefined` (wire.transports.chat.refusal):
+ * `new Session(...replies.values()).refusal(input)`. A reader that keeps a
+ * `Session` asks it instead, which knows the rest.
  */
 export declare function refusal(input: ChatInput, replies: ReadonlyMap<string, Msg>): string | undefined;
 /** `repr(text)` as Python writes it, so that reasons that quote an id read as the server's do. */

@@ -23,3 +23,12 @@ export declare const FIELDS: {
     error: ([string, string] | [string, typeof ALWAYS])[];
     rule: [string, typeof ALWAYS][];
 };
+/**
+ * The role table (wire.blocks.ROLE_BLOCKS): which block types a Msg of each
+ * role may hold (null: any), and how an error says it.
+ */
+export declare const ROLE_BLOCKS: {
+    user: [string[], string];
+    system: [string[], string];
+    assistant: null;
+};

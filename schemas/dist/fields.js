@@ -31,3 +31,12 @@ export const FIELDS = {
     error: [["type", "unknown"], ["message", ALWAYS]],
     rule: [["tool_name", ALWAYS], ["rule_content", ALWAYS], ["behavior", ALWAYS], ["source", ALWAYS]],
 };
+/**
+ * The role table (wire.blocks.ROLE_BLOCKS): which block types a Msg of each
+ * role may hold (null: any), and how an error says it.
+ */
+export const ROLE_BLOCKS = {
+    user: [["data", "text"], "text and data blocks"],
+    system: [["text"], "text blocks"],
+    assistant: null,
+};

@@ -4,9 +4,9 @@
  */
 export type * from "../wire.js";
 export { decodeBase64, encodeBase64, isBase64 } from "./base64.js";
-export { CHECKPOINT, readCheckpoint } from "./checkpoint.js";
+export { beginReply, CHECKPOINT, joinReply, readCheckpoint, readTurn, RESTART, turn, TURN } from "./checkpoint.js";
 export { type FollowOptions, followReply, type ReplyFollower, ReplyRequestError } from "./client.js";
-export { type Answer, beginReply, type ChatInput, confirmation, Conversation, joinReply, refusal, RESTART, userMsg, type Waiting, waiting, } from "./conversation.js";
+export { type Answer, type Changed, type ChatInput, confirmation, Conversation, refusal, Session, userMsg, type Waiting, waiting, } from "./conversation.js";
 export { DecodeError, type ErrorPlace, FrameError, LocalProtocolError, RemoteProtocolError, StreamOrderError, WireError, } from "./errors.js";
 export { EVENT_TYPES, UnknownEvent, type UnknownPolicy, type WireEvent, type WithBytes } from "./events.js";
 export { type Backoff, ConnectionFailed, type ConnectionOptions, HTTPStatusError, RETRYABLE, } from "./follow.js";

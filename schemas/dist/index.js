@@ -3,9 +3,9 @@
  * checkpoints, over the types of `wire.d.ts`. This file is the one export list.
  */
 export { decodeBase64, encodeBase64, isBase64 } from "./base64.js";
-export { CHECKPOINT, readCheckpoint } from "./checkpoint.js";
+export { beginReply, CHECKPOINT, joinReply, readCheckpoint, readTurn, RESTART, turn, TURN } from "./checkpoint.js";
 export { followReply, ReplyRequestError } from "./client.js";
-export { beginReply, confirmation, Conversation, joinReply, refusal, RESTART, userMsg, waiting, } from "./conversation.js";
+export { confirmation, Conversation, refusal, Session, userMsg, waiting, } from "./conversation.js";
 export { DecodeError, FrameError, LocalProtocolError, RemoteProtocolError, StreamOrderError, WireError, } from "./errors.js";
 export { EVENT_TYPES, UnknownEvent } from "./events.js";
 export { ConnectionFailed, HTTPStatusError, RETRYABLE, } from "./follow.js";

@@ -22,6 +22,7 @@ import { decodeBase64, encodeBase64 } from "./base64.js";
 import { block_, canonical, copyJson, put } from "./canonical.js";
 import { StreamOrderError } from "./errors.js";
 import { EVENT_TYPES, UnknownEvent } from "./events.js";
+import { ROLE_BLOCKS } from "./fields.js";
 /** The names an `Anomaly`'s `kind` takes, as wire.reducer.AnomalyKind. */
 export const AnomalyKind = {
     /** reply_id differs from the Msg's id: skipped */
@@ -50,11 +51,8 @@ export const AnomalyKind = {
     WRONG_TYPE: "wrong_type",
 };
 const STATES = new WeakMap();
-// Which block types each role's Msg may hold (none listed: any), as agentscope's validator states them.
-const ROLE_ALLOWS = {
-    user: new Set(["text", "data"]),
-    system: new Set(["text"]),
-};
+// Which block types each role's Msg may hold (null: any): the role table, generated from wire.blocks.ROLE_BLOCKS.
+const ROLE_ALLOWS = Object.fromEntries(Object.entries(ROLE_BLOCKS).map(([role, rule]) => [role, rule === null ? null : new Set(rule[0])]));
 function stateOf(msg) {
     let state = STATES.get(msg);
     if (state === undefined) {

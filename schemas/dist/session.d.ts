@@ -24,7 +24,10 @@ export type SessionBackoff = Backoff;
 export interface SessionOptions extends ConnectionOptions {
     /** What the reader has so far (a new Conversation by default); with `lastEventId`, the id of the last entry it covers. */
     conversation?: Conversation;
-    /** Called after each event has been applied, with the Msg it went to (a checkpoint: the new Msg) and the conversation. */
+    /**
+     * Called after each event has been applied, with the Msg it changed (a checkpoint: the new Msg; `undefined` for
+     * an event that changed no reply: a checkpoint of the Msg held already, a turn, a restart) and the conversation.
+     */
     onEvent?: (event: WireEvent | UnknownEvent, msg: Msg | undefined, conversation: Conversation) => void;
     /** What an event of an unknown type does (default "keep": kept out of the Msgs, and its id still counts). */
     unknown?: UnknownPolicy;

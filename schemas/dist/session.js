@@ -38,8 +38,8 @@ export function followSession(url, options = {}) {
     };
     const reader = {
         apply(event) {
-            const msg = state.conversation.apply(event);
-            options.onEvent?.(event, msg, state.conversation);
+            const changed = state.conversation.apply([event]).replies[0];
+            options.onEvent?.(event, changed === undefined ? undefined : state.conversation.replies.get(changed), state.conversation);
             return false;
         },
         applied() {

@@ -16,8 +16,7 @@
  */
 
 import type { AgentEvent, Msg } from "../wire.js";
-import { readCheckpoint } from "./checkpoint.js";
-import { openReply, RESTART } from "./conversation.js";
+import { openReply, readCheckpoint, RESTART } from "./checkpoint.js";
 import type { UnknownEvent, UnknownPolicy, WireEvent } from "./events.js";
 import { type ConnectionOptions, follow, HTTPStatusError, type Position, stopper } from "./follow.js";
 import { appendEvent } from "./reducer.js";

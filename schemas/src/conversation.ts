@@ -1,90 +1,79 @@
 /**
  * A session's state and rules, sans-IO: no fetch, no timers. The TypeScript
- * side of wire.resume (`Conversation`, `begin_reply`, `RESTART`) and of
- * wire.transports.chat (`waiting`, `confirmation`, `refusal`), with the same
- * behaviour and, for `refusal`, the same messages.
+ * side of wire.session (`Session`, `waiting`, `confirmation`, and
+ * `Session.refusal` with the same messages), with the same behaviour.
  *
- * A session's log holds its replies one after another; a reply parks at
- * REQUIRE_USER_CONFIRM / REQUIRE_EXTERNAL_EXECUTION, the client's answer
- * goes into the log, and the reply goes on with the same reply id. A reader
- * feeds every event it reads to `Conversation.apply`, which keeps each
- * reply's Msg in the order the replies began; `waiting(msg)` reads what a
- * reply waits for from its Msg, and `refusal(input, replies)` says, before
- * posting, why the session would refuse an input (or `undefined`). The
- * followers (session.ts, client.ts) are this module plus the reconnect loop
- * of follow.ts.
+ * A session's log holds its replies one after another (or interleaved); a
+ * reply parks at REQUIRE_USER_CONFIRM / REQUIRE_EXTERNAL_EXECUTION, the
+ * client's answer goes into the log, and the reply goes on with the same
+ * reply id. A new turn is written as a `wire.turn` event before its reply
+ * begins. A reader feeds every event it reads to `Session.apply`, which keeps
+ * each reply's Msg in the order the replies began and what the session waits
+ * for; `waiting(msg)` reads what a reply waits for from its Msg, and
+ * `session.refusal(input)` says, before posting, why the session would refuse
+ * an input (or `undefined`). The followers (session.ts, client.ts) are this
+ * module plus the reconnect loop of follow.ts.
  */
 
 import type {
   CustomEvent,
   ExternalExecutionResultEvent,
   Msg,
-  ReplyStartEvent,
   ToolCallBlock,
   UserConfirmResultEvent,
   UserInterruptEvent,
 } from "../wire.js";
-import { canonical } from "./canonical.js";
-import { CHECKPOINT, readCheckpoint } from "./checkpoint.js";
+import { canonical, copyJson } from "./canonical.js";
+import { beginReply, CHECKPOINT, joinReply, readCheckpoint, RESTART, TURN } from "./checkpoint.js";
 import { LocalProtocolError } from "./errors.js";
 import { UnknownEvent, type WireEvent } from "./events.js";
 import { appendEvent } from "./reducer.js";
 
-/** The name of a restart event (wire.resume.RESTART): what the reader built before is not this log's. */
-export const RESTART = "wire.restart";
+/** What a batch applied to a `Session` changed (wire.session.Changed). */
+export interface Changed {
+  /** The replies it touched, in the order it first touched them; a checkpoint counts only when it changed its reply's Msg. */
+  replies: string[];
+  /** Whether a reply began, was taken on, ended or parked in it, a pending turn was withdrawn, or a restart dropped everything. */
+  turned: boolean;
+}
+
+// The events after which a reply waits or is over (agentscope.app.channel._stream).
+const TERMINAL: ReadonlySet<string> = new Set(["REPLY_END", "REQUIRE_USER_CONFIRM", "REQUIRE_EXTERNAL_EXECUTION"]);
+// The events with which a reply begins, or is taken on after its park.
+const OPENING: ReadonlySet<string> = new Set(["REPLY_START", "USER_CONFIRM_RESULT", "EXTERNAL_EXECUTION_RESULT"]);
 
 /**
- * The Msg a reply begins as, from its REPLY_START: its id, name, role and
- * time (wire.resume.begin_reply). Stores and readers both begin replies this
- * way, so a reader that resumed from a checkpoint and one that never dropped
- * hold the same JSON.
+ * The state of one session, built from its log's events in order
+ * (wire.session.Session, with the same rules):
+ *
+ * - `replies`: every reply's Msg by reply id, in the order the replies
+ *   began. A REPLY_START of a new reply begins its Msg (`beginReply`); an
+ *   event of a reply never begun here joins it (`joinReply`); a checkpoint
+ *   replaces its reply's Msg (or adds it); a `wire.restart` drops everything.
+ * - `open`: the replies between their start (or answer) and their end or park.
+ * - `turn`: the `wire.turn` written whose reply has not begun yet; a
+ *   USER_INTERRUPT naming its id withdraws it (and makes no reply of it).
+ * - `interrupted`: replies a USER_INTERRUPT named that have not ended since:
+ *   their wait is over, so nothing more is taken for them.
+ * - `custom`: CUSTOM events of no reply, in order (turns included), but
+ *   checkpoints and restarts; events of a type this runtime does not know are skipped.
+ * - `closed`: set by whoever knows the session is closed; every input is refused then.
+ *
+ * What only wire's stores keep (`last_id`, `positions`, `copy`, `adopt`) is left out.
  */
-export function beginReply(event: ReplyStartEvent): Msg {
-  const msg: Record<string, unknown> = {
-    name: event.name,
-    content: [],
-    role: event.role ?? "assistant",
-    id: event.reply_id,
-    created_at: event.created_at,
-  };
-  return canonical(msg, "msg") as unknown as Msg;
-}
-
-/**
- * The Msg a reply begins as when its first event read is not its
- * REPLY_START (a reader that joined late, a trimmed log): an assistant's
- * Msg with no name, stamped now, as wire.resume.Conversation begins it.
- */
-export function joinReply(replyId: string): Msg {
-  return canonical({ name: "", content: [], role: "assistant", id: replyId, created_at: now() }, "msg") as
-    unknown as Msg;
-}
-
-/** The Msg a reply begins as, from the first event of it a reader gets. */
-export function openReply(event: WireEvent | UnknownEvent): Msg {
-  if (event.type === "REPLY_START" && !(event instanceof UnknownEvent)) return beginReply(event as ReplyStartEvent);
-  const replyId = (event as { reply_id?: unknown }).reply_id;
-  return joinReply(typeof replyId === "string" ? replyId : "");
-}
-
-/** wire's default timestamp (wire.clock.now): ISO 8601 in UTC, microseconds, an explicit offset. */
-function now(): string {
-  return new Date().toISOString().replace("Z", "000+00:00");
-}
-
-/**
- * What a reader of a session keeps (wire.resume.Conversation): the Msg of
- * every reply, in the order the replies began. A REPLY_START of a new reply
- * begins its Msg; a checkpoint replaces the Msg of its reply (or adds it); a
- * restart drops everything; other events go to their reply's Msg (CUSTOM
- * events of no reply are kept in `custom`, in order; unknown events are
- * skipped).
- */
-export class Conversation {
+export class Session {
   /** Every reply's Msg by reply id, in the order the replies began. */
   readonly replies = new Map<string, Msg>();
+  /** The replies between their start (or answer) and their end or park. */
+  readonly open = new Set<string>();
+  /** The `wire.turn` event whose reply has not begun yet. */
+  turn: CustomEvent | undefined = undefined;
+  /** The replies a USER_INTERRUPT named that have not ended since. */
+  readonly interrupted = new Set<string>();
   /** The CUSTOM events that are neither checkpoints nor restarts, in order. */
   readonly custom: CustomEvent[] = [];
+  /** Whether the session is closed: every input is refused. */
+  closed = false;
 
   constructor(...msgs: Msg[]) {
     for (const msg of msgs) this.replies.set(msg.id ?? "", msg);
@@ -98,50 +87,186 @@ export class Conversation {
   }
 
   /**
-   * Apply one event; the Msg of the reply it touched (a checkpoint: the new
-   * Msg), or `undefined` for an event of no reply (a restart, another
-   * CUSTOM event, an unknown one).
+   * Apply `events` in order; what they changed. A checkpoint of the Msg this
+   * session holds already (a reconnect's) changes nothing; a checkpoint
+   * whose Msg is not one throws DecodeError. Each event is applied on its
+   * own, so any split of a log into batches builds the same state.
    */
-  apply(event: WireEvent | UnknownEvent): Msg | undefined {
-    if (event.type === "CUSTOM" && "name" in event) {
-      if (event.name === CHECKPOINT) {
-        const msg = readCheckpoint(event) as Msg;
-        this.replies.set(msg.id ?? "", msg);
-        return msg;
-      }
-      if (event.name === RESTART) {
-        this.replies.clear();
-        this.custom.length = 0;
-      } else {
-        this.custom.push(event as CustomEvent);
-      }
-      return undefined;
+  apply(events: Iterable<WireEvent | UnknownEvent>): Changed {
+    if (typeof (events as { [Symbol.iterator]?: unknown } | null)?.[Symbol.iterator] !== "function") {
+      throw new LocalProtocolError("Session.apply takes a list of events: apply([event]) for one");
     }
-    const replyId = (event as { reply_id?: unknown }).reply_id;
-    if (event instanceof UnknownEvent || typeof replyId !== "string") return undefined;
-    let msg = this.replies.get(replyId);
-    if (msg === undefined) {
-      msg = openReply(event);
-      this.replies.set(replyId, msg);
+    const touched = new Set<string>();
+    let turned = false;
+    for (const event of events) {
+      if (event instanceof UnknownEvent) continue; // a type this runtime does not know
+      if (event.type === "CUSTOM") { // of no reply
+        const changed = this.custom_(event);
+        if (changed === RESTART) {
+          touched.clear();
+          turned = true;
+        } else if (changed !== undefined) {
+          touched.add(changed);
+        }
+        continue;
+      }
+      const replyId = (event as { reply_id?: unknown }).reply_id;
+      if (typeof replyId !== "string") continue;
+      if (event.type === "USER_INTERRUPT" && this.turn !== undefined && this.turn.id === replyId) {
+        // The interrupt of a turn whose reply never began (its agent failed to start): the turn is
+        // withdrawn, and no reply is made of its id.
+        this.turn = undefined;
+        turned = true;
+        continue;
+      }
+      touched.add(replyId);
+      turned = this.one(replyId, event) || turned;
     }
-    appendEvent(msg, event);
-    return msg;
+    return { replies: [...touched], turned };
   }
 
-  /** `apply` each event in order; the Msgs they touched, each once, in the order first touched. */
-  extend(events: Iterable<WireEvent | UnknownEvent>): Msg[] {
-    const touched = new Set<Msg>();
-    for (const event of events) {
-      const msg = this.apply(event);
-      if (msg !== undefined) touched.add(msg);
-    }
-    return [...touched];
+  /** The name wire.resume.Conversation had: `apply`. */
+  extend(events: Iterable<WireEvent | UnknownEvent>): Changed {
+    return this.apply(events);
   }
+
+  /** A CUSTOM event: the reply a checkpoint changed, RESTART, or undefined. */
+  private custom_(event: CustomEvent): string | undefined {
+    if (event.name === CHECKPOINT) {
+      const msg = readCheckpoint(event) as Msg;
+      const id = msg.id ?? "";
+      const held = this.replies.get(id);
+      if (held !== undefined && sameMsg(held, msg)) return undefined; // a reconnect's checkpoint of what is held: no news
+      this.replies.set(id, msg);
+      return id;
+    }
+    if (event.name === RESTART) {
+      this.replies.clear();
+      this.open.clear();
+      this.interrupted.clear();
+      this.custom.length = 0;
+      this.turn = undefined;
+      return RESTART;
+    }
+    if (event.name === TURN) this.turn = event;
+    this.custom.push(event);
+    return undefined;
+  }
+
+  /** An event of reply `replyId`; whether the reply began, was taken on, ended or parked. */
+  private one(replyId: string, event: WireEvent): boolean {
+    let msg = this.replies.get(replyId);
+    if (msg === undefined) {
+      msg = event.type === "REPLY_START" ? beginReply(event) : joinReply(replyId);
+      this.replies.set(replyId, msg);
+      if (event.type === "REPLY_START") this.turn = undefined; // the pending turn's reply has begun
+    }
+    appendEvent(msg, event);
+    if (TERMINAL.has(event.type)) {
+      // Even for a reply not open here (one taken on from a checkpoint and ended at once, as an
+      // interrupted park is): a store checkpoints the end or park.
+      this.open.delete(replyId);
+      if (event.type === "REPLY_END") this.interrupted.delete(replyId);
+      return true;
+    }
+    if (OPENING.has(event.type) && !this.open.has(replyId)) {
+      this.open.add(replyId);
+      return true;
+    }
+    if (event.type === "USER_INTERRUPT") this.interrupted.add(replyId);
+    return false;
+  }
+
+  /**
+   * Why the session cannot take `input` now, or `undefined` when it can; the
+   * server's reason word for word (wire.session.Session.refusal), so a page
+   * can tell before posting:
+   *
+   * - nothing is taken once the session is closed;
+   * - an answer must name a reply of the session that waits for that kind of
+   *   answer; a confirmation must name only calls that await one, each once
+   *   (answering twice is refused); an external result likewise. Answering
+   *   some of the waiting calls is taken (the others keep waiting). A reply
+   *   that was interrupted waits for nothing more;
+   * - an interrupt must name a reply that is running or parked (and not
+   *   interrupted already), or the pending turn;
+   * - a new turn (a Msg, a list of them, or null) is refused while a turn is
+   *   pending (its reply has not begun: a double submit), or a reply is
+   *   parked (answer or interrupt it first) or running.
+   */
+  refusal(input: ChatInput): string | undefined {
+    if (this.closed) return "the session is closed";
+    if (isAnswer(input)) return this.answerRefusal(input);
+    if (this.turn !== undefined) {
+      return `turn ${pyRepr(this.turn.id ?? "")} is waiting for its reply to begin: ` +
+        "wait for it, or interrupt it (a USER_INTERRUPT naming the turn's id)";
+    }
+    for (const msg of this.replies.values()) { // any reply, not only the latest: interleaved replies
+      const state = waiting(msg);
+      if (state.state === "parked" && !this.interrupted.has(msg.id ?? "")) {
+        const calls = [...state.confirm, ...state.external].map((call) => call.id).join(", ");
+        return `reply ${pyRepr(msg.id ?? "")} waits for an answer about ${calls}: answer or interrupt it first`;
+      }
+      if (state.state !== "ended") return `reply ${pyRepr(msg.id ?? "")} is still running`;
+    }
+    return undefined;
+  }
+
+  private answerRefusal(input: Answer): string | undefined {
+    if (input.type === "USER_INTERRUPT" && this.turn !== undefined && this.turn.id === input.reply_id) return undefined;
+    const msg = this.replies.get(input.reply_id);
+    if (msg === undefined) return `the session has no reply ${pyRepr(input.reply_id)}`;
+    const state = waiting(msg);
+    const id = pyRepr(msg.id ?? "");
+    if (state.state === "ended") return `reply ${id} is over: it waits for nothing`;
+    if (this.interrupted.has(msg.id ?? "")) return `reply ${id} was interrupted: it waits for nothing more`;
+    if (input.type === "USER_INTERRUPT") return undefined;
+    const [kind, pending, named] = input.type === "USER_CONFIRM_RESULT"
+      ? ["confirmation", state.confirm, input.confirm_results.map((result) => result.tool_call.id)] as const
+      : ["external result", state.external, input.execution_results.map((result) => result.id)] as const;
+    if (pending.length === 0) return `reply ${id} waits for no ${kind}`;
+    const seen = new Set<string>();
+    for (const callId of named) {
+      if (seen.has(callId)) return `the ${kind} names tool call ${pyRepr(callId)} twice`;
+      seen.add(callId);
+    }
+    if (named.length === 0) return `the ${kind} answers no tool call`;
+    const awaited = new Set(pending.map((call) => call.id));
+    const stray = named.find((callId) => !awaited.has(callId));
+    if (stray !== undefined) {
+      return `tool call ${pyRepr(stray)} awaits no ${kind} (reply ${id} waits for ${
+        [...awaited].sort(byCodePoint).join(", ")})`;
+    }
+    return undefined;
+  }
+}
+
+/** The old name of `Session` (wire.resume.Conversation is wire.session.Session too). */
+export { Session as Conversation };
+
+/** Whether two Msgs are equal as wire's Python compares them: the same fields, objects' keys in any order. */
+function sameMsg(held: Msg, msg: Msg): boolean {
+  // The held Msg may be one a caller gave, not in wire's form: compare a copy in that form.
+  return sameJson(canonical(copyJson(held) as Record<string, unknown>, "msg"), msg);
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => sameJson(item, b[i]));
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  return keys.every((key) => Object.hasOwn(y, key) && sameJson(x[key], y[key]));
 }
 
 // -- what a reply waits for, and what the session takes ---------------------------------------
 
-/** Where a reply stands, read from its Msg (wire.transports.chat.Waiting). */
+/** Where a reply stands, read from its Msg (wire.session.Waiting). */
 export interface Waiting {
   replyId: string;
   state: "running" | "parked" | "ended";
@@ -185,7 +310,7 @@ export function confirmation(msg: Msg, confirmed: boolean | Record<string, boole
   return { type: "USER_CONFIRM_RESULT", reply_id: msg.id ?? "", confirm_results: results };
 }
 
-/** An input that answers a reply: it names the reply and goes into the log (wire.transports.chat.Answer). */
+/** An input that answers a reply: it names the reply and goes into the log (wire.session.Answer). */
 export type Answer = UserConfirmResultEvent | ExternalExecutionResultEvent | UserInterruptEvent;
 
 /** What a chat body's `input` holds: a new turn (a Msg, a list of them, or null), or an answer. */
@@ -198,54 +323,13 @@ function isAnswer(input: ChatInput): input is Answer {
 }
 
 /**
- * Why a session whose replies are `replies` (in the order they began, as
- * `Conversation.replies` holds them) cannot take `input` now, or `undefined`
- * when it can; the server's reason word for word (wire.transports.chat.refusal),
- * so a page can tell before posting:
- *
- * - an answer must name a reply of the session that waits for that kind of
- *   answer; a confirmation must name only calls that await one, each once
- *   (answering twice is refused); an external result likewise. Answering
- *   some of the waiting calls is taken (the others keep waiting);
- * - an interrupt must name a reply that is running or parked;
- * - a new turn (a Msg, a list of them, or null) is refused while a reply is
- *   parked (answer or interrupt it first) or running.
+ * Why a session of `replies` alone (no pending turn, no interrupt, not
+ * closed) cannot take `input` now, or `undefined` (wire.transports.chat.refusal):
+ * `new Session(...replies.values()).refusal(input)`. A reader that keeps a
+ * `Session` asks it instead, which knows the rest.
  */
 export function refusal(input: ChatInput, replies: ReadonlyMap<string, Msg>): string | undefined {
-  if (isAnswer(input)) {
-    const msg = replies.get(input.reply_id);
-    if (msg === undefined) return `the session has no reply ${pyRepr(input.reply_id)}`;
-    const state = waiting(msg);
-    const id = pyRepr(msg.id ?? "");
-    if (state.state === "ended") return `reply ${id} is over: it waits for nothing`;
-    if (input.type === "USER_INTERRUPT") return undefined;
-    const [kind, pending, named] = input.type === "USER_CONFIRM_RESULT"
-      ? ["confirmation", state.confirm, input.confirm_results.map((result) => result.tool_call.id)] as const
-      : ["external result", state.external, input.execution_results.map((result) => result.id)] as const;
-    if (pending.length === 0) return `reply ${id} waits for no ${kind}`;
-    if (named.length === 0) return `the ${kind} answers no tool call`;
-    const seen = new Set<string>();
-    for (const callId of named) {
-      if (seen.has(callId)) return `the ${kind} names tool call ${pyRepr(callId)} twice`;
-      seen.add(callId);
-    }
-    const awaited = new Set(pending.map((call) => call.id));
-    const stray = named.find((callId) => !awaited.has(callId));
-    if (stray !== undefined) {
-      return `tool call ${pyRepr(stray)} awaits no ${kind} (reply ${id} waits for ${
-        [...awaited].sort(byCodePoint).join(", ")})`;
-    }
-    return undefined;
-  }
-  for (const msg of replies.values()) { // any reply, not only the latest: a store may list them in another order
-    const state = waiting(msg);
-    if (state.state === "parked") {
-      const calls = [...state.confirm, ...state.external].map((call) => call.id).join(", ");
-      return `reply ${pyRepr(msg.id ?? "")} waits for an answer about ${calls}: answer or interrupt it first`;
-    }
-    if (state.state === "running") return `reply ${pyRepr(msg.id ?? "")} is still running`;
-  }
-  return undefined;
+  return new Session(...replies.values()).refusal(input);
 }
 
 /** Python's string order (by code point), which `sorted` uses; JavaScript's sort compares UTF-16 units. */

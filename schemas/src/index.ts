@@ -5,17 +5,16 @@
 
 export type * from "../wire.js";
 export { decodeBase64, encodeBase64, isBase64 } from "./base64.js";
-export { CHECKPOINT, readCheckpoint } from "./checkpoint.js";
+export { beginReply, CHECKPOINT, joinReply, readCheckpoint, readTurn, RESTART, turn, TURN } from "./checkpoint.js";
 export { type FollowOptions, followReply, type ReplyFollower, ReplyRequestError } from "./client.js";
 export {
   type Answer,
-  beginReply,
+  type Changed,
   type ChatInput,
   confirmation,
   Conversation,
-  joinReply,
   refusal,
-  RESTART,
+  Session,
   userMsg,
   type Waiting,
   waiting,

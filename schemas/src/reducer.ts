@@ -32,6 +32,7 @@ import { decodeBase64, encodeBase64 } from "./base64.js";
 import { block_, canonical, copyJson, put } from "./canonical.js";
 import { StreamOrderError } from "./errors.js";
 import { EVENT_TYPES, UnknownEvent, type WireEvent } from "./events.js";
+import { ROLE_BLOCKS } from "./fields.js";
 
 /** The names an `Anomaly`'s `kind` takes, as wire.reducer.AnomalyKind. */
 export const AnomalyKind = {
@@ -102,11 +103,10 @@ interface State {
 
 const STATES = new WeakMap<Msg, State>();
 
-// Which block types each role's Msg may hold (none listed: any), as agentscope's validator states them.
-const ROLE_ALLOWS: Record<string, ReadonlySet<string>> = {
-  user: new Set(["text", "data"]),
-  system: new Set(["text"]),
-};
+// Which block types each role's Msg may hold (null: any): the role table, generated from wire.blocks.ROLE_BLOCKS.
+const ROLE_ALLOWS: Record<string, ReadonlySet<string> | null> = Object.fromEntries(
+  Object.entries(ROLE_BLOCKS).map(([role, rule]) => [role, rule === null ? null : new Set(rule[0])]),
+);
 
 function stateOf(msg: Msg): State {
   let state = STATES.get(msg);

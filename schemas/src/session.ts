@@ -39,7 +39,10 @@ export type SessionBackoff = Backoff;
 export interface SessionOptions extends ConnectionOptions {
   /** What the reader has so far (a new Conversation by default); with `lastEventId`, the id of the last entry it covers. */
   conversation?: Conversation;
-  /** Called after each event has been applied, with the Msg it went to (a checkpoint: the new Msg) and the conversation. */
+  /**
+   * Called after each event has been applied, with the Msg it changed (a checkpoint: the new Msg; `undefined` for
+   * an event that changed no reply: a checkpoint of the Msg held already, a turn, a restart) and the conversation.
+   */
   onEvent?: (event: WireEvent | UnknownEvent, msg: Msg | undefined, conversation: Conversation) => void;
   /** What an event of an unknown type does (default "keep": kept out of the Msgs, and its id still counts). */
   unknown?: UnknownPolicy;
@@ -106,8 +109,9 @@ export function followSession(url: string | URL, options: SessionOptions = {}): 
   };
   const reader = {
     apply(event: AgentEvent | UnknownEvent): boolean {
-      const msg = state.conversation.apply(event);
-      options.onEvent?.(event, msg, state.conversation);
+      const changed = state.conversation.apply([event]).replies[0];
+      options.onEvent?.(event, changed === undefined ? undefined : state.conversation.replies.get(changed),
+        state.conversation);
       return false;
     },
     applied(): void {

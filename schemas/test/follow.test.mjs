@@ -16,6 +16,7 @@ import {
   HTTPStatusError,
   ReplyRequestError,
   RETRYABLE,
+  turn,
 } from "../dist/index.js";
 
 const R = "reply-1";
@@ -258,4 +259,32 @@ test("a body that ends is the session's end, and a dropped connection for a repl
   assert.equal(reply.error, undefined);
   assert.equal(reply.follower.connections, 2);
   assert.equal(String(reply.reconnects[0].reason), "WireError: the stream ended before REPLY_END");
+});
+
+test("followSession keeps a session: a turn pending until its reply begins, a reconnect's checkpoint of the Msg held is no news", async () => {
+  const written = turn(null);
+  const seen = [];
+  let held;
+  const again = () => {
+    const checkpoint = { type: "CUSTOM", name: "wire.checkpoint", value: { msg: held } };
+    return new Response(`id: 2\ndata: ${JSON.stringify(checkpoint)}\n\n${frames(3)}`, { status: 200, headers: SSE });
+  };
+  const { follower, error } = await run("followSession", [cut(`id: t\ndata: ${JSON.stringify(written)}\n\n${frames(0, 3)}`), again], {
+    onEvent(event, msg, conversation) {
+      held = JSON.parse(JSON.stringify(conversation.replies.get(R) ?? null));
+      seen.push([event.type === "CUSTOM" ? event.name : event.type, msg?.id ?? null, conversation.refusal(null) ?? null]);
+    },
+  });
+  assert.equal(error, undefined);
+  assert.equal(follower.connections, 2);
+  assert.deepEqual(seen.slice(0, 5), [
+    ["wire.turn", null, `turn '${written.id}' is waiting for its reply to begin: wait for it, or interrupt it (a ` +
+      "USER_INTERRUPT naming the turn's id)"],
+    ["REPLY_START", R, `reply '${R}' is still running`],
+    ["TEXT_BLOCK_START", R, `reply '${R}' is still running`],
+    ["TEXT_BLOCK_DELTA", R, `reply '${R}' is still running`],
+    ["wire.checkpoint", null, `reply '${R}' is still running`],
+  ]);
+  assert.deepEqual(seen.at(-1), ["REPLY_END", R, null]);
+  assert.equal(text(follower), "hello");
 });

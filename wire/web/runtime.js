@@ -118,6 +118,11 @@ var FIELDS = {
   error: [["type", "unknown"], ["message", ALWAYS]],
   rule: [["tool_name", ALWAYS], ["rule_content", ALWAYS], ["behavior", ALWAYS], ["source", ALWAYS]]
 };
+var ROLE_BLOCKS = {
+  user: [["data", "text"], "text and data blocks"],
+  system: [["text"], "text blocks"],
+  assistant: null
+};
 
 // schemas/dist/canonical.js
 var ORDER = /* @__PURE__ */ new Map();
@@ -284,28 +289,6 @@ var StreamOrderError = class extends RemoteProtocolError {
 var LocalProtocolError = class extends WireError {
   name = "LocalProtocolError";
 };
-
-// schemas/dist/checkpoint.js
-var CHECKPOINT = "wire.checkpoint";
-var ROLES = /* @__PURE__ */ new Set(["user", "assistant", "system"]);
-function readCheckpoint(event) {
-  if (event.type !== "CUSTOM" || !("name" in event) || event.name !== CHECKPOINT)
-    return void 0;
-  const msg = (event.value ?? {})["msg"];
-  if (msg === void 0)
-    throw new DecodeError("a checkpoint without a msg", { path: "$.value.msg" });
-  if (typeof msg !== "object" || msg === null || Array.isArray(msg)) {
-    throw new DecodeError("Expected `object`", { path: "$.value.msg" });
-  }
-  const copy = copyJson(msg);
-  if (typeof copy["name"] !== "string")
-    throw new DecodeError("Expected `str`", { path: "$.value.msg.name" });
-  if (!ROLES.has(copy["role"]))
-    throw new DecodeError("Invalid role", { path: "$.value.msg.role" });
-  if (!Array.isArray(copy["content"]))
-    throw new DecodeError("Expected `array`", { path: "$.value.msg.content" });
-  return canonical(copy, "msg");
-}
 
 // schemas/dist/events.js
 var EVENT_TYPES = /* @__PURE__ */ new Set([
@@ -480,501 +463,61 @@ function checkDataOrUrl(value) {
   }
 }
 
-// schemas/dist/reducer.js
-var AnomalyKind = {
-  /** reply_id differs from the Msg's id: skipped */
-  OTHER_REPLY: "other_reply",
-  /** delta or END before its START, or for no block: skipped */
-  UNKNOWN_BLOCK: "unknown_block",
-  /** START for an id that exists: the orphan block is appended */
-  DUPLICATE_START: "duplicate_start",
-  /** delta or END for a finished block: applied anyway */
-  AFTER_END: "after_end",
-  /** base64 chunk into a URL-sourced block: skipped */
-  DATA_AFTER_URL: "data_after_url",
-  /** a URL that is not absolute: skipped */
-  INVALID_URL: "invalid_url",
-  /** REQUIRE_* or USER_CONFIRM_RESULT for no call: ignored */
-  UNKNOWN_TOOL_CALL: "unknown_tool_call",
-  /** USER_CONFIRM_RESULT for a call that was not asking: ignored */
-  NOT_ASKING: "not_asking",
-  /** a block the Msg's role does not allow: skipped */
-  ROLE_FORBIDS: "role_forbids",
-  /** an event of a type newer than this runtime: skipped */
-  UNKNOWN_EVENT: "unknown_event",
-  /** a block started after the reply's REPLY_END: applied anyway, as agentscope does */
-  AFTER_REPLY_END: "after_reply_end",
-  /** a value of the wrong type (an event built in code, e.g. `text` where `delta` belongs): skipped */
-  WRONG_TYPE: "wrong_type"
-};
-var STATES = /* @__PURE__ */ new WeakMap();
-var ROLE_ALLOWS = {
-  user: /* @__PURE__ */ new Set(["text", "data"]),
-  system: /* @__PURE__ */ new Set(["text"])
-};
-function stateOf(msg) {
-  let state = STATES.get(msg);
-  if (state === void 0) {
-    canonical(msg, "msg");
-    state = {
-      msg,
-      index: 0,
-      anomalies: [],
-      strict: false,
-      allowed: ROLE_ALLOWS[msg.role] ?? null,
-      text: /* @__PURE__ */ new Map(),
-      thinking: /* @__PURE__ */ new Map(),
-      data: /* @__PURE__ */ new Map(),
-      calls: /* @__PURE__ */ new Map(),
-      results: /* @__PURE__ */ new Map(),
-      resultData: /* @__PURE__ */ new Map()
-    };
-    for (const block of msg.content)
-      index(state, block);
-    STATES.set(msg, state);
-  }
-  return state;
-}
-function index(s, block) {
-  const id = block.id;
-  if (id === void 0)
-    return;
-  switch (block.type) {
-    case "text":
-      if (!s.text.has(id))
-        s.text.set(id, block);
-      return;
-    case "thinking":
-      if (!s.thinking.has(id))
-        s.thinking.set(id, block);
-      return;
-    case "data":
-      if (!s.data.has(id))
-        s.data.set(id, block);
-      return;
-    case "tool_call":
-      if (!s.calls.has(id))
-        s.calls.set(id, block);
-      return;
-    case "tool_result":
-      if (!s.results.has(id))
-        s.results.set(id, block);
-      return;
-    default:
-      return;
-  }
-}
-function anomaliesOf(msg) {
-  return STATES.get(msg)?.anomalies ?? [];
-}
-function appendEvent(msg, event, options) {
-  const s = stateOf(msg);
-  s.strict = options?.strict ?? false;
-  const before = s.anomalies.length;
-  try {
-    apply(s, event);
-  } finally {
-    s.index++;
-  }
-  return s.anomalies.length > before ? s.anomalies[s.anomalies.length - 1] : void 0;
-}
-function extendEvents(msg, events, options) {
-  const s = stateOf(msg);
-  s.strict = options?.strict ?? false;
-  const before = s.anomalies.length;
-  for (const event of events) {
-    try {
-      apply(s, event);
-    } finally {
-      s.index++;
-    }
-  }
-  return s.anomalies.slice(before);
-}
-function anomaly(s, kind, eventType, id, detail) {
-  if (s.strict) {
-    throw new StreamOrderError(`${eventType}: ${detail}${id ? ` (id ${JSON.stringify(id)})` : ""}`, kind, s.index);
-  }
-  s.anomalies.push(id !== void 0 && id !== null ? { index: s.index, kind, event_type: eventType, id, detail } : { index: s.index, kind, event_type: eventType, detail });
-}
-function find(s, table, type, id) {
-  const block = table.get(id);
-  if (block === void 0)
-    anomaly(s, AnomalyKind.UNKNOWN_BLOCK, type, id, "no block was started with this id");
-  return block;
-}
-function add(s, block, type, table) {
-  if (typeof block.id !== "string") {
-    anomaly(s, AnomalyKind.WRONG_TYPE, type, void 0, wrong("the block's id", block.id, "a string"));
-    return;
-  }
-  if (s.msg.finished_at != null) {
-    anomaly(s, AnomalyKind.AFTER_REPLY_END, type, block.id, "the reply had already ended; the block is still appended");
-  }
-  if (s.allowed !== null && !s.allowed.has(block.type)) {
-    anomaly(s, AnomalyKind.ROLE_FORBIDS, type, block.id, `a ${s.msg.role} message cannot hold a ${JSON.stringify(block.type)} block`);
-    return;
-  }
-  if (table !== null && block.id !== void 0 && table.has(block.id)) {
-    anomaly(s, AnomalyKind.DUPLICATE_START, type, block.id, "a block with this id exists; the new one is an orphan");
-    s.msg.content.push(block);
-    return;
-  }
-  s.msg.content.push(block);
-  index(s, block);
-}
-function finish(s, table, type, id, at) {
-  const block = find(s, table, type, id);
-  if (block !== void 0) {
-    if (block.finished_at != null)
-      anomaly(s, AnomalyKind.AFTER_END, type, id, "the block had already ended");
-    block.finished_at = at;
-  }
-  return block;
-}
-function isText(s, type, field, value) {
-  if (typeof value === "string")
-    return true;
-  anomaly(s, AnomalyKind.WRONG_TYPE, type, void 0, wrong(field, value, "a string"));
-  return false;
-}
-function wrong(field, value, wanted) {
-  const kind = value === null ? "null" : value === void 0 ? "missing" : Array.isArray(value) ? "array" : typeof value;
-  return `${field} is ${kind}, not ${wanted} (an event built without its types checked); skipped`;
-}
-function afterEnd(s, block, type, id, detail) {
-  if (block.finished_at != null)
-    anomaly(s, AnomalyKind.AFTER_END, type, id, detail);
-}
-function apply(s, event) {
-  if (event instanceof UnknownEvent || !EVENT_TYPES.has(event.type)) {
-    anomaly(s, AnomalyKind.UNKNOWN_EVENT, event.type, void 0, `wire does not know the event type ${JSON.stringify(event.type)}; skipped`);
-    return;
-  }
-  if (event.type === "CUSTOM")
-    return;
-  if (event.reply_id !== s.msg.id) {
-    anomaly(s, AnomalyKind.OTHER_REPLY, event.type, event.reply_id, `the message's id is ${JSON.stringify(s.msg.id)}`);
-    return;
-  }
-  const at = event.created_at ?? now();
-  const msg = s.msg;
-  switch (event.type) {
-    case "REPLY_START":
-    // a continuation REPLY_START must not reset anything
-    case "MODEL_CALL_START":
-    case "EXCEED_MAX_ITERS":
-    case "USER_INTERRUPT":
-      return;
-    case "REPLY_END":
-      put(msg, "msg", "finished_at", at);
-      put(msg, "msg", "finished_reason", event.finished_reason ?? "completed");
-      put(msg, "msg", "error", event.error == null ? null : canonical({ ...event.error }, "error"));
-      return;
-    case "MODEL_CALL_END": {
-      const u = s.msg.usage;
-      const usage = {
-        input_tokens: (u?.input_tokens ?? 0) + event.input_tokens,
-        output_tokens: (u?.output_tokens ?? 0) + event.output_tokens,
-        cache_input_tokens: (u?.cache_input_tokens ?? 0) + (event.cache_input_tokens ?? 0),
-        cache_creation_input_tokens: (u?.cache_creation_input_tokens ?? 0) + (event.cache_creation_input_tokens ?? 0)
-      };
-      put(msg, "msg", "usage", canonical(usage, "usage"));
-      return;
-    }
-    case "TEXT_BLOCK_START":
-      add(s, { type: "text", text: "", id: event.block_id, created_at: at }, event.type, s.text);
-      return;
-    case "TEXT_BLOCK_DELTA": {
-      if (!isText(s, event.type, "delta", event.delta))
-        return;
-      const block = find(s, s.text, event.type, event.block_id);
-      if (block === void 0)
-        return;
-      afterEnd(s, block, event.type, event.block_id, "a delta after the block's END is still appended");
-      block.text += event.delta;
-      return;
-    }
-    case "TEXT_BLOCK_END": {
-      if (event.text != null && !isText(s, event.type, "text", event.text))
-        return;
-      const block = finish(s, s.text, event.type, event.block_id, at);
-      if (block !== void 0 && event.text != null)
-        block.text = event.text;
-      return;
-    }
-    case "THINKING_BLOCK_START":
-      add(s, { type: "thinking", thinking: "", id: event.block_id, created_at: at }, event.type, s.thinking);
-      return;
-    case "THINKING_BLOCK_DELTA": {
-      if (!isText(s, event.type, "delta", event.delta))
-        return;
-      const block = find(s, s.thinking, event.type, event.block_id);
-      if (block === void 0)
-        return;
-      afterEnd(s, block, event.type, event.block_id, "a delta after the block's END is still appended");
-      block.thinking += event.delta;
-      return;
-    }
-    case "THINKING_BLOCK_END":
-      finish(s, s.thinking, event.type, event.block_id, at);
-      return;
-    case "DATA_BLOCK_START": {
-      const block = { type: "data", id: event.block_id, source: { type: "base64", data: "", media_type: event.media_type } };
-      if (event.name != null)
-        block["name"] = event.name;
-      block["created_at"] = at;
-      add(s, block, event.type, s.data);
-      return;
-    }
-    case "DATA_BLOCK_DELTA":
-      if (event.url != null && !isText(s, event.type, "url", event.url))
-        return;
-      dataDelta(s, event.type, event.block_id, event.media_type, event.data ?? null, event.url ?? null);
-      return;
-    case "DATA_BLOCK_END":
-      finish(s, s.data, event.type, event.block_id, at);
-      return;
-    case "HINT_BLOCK": {
-      const hint = typeof event.hint === "string" ? event.hint : event.hint.map((part) => copyBlock(part));
-      const block = { type: "hint", hint, id: event.block_id };
-      if (event.source != null)
-        block["source"] = event.source;
-      block["created_at"] = at;
-      block["finished_at"] = at;
-      add(s, block, event.type, null);
-      return;
-    }
-    case "TOOL_CALL_START":
-      add(s, { type: "tool_call", id: event.tool_call_id, name: event.tool_call_name, input: "", created_at: at }, event.type, s.calls);
-      return;
-    case "TOOL_CALL_DELTA": {
-      if (!isText(s, event.type, "delta", event.delta))
-        return;
-      const block = find(s, s.calls, event.type, event.tool_call_id);
-      if (block === void 0)
-        return;
-      afterEnd(s, block, event.type, event.tool_call_id, "a delta after the block's END is still appended");
-      block.input += event.delta;
-      return;
-    }
-    case "TOOL_CALL_END":
-      finish(s, s.calls, event.type, event.tool_call_id, at);
-      return;
-    case "TOOL_RESULT_START":
-      add(s, { type: "tool_result", id: event.tool_call_id, name: event.tool_call_name, output: [], created_at: at }, event.type, s.results);
-      return;
-    case "TOOL_RESULT_TEXT_DELTA": {
-      if (!isText(s, event.type, "delta", event.delta))
-        return;
-      const block = find(s, s.results, event.type, event.tool_call_id);
-      if (block === void 0)
-        return;
-      afterEnd(s, block, event.type, event.tool_call_id, "a delta after the result's END is still appended");
-      const output = outputList(block, event.id, at);
-      const last = output[output.length - 1];
-      if (last !== void 0 && last.type === "text")
-        last.text += event.delta;
-      else
-        output.push({ type: "text", text: event.delta, id: event.id ?? newId(), created_at: at });
-      return;
-    }
-    case "TOOL_RESULT_DATA_DELTA":
-      if (event.url != null && !isText(s, event.type, "url", event.url))
-        return;
-      resultData(s, event.type, event.tool_call_id, event.block_id ?? newId(), event.media_type, event.data ?? null, event.url ?? null, event.id, at);
-      return;
-    case "TOOL_RESULT_END": {
-      const block = finish(s, s.results, event.type, event.tool_call_id, at);
-      if (block === void 0)
-        return;
-      put(block, "tool_result", "state", event.state);
-      put(block, "tool_result", "metadata", copyJson(event.metadata ?? {}));
-      const call = s.calls.get(event.tool_call_id);
-      if (call !== void 0)
-        put(call, "tool_call", "state", "finished");
-      return;
-    }
-    case "REQUIRE_USER_CONFIRM": {
-      const calls = lookUpCalls(s, event.type, event.tool_calls.map((c) => c.id));
-      event.tool_calls.forEach((asked, i) => {
-        const call = calls[i];
-        if (call === void 0)
-          return;
-        put(call, "tool_call", "state", "asking");
-        put(call, "tool_call", "suggested_rules", (asked.suggested_rules ?? []).map((r) => canonical({ ...r }, "rule")));
-      });
-      return;
-    }
-    case "REQUIRE_EXTERNAL_EXECUTION":
-      for (const call of lookUpCalls(s, event.type, event.tool_calls.map((c) => c.id))) {
-        if (call !== void 0)
-          put(call, "tool_call", "state", "submitted");
-      }
-      return;
-    case "USER_CONFIRM_RESULT": {
-      const states = /* @__PURE__ */ new Map();
-      const calls = lookUpCalls(s, event.type, event.confirm_results.map((r) => r.tool_call.id));
-      event.confirm_results.forEach((result, i) => {
-        const call = calls[i];
-        if (call === void 0)
-          return;
-        const state = states.get(call.id) ?? call.state ?? "pending";
-        if (state !== "asking") {
-          anomaly(s, AnomalyKind.NOT_ASKING, event.type, call.id, `the call is ${state}, not asking`);
-        } else {
-          states.set(call.id, result.confirmed ? "allowed" : "finished");
-        }
-      });
-      for (const [id, state] of states)
-        put(s.calls.get(id), "tool_call", "state", state);
-      return;
-    }
-    case "EXTERNAL_EXECUTION_RESULT": {
-      const existing = new Set(s.results.keys());
-      for (const result of event.execution_results) {
-        if (existing.has(result.id))
-          continue;
-        const copy = copyBlock(result);
-        if (copy["finished_at"] == null)
-          put(copy, "tool_result", "finished_at", at);
-        add(s, copy, event.type, null);
-      }
-      return;
-    }
-    default:
-      return;
-  }
-}
-function lookUpCalls(s, type, ids) {
-  return ids.map((id) => {
-    const call = s.calls.get(id);
-    if (call === void 0)
-      anomaly(s, AnomalyKind.UNKNOWN_TOOL_CALL, type, id, "no tool call with this id");
-    return call;
-  });
-}
-function dataDelta(s, type, id, mediaType2, data, url) {
-  if (url) {
-    const block = find(s, s.data, type, id);
-    if (block === void 0)
-      return;
-    const normalized = normalizeUrl(url);
-    if (normalized === void 0) {
-      anomaly(s, AnomalyKind.INVALID_URL, type, id, `not an absolute URL: ${JSON.stringify(url)}`);
-      return;
-    }
-    afterEnd(s, block, type, id, "a chunk after the block's END is still applied");
-    block.source = { type: "url", url: normalized, media_type: mediaType2 };
-  } else if (data !== null && data.length > 0) {
-    const block = find(s, s.data, type, id);
-    if (block === void 0)
-      return;
-    if (block.source.type !== "base64") {
-      anomaly(s, AnomalyKind.DATA_AFTER_URL, type, id, "a base64 chunk cannot follow a URL (agentscope raises AttributeError)");
-      return;
-    }
-    afterEnd(s, block, type, id, "a chunk after the block's END is still appended");
-    appendBytes(block.source, data);
-  }
-}
-function resultData(s, type, callId, blockId, mediaType2, data, url, eventId, at) {
-  const block = find(s, s.results, type, callId);
-  if (block === void 0)
-    return;
-  let source;
-  if (data !== null) {
-    source = { type: "base64", data: "", media_type: mediaType2 };
-  } else {
-    const normalized = normalizeUrl(url ?? "");
-    if (normalized === void 0) {
-      anomaly(s, AnomalyKind.INVALID_URL, type, blockId, `not an absolute URL: ${JSON.stringify(url)}`);
-      return;
-    }
-    source = { type: "url", url: normalized, media_type: mediaType2 };
-  }
-  afterEnd(s, block, type, callId, "a chunk after the result's END is still applied");
-  const output = outputList(block, eventId, at);
-  let chunks = s.resultData.get(block.id);
-  if (chunks === void 0) {
-    chunks = /* @__PURE__ */ new Map();
-    for (const part of output) {
-      if (part.type === "data" && part.source.type === "base64" && part.id !== void 0 && !chunks.has(part.id)) {
-        chunks.set(part.id, part.source);
-      }
-    }
-    s.resultData.set(block.id, chunks);
-  }
-  if (data !== null) {
-    const target = chunks.get(blockId);
-    if (target !== void 0) {
-      appendBytes(target, data);
-      if (mediaType2)
-        target.media_type = mediaType2;
-      return;
-    }
-    appendBytes(source, data);
-    chunks.set(blockId, source);
-  }
-  output.push({ type: "data", id: blockId, source, created_at: at });
-}
-function outputList(block, eventId, at) {
-  if (typeof block.output === "string") {
-    block.output = [{ type: "text", text: block.output, id: eventId ?? newId(), created_at: at }];
-  }
-  return block.output;
-}
-function copyBlock(block) {
-  return block_(copyJson(block));
-}
-var GROWTH = /* @__PURE__ */ new WeakMap();
-var NO_BYTES = new Uint8Array(0);
-function appendBytes(source, chunk) {
-  let growth = GROWTH.get(source);
-  if (growth === void 0) {
-    const data = source.data;
-    growth = data.endsWith("=") ? { body: data.slice(0, -4), carry: decodeBase64(data.slice(-4)) } : { body: data, carry: NO_BYTES };
-    GROWTH.set(source, growth);
-  }
-  if (typeof chunk === "string") {
-    if (growth.carry.length === 0 && !chunk.endsWith("=")) {
-      growth.body += chunk;
-      source.data = growth.body;
-      return;
-    }
-    chunk = decodeBase64(chunk);
-  }
-  let bytes = chunk;
-  if (growth.carry.length) {
-    bytes = new Uint8Array(growth.carry.length + chunk.length);
-    bytes.set(growth.carry);
-    bytes.set(chunk, growth.carry.length);
-  }
-  const full = bytes.length - bytes.length % 3;
-  growth.body += encodeBase64(bytes.subarray(0, full));
-  growth.carry = bytes.slice(full);
-  source.data = growth.carry.length ? growth.body + encodeBase64(growth.carry) : growth.body;
-}
-function normalizeUrl(url) {
-  try {
-    return new URL(url).href;
-  } catch {
-    return void 0;
-  }
-}
-function newId() {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  let out = "";
-  for (const byte of bytes)
-    out += byte.toString(16).padStart(2, "0");
-  return out;
-}
-function now() {
-  return `${(/* @__PURE__ */ new Date()).toISOString().slice(0, 23)}000+00:00`;
-}
-
-// schemas/dist/conversation.js
+// schemas/dist/checkpoint.js
+var CHECKPOINT = "wire.checkpoint";
 var RESTART = "wire.restart";
+var TURN = "wire.turn";
+var RULES = new Map(Object.entries(ROLE_BLOCKS).map(([role, rule]) => [role, rule === null ? null : [new Set(rule[0]), rule[1]]]));
+function readCheckpoint(event) {
+  if (event.type !== "CUSTOM" || !("name" in event) || event.name !== CHECKPOINT)
+    return void 0;
+  const msg = (event.value ?? {})["msg"];
+  if (msg === void 0)
+    throw new DecodeError("a checkpoint without a msg", { path: "$.value.msg" });
+  return readMsg(msg, "$.value.msg");
+}
+function readTurn(event) {
+  if (event.type !== "CUSTOM" || !("name" in event) || event.name !== TURN)
+    return void 0;
+  const msgs = (event.value ?? {})["msgs"];
+  if (!Array.isArray(msgs))
+    throw new DecodeError("a turn without a list of msgs", { path: "$.value.msgs" });
+  return msgs.map((msg, i) => readMsg(msg, `$.value.msgs[${i}]`));
+}
+function turn(msgs) {
+  const items = msgs === null ? [] : Array.isArray(msgs) ? msgs : [msgs];
+  return {
+    type: "CUSTOM",
+    id: newId(),
+    created_at: now(),
+    name: TURN,
+    value: { msgs: items.map((msg) => canonical(copyJson(msg), "msg")) }
+  };
+}
+function readMsg(msg, path) {
+  if (typeof msg !== "object" || msg === null || Array.isArray(msg)) {
+    throw new DecodeError("Expected `object`", { path });
+  }
+  const copy = copyJson(msg);
+  if (typeof copy["name"] !== "string")
+    throw new DecodeError("Expected `str`", { path: `${path}.name` });
+  const role = copy["role"];
+  if (!RULES.has(role))
+    throw new DecodeError("Invalid role", { path: `${path}.role` });
+  const content = copy["content"];
+  if (!Array.isArray(content))
+    throw new DecodeError("Expected `array`", { path: `${path}.content` });
+  const rule = RULES.get(role);
+  if (rule) {
+    content.forEach((block, i) => {
+      const type = block?.type;
+      if (!rule[0].has(type)) {
+        throw new DecodeError(`content[${i}] is a '${String(type)}' block, but a ${String(role)} message can only contain ${rule[1]}`, { path: `${path}.content[${i}]` });
+      }
+    });
+  }
+  return canonical(copy, "msg");
+}
 function beginReply(event) {
   const msg = {
     name: event.name,
@@ -986,7 +529,7 @@ function beginReply(event) {
   return canonical(msg, "msg");
 }
 function joinReply(replyId) {
-  return canonical({ name: "", content: [], role: "assistant", id: replyId, created_at: now2() }, "msg");
+  return canonical({ name: "", content: [], role: "assistant", id: replyId, created_at: now() }, "msg");
 }
 function openReply(event) {
   if (event.type === "REPLY_START" && !(event instanceof UnknownEvent))
@@ -994,183 +537,13 @@ function openReply(event) {
   const replyId = event.reply_id;
   return joinReply(typeof replyId === "string" ? replyId : "");
 }
-function now2() {
+function now() {
   return (/* @__PURE__ */ new Date()).toISOString().replace("Z", "000+00:00");
 }
-var Conversation = class {
-  /** Every reply's Msg by reply id, in the order the replies began. */
-  replies = /* @__PURE__ */ new Map();
-  /** The CUSTOM events that are neither checkpoints nor restarts, in order. */
-  custom = [];
-  constructor(...msgs) {
-    for (const msg of msgs)
-      this.replies.set(msg.id ?? "", msg);
-  }
-  /** The Msg of the reply that began last. */
-  get last() {
-    let last;
-    for (const msg of this.replies.values())
-      last = msg;
-    return last;
-  }
-  /**
-   * Apply one event; the Msg of the reply it touched (a checkpoint: the new
-   * Msg), or `undefined` for an event of no reply (a restart, another
-   * CUSTOM event, an unknown one).
-   */
-  apply(event) {
-    if (event.type === "CUSTOM" && "name" in event) {
-      if (event.name === CHECKPOINT) {
-        const msg2 = readCheckpoint(event);
-        this.replies.set(msg2.id ?? "", msg2);
-        return msg2;
-      }
-      if (event.name === RESTART) {
-        this.replies.clear();
-        this.custom.length = 0;
-      } else {
-        this.custom.push(event);
-      }
-      return void 0;
-    }
-    const replyId = event.reply_id;
-    if (event instanceof UnknownEvent || typeof replyId !== "string")
-      return void 0;
-    let msg = this.replies.get(replyId);
-    if (msg === void 0) {
-      msg = openReply(event);
-      this.replies.set(replyId, msg);
-    }
-    appendEvent(msg, event);
-    return msg;
-  }
-  /** `apply` each event in order; the Msgs they touched, each once, in the order first touched. */
-  extend(events) {
-    const touched = /* @__PURE__ */ new Set();
-    for (const event of events) {
-      const msg = this.apply(event);
-      if (msg !== void 0)
-        touched.add(msg);
-    }
-    return [...touched];
-  }
-};
-function waiting(msg) {
-  const replyId = msg.id ?? "";
-  if (msg.finished_at != null)
-    return { replyId, state: "ended", confirm: [], external: [] };
-  const results = new Set(msg.content.filter((block) => block.type === "tool_result").map((block) => block.id));
-  const confirm = [];
-  const external = [];
-  for (const block of msg.content) {
-    if (block.type !== "tool_call")
-      continue;
-    if (block.state === "asking")
-      confirm.push(block);
-    else if (block.state === "submitted" && !results.has(block.id))
-      external.push(block);
-  }
-  return { replyId, state: confirm.length || external.length ? "parked" : "running", confirm, external };
-}
-function confirmation(msg, confirmed) {
-  const results = waiting(msg).confirm.map((call) => {
-    const allowed = typeof confirmed === "boolean" ? confirmed : confirmed[call.id];
-    if (typeof allowed !== "boolean")
-      throw new LocalProtocolError(`no decision for tool call ${JSON.stringify(call.id)}`);
-    return { confirmed: allowed, tool_call: call };
-  });
-  return { type: "USER_CONFIRM_RESULT", reply_id: msg.id ?? "", confirm_results: results };
-}
-var ANSWERS = /* @__PURE__ */ new Set(["USER_CONFIRM_RESULT", "EXTERNAL_EXECUTION_RESULT", "USER_INTERRUPT"]);
-function isAnswer(input) {
-  return input !== null && !Array.isArray(input) && ANSWERS.has(input.type);
-}
-function refusal(input, replies) {
-  if (isAnswer(input)) {
-    const msg = replies.get(input.reply_id);
-    if (msg === void 0)
-      return `the session has no reply ${pyRepr(input.reply_id)}`;
-    const state = waiting(msg);
-    const id = pyRepr(msg.id ?? "");
-    if (state.state === "ended")
-      return `reply ${id} is over: it waits for nothing`;
-    if (input.type === "USER_INTERRUPT")
-      return void 0;
-    const [kind, pending, named] = input.type === "USER_CONFIRM_RESULT" ? ["confirmation", state.confirm, input.confirm_results.map((result) => result.tool_call.id)] : ["external result", state.external, input.execution_results.map((result) => result.id)];
-    if (pending.length === 0)
-      return `reply ${id} waits for no ${kind}`;
-    if (named.length === 0)
-      return `the ${kind} answers no tool call`;
-    const seen = /* @__PURE__ */ new Set();
-    for (const callId of named) {
-      if (seen.has(callId))
-        return `the ${kind} names tool call ${pyRepr(callId)} twice`;
-      seen.add(callId);
-    }
-    const awaited = new Set(pending.map((call) => call.id));
-    const stray = named.find((callId) => !awaited.has(callId));
-    if (stray !== void 0) {
-      return `tool call ${pyRepr(stray)} awaits no ${kind} (reply ${id} waits for ${[...awaited].sort(byCodePoint).join(", ")})`;
-    }
-    return void 0;
-  }
-  for (const msg of replies.values()) {
-    const state = waiting(msg);
-    if (state.state === "parked") {
-      const calls = [...state.confirm, ...state.external].map((call) => call.id).join(", ");
-      return `reply ${pyRepr(msg.id ?? "")} waits for an answer about ${calls}: answer or interrupt it first`;
-    }
-    if (state.state === "running")
-      return `reply ${pyRepr(msg.id ?? "")} is still running`;
-  }
-  return void 0;
-}
-function byCodePoint(a, b) {
-  const x = [...a];
-  const y = [...b];
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = x[i].codePointAt(0) - y[i].codePointAt(0);
-    if (d !== 0)
-      return d;
-  }
-  return x.length - y.length;
-}
-var UNPRINTABLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
-function pyRepr(text) {
-  const quote2 = text.includes("'") && !text.includes('"') ? '"' : "'";
-  let out = quote2;
-  for (const ch of text) {
-    const code = ch.codePointAt(0);
-    if (ch === quote2 || ch === "\\")
-      out += "\\" + ch;
-    else if (ch === "\n")
-      out += "\\n";
-    else if (ch === "\r")
-      out += "\\r";
-    else if (ch === "	")
-      out += "\\t";
-    else if (ch !== " " && UNPRINTABLE.test(ch)) {
-      out += code < 256 ? `\\x${hex(code, 2)}` : code < 65536 ? `\\u${hex(code, 4)}` : `\\U${hex(code, 8)}`;
-    } else
-      out += ch;
-  }
-  return out + quote2;
-}
-function hex(code, width) {
-  return code.toString(16).padStart(width, "0");
-}
-function userMsg(name, text) {
-  return {
-    name,
-    content: [{ type: "text", text, id: randomId() }],
-    role: "user",
-    id: randomId(),
-    created_at: (/* @__PURE__ */ new Date()).toISOString()
-  };
-}
-function randomId() {
-  const bytes = new Uint8Array(12);
-  globalThis.crypto.getRandomValues(bytes);
+function newId() {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = bytes[6] & 15 | 64;
+  bytes[8] = bytes[8] & 63 | 128;
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
@@ -1408,7 +781,7 @@ function numberOutOfRange(text) {
 
 // schemas/dist/sse.js
 var BOM = [239, 187, 191];
-var NO_BYTES2 = new Uint8Array(0);
+var NO_BYTES = new Uint8Array(0);
 var MESSAGE = [109, 101, 115, 115, 97, 103, 101];
 var MAX_RETRY = 9223372036854775807n;
 var SSEDecoder = class extends StreamDecoder {
@@ -1419,7 +792,7 @@ var SSEDecoder = class extends StreamDecoder {
   lastEventId;
   /** The reconnection time in milliseconds the server asked for, if it did. */
   retry = void 0;
-  head = NO_BYTES2;
+  head = NO_BYTES;
   // the first bytes, until a BOM is ruled in or out
   pos = 0;
   // stream offset of the next byte
@@ -1817,6 +1190,496 @@ function sleep(ms, signal) {
   });
 }
 
+// schemas/dist/reducer.js
+var AnomalyKind = {
+  /** reply_id differs from the Msg's id: skipped */
+  OTHER_REPLY: "other_reply",
+  /** delta or END before its START, or for no block: skipped */
+  UNKNOWN_BLOCK: "unknown_block",
+  /** START for an id that exists: the orphan block is appended */
+  DUPLICATE_START: "duplicate_start",
+  /** delta or END for a finished block: applied anyway */
+  AFTER_END: "after_end",
+  /** base64 chunk into a URL-sourced block: skipped */
+  DATA_AFTER_URL: "data_after_url",
+  /** a URL that is not absolute: skipped */
+  INVALID_URL: "invalid_url",
+  /** REQUIRE_* or USER_CONFIRM_RESULT for no call: ignored */
+  UNKNOWN_TOOL_CALL: "unknown_tool_call",
+  /** USER_CONFIRM_RESULT for a call that was not asking: ignored */
+  NOT_ASKING: "not_asking",
+  /** a block the Msg's role does not allow: skipped */
+  ROLE_FORBIDS: "role_forbids",
+  /** an event of a type newer than this runtime: skipped */
+  UNKNOWN_EVENT: "unknown_event",
+  /** a block started after the reply's REPLY_END: applied anyway, as agentscope does */
+  AFTER_REPLY_END: "after_reply_end",
+  /** a value of the wrong type (an event built in code, e.g. `text` where `delta` belongs): skipped */
+  WRONG_TYPE: "wrong_type"
+};
+var STATES = /* @__PURE__ */ new WeakMap();
+var ROLE_ALLOWS = Object.fromEntries(Object.entries(ROLE_BLOCKS).map(([role, rule]) => [role, rule === null ? null : new Set(rule[0])]));
+function stateOf(msg) {
+  let state = STATES.get(msg);
+  if (state === void 0) {
+    canonical(msg, "msg");
+    state = {
+      msg,
+      index: 0,
+      anomalies: [],
+      strict: false,
+      allowed: ROLE_ALLOWS[msg.role] ?? null,
+      text: /* @__PURE__ */ new Map(),
+      thinking: /* @__PURE__ */ new Map(),
+      data: /* @__PURE__ */ new Map(),
+      calls: /* @__PURE__ */ new Map(),
+      results: /* @__PURE__ */ new Map(),
+      resultData: /* @__PURE__ */ new Map()
+    };
+    for (const block of msg.content)
+      index(state, block);
+    STATES.set(msg, state);
+  }
+  return state;
+}
+function index(s, block) {
+  const id = block.id;
+  if (id === void 0)
+    return;
+  switch (block.type) {
+    case "text":
+      if (!s.text.has(id))
+        s.text.set(id, block);
+      return;
+    case "thinking":
+      if (!s.thinking.has(id))
+        s.thinking.set(id, block);
+      return;
+    case "data":
+      if (!s.data.has(id))
+        s.data.set(id, block);
+      return;
+    case "tool_call":
+      if (!s.calls.has(id))
+        s.calls.set(id, block);
+      return;
+    case "tool_result":
+      if (!s.results.has(id))
+        s.results.set(id, block);
+      return;
+    default:
+      return;
+  }
+}
+function anomaliesOf(msg) {
+  return STATES.get(msg)?.anomalies ?? [];
+}
+function appendEvent(msg, event, options) {
+  const s = stateOf(msg);
+  s.strict = options?.strict ?? false;
+  const before = s.anomalies.length;
+  try {
+    apply(s, event);
+  } finally {
+    s.index++;
+  }
+  return s.anomalies.length > before ? s.anomalies[s.anomalies.length - 1] : void 0;
+}
+function extendEvents(msg, events, options) {
+  const s = stateOf(msg);
+  s.strict = options?.strict ?? false;
+  const before = s.anomalies.length;
+  for (const event of events) {
+    try {
+      apply(s, event);
+    } finally {
+      s.index++;
+    }
+  }
+  return s.anomalies.slice(before);
+}
+function anomaly(s, kind, eventType, id, detail) {
+  if (s.strict) {
+    throw new StreamOrderError(`${eventType}: ${detail}${id ? ` (id ${JSON.stringify(id)})` : ""}`, kind, s.index);
+  }
+  s.anomalies.push(id !== void 0 && id !== null ? { index: s.index, kind, event_type: eventType, id, detail } : { index: s.index, kind, event_type: eventType, detail });
+}
+function find(s, table, type, id) {
+  const block = table.get(id);
+  if (block === void 0)
+    anomaly(s, AnomalyKind.UNKNOWN_BLOCK, type, id, "no block was started with this id");
+  return block;
+}
+function add(s, block, type, table) {
+  if (typeof block.id !== "string") {
+    anomaly(s, AnomalyKind.WRONG_TYPE, type, void 0, wrong("the block's id", block.id, "a string"));
+    return;
+  }
+  if (s.msg.finished_at != null) {
+    anomaly(s, AnomalyKind.AFTER_REPLY_END, type, block.id, "the reply had already ended; the block is still appended");
+  }
+  if (s.allowed !== null && !s.allowed.has(block.type)) {
+    anomaly(s, AnomalyKind.ROLE_FORBIDS, type, block.id, `a ${s.msg.role} message cannot hold a ${JSON.stringify(block.type)} block`);
+    return;
+  }
+  if (table !== null && block.id !== void 0 && table.has(block.id)) {
+    anomaly(s, AnomalyKind.DUPLICATE_START, type, block.id, "a block with this id exists; the new one is an orphan");
+    s.msg.content.push(block);
+    return;
+  }
+  s.msg.content.push(block);
+  index(s, block);
+}
+function finish(s, table, type, id, at) {
+  const block = find(s, table, type, id);
+  if (block !== void 0) {
+    if (block.finished_at != null)
+      anomaly(s, AnomalyKind.AFTER_END, type, id, "the block had already ended");
+    block.finished_at = at;
+  }
+  return block;
+}
+function isText(s, type, field, value) {
+  if (typeof value === "string")
+    return true;
+  anomaly(s, AnomalyKind.WRONG_TYPE, type, void 0, wrong(field, value, "a string"));
+  return false;
+}
+function wrong(field, value, wanted) {
+  const kind = value === null ? "null" : value === void 0 ? "missing" : Array.isArray(value) ? "array" : typeof value;
+  return `${field} is ${kind}, not ${wanted} (an event built without its types checked); skipped`;
+}
+function afterEnd(s, block, type, id, detail) {
+  if (block.finished_at != null)
+    anomaly(s, AnomalyKind.AFTER_END, type, id, detail);
+}
+function apply(s, event) {
+  if (event instanceof UnknownEvent || !EVENT_TYPES.has(event.type)) {
+    anomaly(s, AnomalyKind.UNKNOWN_EVENT, event.type, void 0, `wire does not know the event type ${JSON.stringify(event.type)}; skipped`);
+    return;
+  }
+  if (event.type === "CUSTOM")
+    return;
+  if (event.reply_id !== s.msg.id) {
+    anomaly(s, AnomalyKind.OTHER_REPLY, event.type, event.reply_id, `the message's id is ${JSON.stringify(s.msg.id)}`);
+    return;
+  }
+  const at = event.created_at ?? now2();
+  const msg = s.msg;
+  switch (event.type) {
+    case "REPLY_START":
+    // a continuation REPLY_START must not reset anything
+    case "MODEL_CALL_START":
+    case "EXCEED_MAX_ITERS":
+    case "USER_INTERRUPT":
+      return;
+    case "REPLY_END":
+      put(msg, "msg", "finished_at", at);
+      put(msg, "msg", "finished_reason", event.finished_reason ?? "completed");
+      put(msg, "msg", "error", event.error == null ? null : canonical({ ...event.error }, "error"));
+      return;
+    case "MODEL_CALL_END": {
+      const u = s.msg.usage;
+      const usage = {
+        input_tokens: (u?.input_tokens ?? 0) + event.input_tokens,
+        output_tokens: (u?.output_tokens ?? 0) + event.output_tokens,
+        cache_input_tokens: (u?.cache_input_tokens ?? 0) + (event.cache_input_tokens ?? 0),
+        cache_creation_input_tokens: (u?.cache_creation_input_tokens ?? 0) + (event.cache_creation_input_tokens ?? 0)
+      };
+      put(msg, "msg", "usage", canonical(usage, "usage"));
+      return;
+    }
+    case "TEXT_BLOCK_START":
+      add(s, { type: "text", text: "", id: event.block_id, created_at: at }, event.type, s.text);
+      return;
+    case "TEXT_BLOCK_DELTA": {
+      if (!isText(s, event.type, "delta", event.delta))
+        return;
+      const block = find(s, s.text, event.type, event.block_id);
+      if (block === void 0)
+        return;
+      afterEnd(s, block, event.type, event.block_id, "a delta after the block's END is still appended");
+      block.text += event.delta;
+      return;
+    }
+    case "TEXT_BLOCK_END": {
+      if (event.text != null && !isText(s, event.type, "text", event.text))
+        return;
+      const block = finish(s, s.text, event.type, event.block_id, at);
+      if (block !== void 0 && event.text != null)
+        block.text = event.text;
+      return;
+    }
+    case "THINKING_BLOCK_START":
+      add(s, { type: "thinking", thinking: "", id: event.block_id, created_at: at }, event.type, s.thinking);
+      return;
+    case "THINKING_BLOCK_DELTA": {
+      if (!isText(s, event.type, "delta", event.delta))
+        return;
+      const block = find(s, s.thinking, event.type, event.block_id);
+      if (block === void 0)
+        return;
+      afterEnd(s, block, event.type, event.block_id, "a delta after the block's END is still appended");
+      block.thinking += event.delta;
+      return;
+    }
+    case "THINKING_BLOCK_END":
+      finish(s, s.thinking, event.type, event.block_id, at);
+      return;
+    case "DATA_BLOCK_START": {
+      const block = { type: "data", id: event.block_id, source: { type: "base64", data: "", media_type: event.media_type } };
+      if (event.name != null)
+        block["name"] = event.name;
+      block["created_at"] = at;
+      add(s, block, event.type, s.data);
+      return;
+    }
+    case "DATA_BLOCK_DELTA":
+      if (event.url != null && !isText(s, event.type, "url", event.url))
+        return;
+      dataDelta(s, event.type, event.block_id, event.media_type, event.data ?? null, event.url ?? null);
+      return;
+    case "DATA_BLOCK_END":
+      finish(s, s.data, event.type, event.block_id, at);
+      return;
+    case "HINT_BLOCK": {
+      const hint = typeof event.hint === "string" ? event.hint : event.hint.map((part) => copyBlock(part));
+      const block = { type: "hint", hint, id: event.block_id };
+      if (event.source != null)
+        block["source"] = event.source;
+      block["created_at"] = at;
+      block["finished_at"] = at;
+      add(s, block, event.type, null);
+      return;
+    }
+    case "TOOL_CALL_START":
+      add(s, { type: "tool_call", id: event.tool_call_id, name: event.tool_call_name, input: "", created_at: at }, event.type, s.calls);
+      return;
+    case "TOOL_CALL_DELTA": {
+      if (!isText(s, event.type, "delta", event.delta))
+        return;
+      const block = find(s, s.calls, event.type, event.tool_call_id);
+      if (block === void 0)
+        return;
+      afterEnd(s, block, event.type, event.tool_call_id, "a delta after the block's END is still appended");
+      block.input += event.delta;
+      return;
+    }
+    case "TOOL_CALL_END":
+      finish(s, s.calls, event.type, event.tool_call_id, at);
+      return;
+    case "TOOL_RESULT_START":
+      add(s, { type: "tool_result", id: event.tool_call_id, name: event.tool_call_name, output: [], created_at: at }, event.type, s.results);
+      return;
+    case "TOOL_RESULT_TEXT_DELTA": {
+      if (!isText(s, event.type, "delta", event.delta))
+        return;
+      const block = find(s, s.results, event.type, event.tool_call_id);
+      if (block === void 0)
+        return;
+      afterEnd(s, block, event.type, event.tool_call_id, "a delta after the result's END is still appended");
+      const output = outputList(block, event.id, at);
+      const last = output[output.length - 1];
+      if (last !== void 0 && last.type === "text")
+        last.text += event.delta;
+      else
+        output.push({ type: "text", text: event.delta, id: event.id ?? newId2(), created_at: at });
+      return;
+    }
+    case "TOOL_RESULT_DATA_DELTA":
+      if (event.url != null && !isText(s, event.type, "url", event.url))
+        return;
+      resultData(s, event.type, event.tool_call_id, event.block_id ?? newId2(), event.media_type, event.data ?? null, event.url ?? null, event.id, at);
+      return;
+    case "TOOL_RESULT_END": {
+      const block = finish(s, s.results, event.type, event.tool_call_id, at);
+      if (block === void 0)
+        return;
+      put(block, "tool_result", "state", event.state);
+      put(block, "tool_result", "metadata", copyJson(event.metadata ?? {}));
+      const call = s.calls.get(event.tool_call_id);
+      if (call !== void 0)
+        put(call, "tool_call", "state", "finished");
+      return;
+    }
+    case "REQUIRE_USER_CONFIRM": {
+      const calls = lookUpCalls(s, event.type, event.tool_calls.map((c) => c.id));
+      event.tool_calls.forEach((asked, i) => {
+        const call = calls[i];
+        if (call === void 0)
+          return;
+        put(call, "tool_call", "state", "asking");
+        put(call, "tool_call", "suggested_rules", (asked.suggested_rules ?? []).map((r) => canonical({ ...r }, "rule")));
+      });
+      return;
+    }
+    case "REQUIRE_EXTERNAL_EXECUTION":
+      for (const call of lookUpCalls(s, event.type, event.tool_calls.map((c) => c.id))) {
+        if (call !== void 0)
+          put(call, "tool_call", "state", "submitted");
+      }
+      return;
+    case "USER_CONFIRM_RESULT": {
+      const states = /* @__PURE__ */ new Map();
+      const calls = lookUpCalls(s, event.type, event.confirm_results.map((r) => r.tool_call.id));
+      event.confirm_results.forEach((result, i) => {
+        const call = calls[i];
+        if (call === void 0)
+          return;
+        const state = states.get(call.id) ?? call.state ?? "pending";
+        if (state !== "asking") {
+          anomaly(s, AnomalyKind.NOT_ASKING, event.type, call.id, `the call is ${state}, not asking`);
+        } else {
+          states.set(call.id, result.confirmed ? "allowed" : "finished");
+        }
+      });
+      for (const [id, state] of states)
+        put(s.calls.get(id), "tool_call", "state", state);
+      return;
+    }
+    case "EXTERNAL_EXECUTION_RESULT": {
+      const existing = new Set(s.results.keys());
+      for (const result of event.execution_results) {
+        if (existing.has(result.id))
+          continue;
+        const copy = copyBlock(result);
+        if (copy["finished_at"] == null)
+          put(copy, "tool_result", "finished_at", at);
+        add(s, copy, event.type, null);
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+function lookUpCalls(s, type, ids) {
+  return ids.map((id) => {
+    const call = s.calls.get(id);
+    if (call === void 0)
+      anomaly(s, AnomalyKind.UNKNOWN_TOOL_CALL, type, id, "no tool call with this id");
+    return call;
+  });
+}
+function dataDelta(s, type, id, mediaType2, data, url) {
+  if (url) {
+    const block = find(s, s.data, type, id);
+    if (block === void 0)
+      return;
+    const normalized = normalizeUrl(url);
+    if (normalized === void 0) {
+      anomaly(s, AnomalyKind.INVALID_URL, type, id, `not an absolute URL: ${JSON.stringify(url)}`);
+      return;
+    }
+    afterEnd(s, block, type, id, "a chunk after the block's END is still applied");
+    block.source = { type: "url", url: normalized, media_type: mediaType2 };
+  } else if (data !== null && data.length > 0) {
+    const block = find(s, s.data, type, id);
+    if (block === void 0)
+      return;
+    if (block.source.type !== "base64") {
+      anomaly(s, AnomalyKind.DATA_AFTER_URL, type, id, "a base64 chunk cannot follow a URL (agentscope raises AttributeError)");
+      return;
+    }
+    afterEnd(s, block, type, id, "a chunk after the block's END is still appended");
+    appendBytes(block.source, data);
+  }
+}
+function resultData(s, type, callId, blockId, mediaType2, data, url, eventId, at) {
+  const block = find(s, s.results, type, callId);
+  if (block === void 0)
+    return;
+  let source;
+  if (data !== null) {
+    source = { type: "base64", data: "", media_type: mediaType2 };
+  } else {
+    const normalized = normalizeUrl(url ?? "");
+    if (normalized === void 0) {
+      anomaly(s, AnomalyKind.INVALID_URL, type, blockId, `not an absolute URL: ${JSON.stringify(url)}`);
+      return;
+    }
+    source = { type: "url", url: normalized, media_type: mediaType2 };
+  }
+  afterEnd(s, block, type, callId, "a chunk after the result's END is still applied");
+  const output = outputList(block, eventId, at);
+  let chunks = s.resultData.get(block.id);
+  if (chunks === void 0) {
+    chunks = /* @__PURE__ */ new Map();
+    for (const part of output) {
+      if (part.type === "data" && part.source.type === "base64" && part.id !== void 0 && !chunks.has(part.id)) {
+        chunks.set(part.id, part.source);
+      }
+    }
+    s.resultData.set(block.id, chunks);
+  }
+  if (data !== null) {
+    const target = chunks.get(blockId);
+    if (target !== void 0) {
+      appendBytes(target, data);
+      if (mediaType2)
+        target.media_type = mediaType2;
+      return;
+    }
+    appendBytes(source, data);
+    chunks.set(blockId, source);
+  }
+  output.push({ type: "data", id: blockId, source, created_at: at });
+}
+function outputList(block, eventId, at) {
+  if (typeof block.output === "string") {
+    block.output = [{ type: "text", text: block.output, id: eventId ?? newId2(), created_at: at }];
+  }
+  return block.output;
+}
+function copyBlock(block) {
+  return block_(copyJson(block));
+}
+var GROWTH = /* @__PURE__ */ new WeakMap();
+var NO_BYTES2 = new Uint8Array(0);
+function appendBytes(source, chunk) {
+  let growth = GROWTH.get(source);
+  if (growth === void 0) {
+    const data = source.data;
+    growth = data.endsWith("=") ? { body: data.slice(0, -4), carry: decodeBase64(data.slice(-4)) } : { body: data, carry: NO_BYTES2 };
+    GROWTH.set(source, growth);
+  }
+  if (typeof chunk === "string") {
+    if (growth.carry.length === 0 && !chunk.endsWith("=")) {
+      growth.body += chunk;
+      source.data = growth.body;
+      return;
+    }
+    chunk = decodeBase64(chunk);
+  }
+  let bytes = chunk;
+  if (growth.carry.length) {
+    bytes = new Uint8Array(growth.carry.length + chunk.length);
+    bytes.set(growth.carry);
+    bytes.set(chunk, growth.carry.length);
+  }
+  const full = bytes.length - bytes.length % 3;
+  growth.body += encodeBase64(bytes.subarray(0, full));
+  growth.carry = bytes.slice(full);
+  source.data = growth.carry.length ? growth.body + encodeBase64(growth.carry) : growth.body;
+}
+function normalizeUrl(url) {
+  try {
+    return new URL(url).href;
+  } catch {
+    return void 0;
+  }
+}
+function newId2() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let out = "";
+  for (const byte of bytes)
+    out += byte.toString(16).padStart(2, "0");
+  return out;
+}
+function now2() {
+  return `${(/* @__PURE__ */ new Date()).toISOString().slice(0, 23)}000+00:00`;
+}
+
 // schemas/dist/client.js
 var ReplyRequestError = HTTPStatusError;
 function followReply(url, options = {}) {
@@ -1863,7 +1726,295 @@ function applyOne(event, state, options) {
   return event.type === "REPLY_END" || snapshot !== void 0 && snapshot.finished_at != null;
 }
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/utils/utf8.mjs
+// schemas/dist/conversation.js
+var TERMINAL = /* @__PURE__ */ new Set(["REPLY_END", "REQUIRE_USER_CONFIRM", "REQUIRE_EXTERNAL_EXECUTION"]);
+var OPENING = /* @__PURE__ */ new Set(["REPLY_START", "USER_CONFIRM_RESULT", "EXTERNAL_EXECUTION_RESULT"]);
+var Session = class {
+  /** Every reply's Msg by reply id, in the order the replies began. */
+  replies = /* @__PURE__ */ new Map();
+  /** The replies between their start (or answer) and their end or park. */
+  open = /* @__PURE__ */ new Set();
+  /** The `wire.turn` event whose reply has not begun yet. */
+  turn = void 0;
+  /** The replies a USER_INTERRUPT named that have not ended since. */
+  interrupted = /* @__PURE__ */ new Set();
+  /** The CUSTOM events that are neither checkpoints nor restarts, in order. */
+  custom = [];
+  /** Whether the session is closed: every input is refused. */
+  closed = false;
+  constructor(...msgs) {
+    for (const msg of msgs)
+      this.replies.set(msg.id ?? "", msg);
+  }
+  /** The Msg of the reply that began last. */
+  get last() {
+    let last;
+    for (const msg of this.replies.values())
+      last = msg;
+    return last;
+  }
+  /**
+   * Apply `events` in order; what they changed. A checkpoint of the Msg this
+   * session holds already (a reconnect's) changes nothing; a checkpoint
+   * whose Msg is not one throws DecodeError. Each event is applied on its
+   * own, so any split of a log into batches builds the same state.
+   */
+  apply(events) {
+    if (typeof events?.[Symbol.iterator] !== "function") {
+      throw new LocalProtocolError("Session.apply takes a list of events: apply([event]) for one");
+    }
+    const touched = /* @__PURE__ */ new Set();
+    let turned = false;
+    for (const event of events) {
+      if (event instanceof UnknownEvent)
+        continue;
+      if (event.type === "CUSTOM") {
+        const changed = this.custom_(event);
+        if (changed === RESTART) {
+          touched.clear();
+          turned = true;
+        } else if (changed !== void 0) {
+          touched.add(changed);
+        }
+        continue;
+      }
+      const replyId = event.reply_id;
+      if (typeof replyId !== "string")
+        continue;
+      if (event.type === "USER_INTERRUPT" && this.turn !== void 0 && this.turn.id === replyId) {
+        this.turn = void 0;
+        turned = true;
+        continue;
+      }
+      touched.add(replyId);
+      turned = this.one(replyId, event) || turned;
+    }
+    return { replies: [...touched], turned };
+  }
+  /** The name wire.resume.Conversation had: `apply`. */
+  extend(events) {
+    return this.apply(events);
+  }
+  /** A CUSTOM event: the reply a checkpoint changed, RESTART, or undefined. */
+  custom_(event) {
+    if (event.name === CHECKPOINT) {
+      const msg = readCheckpoint(event);
+      const id = msg.id ?? "";
+      const held = this.replies.get(id);
+      if (held !== void 0 && sameMsg(held, msg))
+        return void 0;
+      this.replies.set(id, msg);
+      return id;
+    }
+    if (event.name === RESTART) {
+      this.replies.clear();
+      this.open.clear();
+      this.interrupted.clear();
+      this.custom.length = 0;
+      this.turn = void 0;
+      return RESTART;
+    }
+    if (event.name === TURN)
+      this.turn = event;
+    this.custom.push(event);
+    return void 0;
+  }
+  /** An event of reply `replyId`; whether the reply began, was taken on, ended or parked. */
+  one(replyId, event) {
+    let msg = this.replies.get(replyId);
+    if (msg === void 0) {
+      msg = event.type === "REPLY_START" ? beginReply(event) : joinReply(replyId);
+      this.replies.set(replyId, msg);
+      if (event.type === "REPLY_START")
+        this.turn = void 0;
+    }
+    appendEvent(msg, event);
+    if (TERMINAL.has(event.type)) {
+      this.open.delete(replyId);
+      if (event.type === "REPLY_END")
+        this.interrupted.delete(replyId);
+      return true;
+    }
+    if (OPENING.has(event.type) && !this.open.has(replyId)) {
+      this.open.add(replyId);
+      return true;
+    }
+    if (event.type === "USER_INTERRUPT")
+      this.interrupted.add(replyId);
+    return false;
+  }
+  /**
+   * Why the session cannot take `input` now, or `undefined` when it can; the
+   * server's reason word for word (wire.session.Session.refusal), so a page
+   * can tell before posting:
+   *
+   * - nothing is taken once the session is closed;
+   * - an answer must name a reply of the session that waits for that kind of
+   *   answer; a confirmation must name only calls that await one, each once
+   *   (answering twice is refused); an external result likewise. Answering
+   *   some of the waiting calls is taken (the others keep waiting). A reply
+   *   that was interrupted waits for nothing more;
+   * - an interrupt must name a reply that is running or parked (and not
+   *   interrupted already), or the pending turn;
+   * - a new turn (a Msg, a list of them, or null) is refused while a turn is
+   *   pending (its reply has not begun: a double submit), or a reply is
+   *   parked (answer or interrupt it first) or running.
+   */
+  refusal(input) {
+    if (this.closed)
+      return "the session is closed";
+    if (isAnswer(input))
+      return this.answerRefusal(input);
+    if (this.turn !== void 0) {
+      return `turn ${pyRepr(this.turn.id ?? "")} is waiting for its reply to begin: wait for it, or interrupt it (a USER_INTERRUPT naming the turn's id)`;
+    }
+    for (const msg of this.replies.values()) {
+      const state = waiting(msg);
+      if (state.state === "parked" && !this.interrupted.has(msg.id ?? "")) {
+        const calls = [...state.confirm, ...state.external].map((call) => call.id).join(", ");
+        return `reply ${pyRepr(msg.id ?? "")} waits for an answer about ${calls}: answer or interrupt it first`;
+      }
+      if (state.state !== "ended")
+        return `reply ${pyRepr(msg.id ?? "")} is still running`;
+    }
+    return void 0;
+  }
+  answerRefusal(input) {
+    if (input.type === "USER_INTERRUPT" && this.turn !== void 0 && this.turn.id === input.reply_id)
+      return void 0;
+    const msg = this.replies.get(input.reply_id);
+    if (msg === void 0)
+      return `the session has no reply ${pyRepr(input.reply_id)}`;
+    const state = waiting(msg);
+    const id = pyRepr(msg.id ?? "");
+    if (state.state === "ended")
+      return `reply ${id} is over: it waits for nothing`;
+    if (this.interrupted.has(msg.id ?? ""))
+      return `reply ${id} was interrupted: it waits for nothing more`;
+    if (input.type === "USER_INTERRUPT")
+      return void 0;
+    const [kind, pending, named] = input.type === "USER_CONFIRM_RESULT" ? ["confirmation", state.confirm, input.confirm_results.map((result) => result.tool_call.id)] : ["external result", state.external, input.execution_results.map((result) => result.id)];
+    if (pending.length === 0)
+      return `reply ${id} waits for no ${kind}`;
+    const seen = /* @__PURE__ */ new Set();
+    for (const callId of named) {
+      if (seen.has(callId))
+        return `the ${kind} names tool call ${pyRepr(callId)} twice`;
+      seen.add(callId);
+    }
+    if (named.length === 0)
+      return `the ${kind} answers no tool call`;
+    const awaited = new Set(pending.map((call) => call.id));
+    const stray = named.find((callId) => !awaited.has(callId));
+    if (stray !== void 0) {
+      return `tool call ${pyRepr(stray)} awaits no ${kind} (reply ${id} waits for ${[...awaited].sort(byCodePoint).join(", ")})`;
+    }
+    return void 0;
+  }
+};
+function sameMsg(held, msg) {
+  return sameJson(canonical(copyJson(held), "msg"), msg);
+}
+function sameJson(a, b) {
+  if (a === b)
+    return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null)
+    return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length)
+      return false;
+    return a.every((item, i) => sameJson(item, b[i]));
+  }
+  const x = a;
+  const y = b;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length)
+    return false;
+  return keys.every((key) => Object.hasOwn(y, key) && sameJson(x[key], y[key]));
+}
+function waiting(msg) {
+  const replyId = msg.id ?? "";
+  if (msg.finished_at != null)
+    return { replyId, state: "ended", confirm: [], external: [] };
+  const results = new Set(msg.content.filter((block) => block.type === "tool_result").map((block) => block.id));
+  const confirm = [];
+  const external = [];
+  for (const block of msg.content) {
+    if (block.type !== "tool_call")
+      continue;
+    if (block.state === "asking")
+      confirm.push(block);
+    else if (block.state === "submitted" && !results.has(block.id))
+      external.push(block);
+  }
+  return { replyId, state: confirm.length || external.length ? "parked" : "running", confirm, external };
+}
+function confirmation(msg, confirmed) {
+  const results = waiting(msg).confirm.map((call) => {
+    const allowed = typeof confirmed === "boolean" ? confirmed : confirmed[call.id];
+    if (typeof allowed !== "boolean")
+      throw new LocalProtocolError(`no decision for tool call ${JSON.stringify(call.id)}`);
+    return { confirmed: allowed, tool_call: call };
+  });
+  return { type: "USER_CONFIRM_RESULT", reply_id: msg.id ?? "", confirm_results: results };
+}
+var ANSWERS = /* @__PURE__ */ new Set(["USER_CONFIRM_RESULT", "EXTERNAL_EXECUTION_RESULT", "USER_INTERRUPT"]);
+function isAnswer(input) {
+  return input !== null && !Array.isArray(input) && ANSWERS.has(input.type);
+}
+function refusal(input, replies) {
+  return new Session(...replies.values()).refusal(input);
+}
+function byCodePoint(a, b) {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = x[i].codePointAt(0) - y[i].codePointAt(0);
+    if (d !== 0)
+      return d;
+  }
+  return x.length - y.length;
+}
+var UNPRINTABLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
+function pyRepr(text) {
+  const quote2 = text.includes("'") && !text.includes('"') ? '"' : "'";
+  let out = quote2;
+  for (const ch of text) {
+    const code = ch.codePointAt(0);
+    if (ch === quote2 || ch === "\\")
+      out += "\\" + ch;
+    else if (ch === "\n")
+      out += "\\n";
+    else if (ch === "\r")
+      out += "\\r";
+    else if (ch === "	")
+      out += "\\t";
+    else if (ch !== " " && UNPRINTABLE.test(ch)) {
+      out += code < 256 ? `\\x${hex(code, 2)}` : code < 65536 ? `\\u${hex(code, 4)}` : `\\U${hex(code, 8)}`;
+    } else
+      out += ch;
+  }
+  return out + quote2;
+}
+function hex(code, width) {
+  return code.toString(16).padStart(width, "0");
+}
+function userMsg(name, text) {
+  return {
+    name,
+    content: [{ type: "text", text, id: randomId() }],
+    role: "user",
+    id: randomId(),
+    created_at: (/* @__PURE__ */ new Date()).toISOString()
+  };
+}
+function randomId() {
+  const bytes = new Uint8Array(12);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/utf8.mjs
 var sharedTextEncoder = new TextEncoder();
 var CHUNK_SIZE = 4096;
 function utf8DecodeJs(bytes, inputOffset, byteLength) {
@@ -1920,7 +2071,7 @@ function utf8Decode(bytes, inputOffset, byteLength) {
   }
 }
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/ExtData.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/ExtData.mjs
 var ExtData = class {
   type;
   data;
@@ -1930,7 +2081,7 @@ var ExtData = class {
   }
 };
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/DecodeError.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/DecodeError.mjs
 var DecodeError2 = class _DecodeError extends Error {
   constructor(message) {
     super(message);
@@ -1944,7 +2095,7 @@ var DecodeError2 = class _DecodeError extends Error {
   }
 };
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/utils/int.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/int.mjs
 var UINT32_MAX = 4294967295;
 function setInt64(view, offset, value) {
   const high = Math.floor(value / 4294967296);
@@ -1963,7 +2114,7 @@ function getUint64(view, offset) {
   return high * 4294967296 + low;
 }
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/timestamp.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/timestamp.mjs
 var EXT_TIMESTAMP = -1;
 var TIMESTAMP32_MAX_SEC = 4294967296 - 1;
 var TIMESTAMP64_MAX_SEC = 17179869184 - 1;
@@ -2043,7 +2194,7 @@ var timestampExtension = {
   decode: decodeTimestampExtension
 };
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/ExtensionCodec.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/ExtensionCodec.mjs
 var ExtensionCodec = class _ExtensionCodec {
   static defaultCodec = new _ExtensionCodec();
   // ensures ExtensionCodecType<X> matches ExtensionCodec<X>
@@ -2105,7 +2256,7 @@ var ExtensionCodec = class _ExtensionCodec {
   }
 };
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/utils/typedArrays.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/typedArrays.mjs
 function isArrayBufferLike(buffer) {
   return buffer instanceof ArrayBuffer || typeof SharedArrayBuffer !== "undefined" && buffer instanceof SharedArrayBuffer;
 }
@@ -2121,12 +2272,12 @@ function ensureUint8Array(buffer) {
   }
 }
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/utils/prettyByte.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/prettyByte.mjs
 function prettyByte(byte) {
   return `${byte < 0 ? "-" : ""}0x${Math.abs(byte).toString(16).padStart(2, "0")}`;
 }
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/CachedKeyDecoder.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/CachedKeyDecoder.mjs
 var DEFAULT_MAX_KEY_LENGTH = 16;
 var DEFAULT_MAX_LENGTH_PER_KEY = 16;
 var CachedKeyDecoder = class {
@@ -2182,7 +2333,7 @@ var CachedKeyDecoder = class {
   }
 };
 
-// ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/Decoder.mjs
+// schemas/node_modules/@msgpack/msgpack/dist.esm/Decoder.mjs
 var STATE_ARRAY = "array";
 var STATE_MAP_KEY = "map_key";
 var STATE_MAP_VALUE = "map_value";
@@ -3608,7 +3759,7 @@ function quote(text) {
 function followSession(url, options = {}) {
   const { stop, release } = stopper(options.signal);
   const state = {
-    conversation: options.conversation ?? new Conversation(),
+    conversation: options.conversation ?? new Session(),
     lastEventId: options.lastEventId ?? "",
     connections: 0,
     closed: false,
@@ -3616,8 +3767,8 @@ function followSession(url, options = {}) {
   };
   const reader = {
     apply(event) {
-      const msg = state.conversation.apply(event);
-      options.onEvent?.(event, msg, state.conversation);
+      const changed = state.conversation.apply([event]).replies[0];
+      options.onEvent?.(event, changed === void 0 ? void 0 : state.conversation.replies.get(changed), state.conversation);
       return false;
     },
     applied() {
@@ -3718,7 +3869,7 @@ export {
   AnomalyKind,
   CHECKPOINT,
   ConnectionFailed,
-  Conversation,
+  Session as Conversation,
   DEFAULT_MAX_FRAME_BYTES,
   DecodeError,
   EVENT_TYPES,
@@ -3734,7 +3885,9 @@ export {
   RemoteProtocolError,
   ReplyRequestError,
   SSEDecoder,
+  Session,
   StreamOrderError,
+  TURN,
   UnknownEvent,
   WireError,
   anomaliesOf,
@@ -3750,7 +3903,9 @@ export {
   isBase64,
   joinReply,
   readCheckpoint,
+  readTurn,
   refusal,
+  turn,
   userMsg,
   waiting
 };
