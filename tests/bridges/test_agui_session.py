@@ -156,22 +156,23 @@ class Served:
         return anyio.run(read)
 
 
-@pytest.fixture(scope="module", params=["memory", "redis"])
-def served(request: pytest.FixtureRequest) -> Iterator[Served]:
-    redis_url = None
-    if request.param == "redis":
-        server: RedisServer = request.getfixturevalue("redis_server")
-        redis_url = server.url
+@contextlib.contextmanager
+def serving(store: str, redis_url: str | None = None) -> Iterator[Served]:
     service = Service(Sessions(redis_url))
     with serve_asgi(service.app()) as url:
-        yield Served(url, service, request.param, redis_url)
+        yield Served(url, service, store, redis_url)
 
 
-@pytest.fixture
-def memory(served: Served) -> Served:
-    if served.store != "memory":
-        pytest.skip("one store is enough: the endpoint asks both the same questions")
-    return served
+@pytest.fixture(scope="module")
+def memory() -> Iterator[Served]:
+    with serving("memory") as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def on_redis(redis_server: RedisServer) -> Iterator[Served]:
+    with serving("redis", redis_server.url) as served:
+        yield served
 
 
 def frames(text: str) -> list[tuple[str | None, dict[str, Any]]]:
@@ -212,11 +213,14 @@ def approve(interrupt: str, approved: bool = True, **payload: Any) -> list[dict[
 
 
 @needs_client
-def test_the_real_client_holds_a_three_turn_session(served: Served) -> None:
+@pytest.mark.parametrize("store", ["memory", "redis"])
+def test_the_real_client_holds_a_three_turn_session(request: pytest.FixtureRequest, store: str) -> None:
     """allow, deny, allow: every run ends, each turn is two runs of its own
     reply (the interrupt, then the rest), every message is held once and
     matches its reply's Msg, and a Follower of the same session, reading
-    while the client talks, rebuilds every reply byte for byte."""
+    while the client talks, rebuilds every reply byte for byte. In memory,
+    and on a real redis-server."""
+    served: Served = request.getfixturevalue("memory" if store == "memory" else "on_redis")
     session_id = served.new_session()
     plan = ["allow", "deny", "allow"]
 
