@@ -342,7 +342,7 @@ def test_a_cancelled_interrupt_denies_the_call(memory: Served) -> None:
     assert isinstance(answer, wire.UserConfirmResultEvent) and not answer.confirm_results[0].confirmed
 
 
-def test_tool_messages_resent_with_the_history_are_not_answers(memory: Served) -> None:
+def test_answered_ids_counts_only_the_tool_messages_added_since_the_last_run() -> None:
     """``answered_ids`` counted every tool message of ``messages``, and the
     client resends them all with every run; only the ones it added since its
     last run (at the end) answer."""
@@ -354,8 +354,11 @@ def test_tool_messages_resent_with_the_history_are_not_answers(memory: Served) -
     assert answered_ids(parse_run_input(json.dumps(fresh).encode())) == {"b", "c"}
     assert answered_ids(RunInput()) == set()
 
-    # Over a session: an external result answered with a tool message, then a new turn
-    # whose history holds that tool message is a turn, not a second answer.
+
+def test_tool_messages_resent_with_the_history_are_not_answers(memory: Served) -> None:
+    """Over a session: an external result answered with a tool message, then
+    a new turn whose history holds that tool message is a turn, not a second
+    answer (which the session would refuse: 409)."""
     session_id = memory.new_session()
     first = events(run(memory, session_id, [user(1, "run it external")]))
     [call_id] = first[-1]["outcome"]["pendingToolCallIds"]
@@ -373,22 +376,26 @@ def test_tool_messages_resent_with_the_history_are_not_answers(memory: Served) -
     assert events(second)[0]["runId"] == reply_2
 
 
-@pytest.mark.parametrize("route", ["session", "one reply"])
-def test_invalid_utf8_in_an_ignored_key_is_a_400_naming_the_byte(memory: Served, route: str) -> None:
+BAD_UTF8 = b'{"threadId":"t","messages":[],"state":{"note":"ok \xc3"}}'  # byte 50 begins a sequence it never ends
+
+
+def test_invalid_utf8_in_an_ignored_key_is_a_decode_error_naming_the_byte() -> None:
     """Keys RunInput does not name are skipped by msgspec without reading
     their strings, so ``{"a":"\\xff"}`` started a run."""
-    with pytest.raises(DecodeError) as raised:
-        parse_run_input(b'{"a":"\xff"}')
-    assert raised.value.offset == 6 and "invalid UTF-8" in str(raised.value)
-    body = b'{"threadId":"t","messages":[],"state":{"note":"ok \xc3"}}'
-    if route == "session":
-        response = httpx.post(f"{memory.url}/agui", content=body, headers=ME, timeout=10)
-    else:
-        logs = {"r": EventLog()}
-        app = Starlette(routes=[Route("/agui/{id}", agui_endpoint(lambda request, run_input: logs["r"]),
-                                      methods=["POST"])])
-        with serve_asgi(app) as url:
-            response = httpx.post(f"{url}/agui/r", content=body, timeout=10)
+    for body, at in ((b'{"a":"\xff"}', 6), (BAD_UTF8, 50)):
+        with pytest.raises(DecodeError) as raised:
+            parse_run_input(body)
+        assert raised.value.offset == at and "invalid UTF-8" in str(raised.value)
+    logs = {"r": EventLog()}
+    app = Starlette(routes=[Route("/agui/{id}", agui_endpoint(lambda request, run_input: logs["r"]),
+                                  methods=["POST"])])
+    with serve_asgi(app) as url:
+        response = httpx.post(f"{url}/agui/r", content=BAD_UTF8, timeout=10)
+    assert response.status_code == 400 and "invalid UTF-8" in response.text and "byte 50" in response.text
+
+
+def test_invalid_utf8_anywhere_is_a_400_on_a_session_too(memory: Served) -> None:
+    response = httpx.post(f"{memory.url}/agui", content=BAD_UTF8, headers=ME, timeout=10)
     assert response.status_code == 400 and "invalid UTF-8" in response.text and "byte 50" in response.text
 
 
