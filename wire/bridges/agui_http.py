@@ -31,9 +31,10 @@ session cannot take now, such as a second answer to one interrupt).
 The response is that turn's reply only: from its REPLY_START (for a turn) or
 from its park (for an answer), to RUN_FINISHED at the reply's end or next
 park (the interrupt outcome, or ``pendingToolCallIds``), although the
-session's log stays open for the next turn. The bridge folding the reply is
-caught up from the log's start, so the run ids and message ids are the ones
-the client saw before; on a bounded or trimmed log it starts from the parked
+session's log stays open for the next turn. For an answer, the bridge
+folding the reply is caught up by reading the log from its start (one read
+of the session per answer), so the run ids and message ids are the ones the
+client saw before; on a bounded or trimmed log it starts from the parked
 reply's Msg instead (``wire/bridges/README.md``, "Runs before a checkpoint").
 
 A request with ``Last-Event-ID`` (each frame's ``id`` is the entry id of the
