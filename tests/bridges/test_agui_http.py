@@ -172,8 +172,12 @@ def test_bad_bodies_and_unknown_logs(server: str) -> None:
 
 
 def test_answered_ids() -> None:
+    # A tool message followed by others is history the client resends, not an answer
+    # (tests/bridges/test_agui_session.py has the regression test).
     assert answered_ids(parse_run_input(json.dumps({"resume": [{"interruptId": "a"}], "messages": [
-        {"role": "tool", "toolCallId": "b"}, {"role": "user", "content": "hi"}]}).encode())) == {"a", "b"}
+        {"role": "tool", "toolCallId": "b"}, {"role": "user", "content": "hi"}]}).encode())) == {"a"}
+    assert answered_ids(parse_run_input(json.dumps({"messages": [
+        {"role": "user", "content": "hi"}, {"role": "tool", "toolCallId": "b"}]}).encode())) == {"b"}
     assert answered_ids(RunInput()) == set() == answered_ids(parse_run_input(b'{"resume": null}'))
 
 

@@ -35,9 +35,9 @@ import wire.json
 from wire import blocks as bk
 from wire import events as ev
 from wire._codec import DECODE_ERRORS, ENCODE_ERRORS, decode_error
-from wire.errors import EncodeError, LocalProtocolError
-from wire.messages import AssistantMsg, Msg
-from wire.session import CHECKPOINT, blocks_once, read_checkpoint, waiting
+from wire.errors import DecodeError, EncodeError, LocalProtocolError, RemoteProtocolError
+from wire.messages import AssistantMsg, Msg, UserMsg
+from wire.session import CHECKPOINT, Session, blocks_once, read_checkpoint, waiting
 
 __all__ = (
     "CONTENT_TYPE",
@@ -47,6 +47,7 @@ __all__ = (
     "InputMessage",
     "ResumeEntry",
     "RunInput",
+    "answer_of",
     "answered_ids",
     "encode_sse",
     "encode_sse_batch",
@@ -54,6 +55,7 @@ __all__ = (
     "parse_run_input",
     "to_agui",
     "to_agui_sse",
+    "user_msgs",
 )
 
 AGUIEvent: TypeAlias = dict[str, Any]
@@ -807,6 +809,13 @@ class AGUIBridge:
         out += [self._call_start_event(id) for id in self._open_calls]
         return out
 
+    def results_known(self, tool_call_ids: Iterable[str]) -> None:
+        """The client holds these calls' results already (it sent them, as the
+        tool messages that answered an external execution): no
+        ``TOOL_CALL_RESULT`` is sent for them, as the client would hold two
+        tool messages for one call."""
+        self._sent_results.update(tool_call_ids)
+
     def _checkpoint(self, msg: Msg, out: list[AGUIEvent]) -> None:
         """Catch the client up with ``msg``, the reply as a checkpoint has it:
         what the client lacks of each block is sent as the events the live
@@ -987,11 +996,13 @@ class AGUIBridge:
 
 class InputMessage(msgspec.Struct, rename="camel", kw_only=True):
     """One message of ``RunAgentInput.messages``, as far as a server reads it:
-    a tool message (``role: "tool"``) answers the call ``tool_call_id`` names.
-    Other fields (and roles) are allowed and not kept."""
+    a user message's ``content`` (a string, or AG-UI ContentParts) and
+    ``name``; a tool message (``role: "tool"``) answers the call
+    ``tool_call_id`` names. Other fields (and roles) are allowed and not kept."""
 
     role: str
     id: str | None = None
+    name: str | None = None
     tool_call_id: str | None = None
     content: Any = None
     error: str | None = None
@@ -1024,23 +1035,193 @@ _run_input_decoder = msgspec.json.Decoder(RunInput)
 
 def parse_run_input(body: bytes | bytearray | memoryview) -> RunInput:
     """A request body as a :class:`RunInput`. The body comes from a client,
-    so anything else (not JSON, invalid UTF-8, nesting too deep, a field of
-    the wrong type such as an object for ``threadId``) raises
+    so anything else (not JSON, invalid UTF-8 anywhere, nesting too deep, a
+    field of the wrong type such as an object for ``threadId``) raises
     :class:`~wire.errors.DecodeError` with the JSON path of the problem
     (``$.resume[0].interruptId``) or the byte offset; nothing else escapes."""
+    data = bytes(body)
     try:
-        return _run_input_decoder.decode(body)
+        # msgspec skips the keys RunInput does not name without reading their
+        # strings, so invalid UTF-8 there would pass unseen: the whole body is
+        # checked first, as every other entry point of wire refuses it.
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"invalid UTF-8 ({exc.reason})", offset=exc.start) from None
+    try:
+        return _run_input_decoder.decode(data)
     except DECODE_ERRORS as exc:
-        raise decode_error(exc, data=body) from None
+        raise decode_error(exc, data=data) from None
+
+
+def _trailing(run_input: RunInput, role: str) -> list[tuple[int, InputMessage]]:
+    """The messages of ``role`` at the end of ``messages``, with their
+    indexes: what the client added since its last run. ``HttpAgent`` sends
+    its whole history with every run, so an earlier message of the same role
+    is a resend, not news."""
+    messages = run_input.messages or []
+    start = len(messages)
+    while start and messages[start - 1].role == role:
+        start -= 1
+    return list(enumerate(messages))[start:]
 
 
 def answered_ids(run_input: RunInput) -> frozenset[str]:
     """The ids a request answers: the interrupt ids of its ``resume`` entries
-    and the ``toolCallId`` of its tool messages. An endpoint serves the run
-    after the last park whose interrupts or pending calls these name."""
+    and the ``toolCallId`` of the tool messages the client added since its
+    last run (those at the end of ``messages``; the ones it resends with its
+    history answered a park before). An endpoint serves the run after the
+    last park whose interrupts or pending calls these name."""
     ids = {entry.interrupt_id for entry in run_input.resume or ()}
-    ids.update(m.tool_call_id for m in run_input.messages or () if m.role == "tool" and m.tool_call_id is not None)
+    ids.update(m.tool_call_id for _, m in _trailing(run_input, "tool") if m.tool_call_id is not None)
     return frozenset(ids)
+
+
+def user_msgs(run_input: RunInput) -> list[Msg]:
+    """The user messages the client added since its last run (those at the
+    end of ``messages``), as wire's Msgs: the AG-UI message's id and
+    ``name`` (``"user"`` without one), its text, and its media parts as data
+    blocks. DecodeError names the path of a part wire cannot take
+    (``$.messages[3].content[1].source``)."""
+    msgs = []
+    for i, m in _trailing(run_input, "user"):
+        content: list[bk.ContentBlock] = [*_blocks(m.content, f"$.messages[{i}].content")]
+        msgs.append(UserMsg(m.name or "user", content, id=m.id))
+    return msgs
+
+
+_PART_KINDS = ("image", "audio", "video", "document")
+
+
+def _blocks(content: Any, path: str) -> list[bk.TextBlock | bk.DataBlock]:
+    """AG-UI content (a string, or ContentParts) as wire's blocks."""
+    if isinstance(content, str):
+        return [bk.TextBlock(text=content)]
+    if not isinstance(content, list):
+        raise DecodeError("expected a string or a list of content parts", path=path)
+    blocks: list[bk.TextBlock | bk.DataBlock] = []
+    for j, part in enumerate(content):
+        at = f"{path}[{j}]"
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text" and isinstance(part.get("text"), str):
+            blocks.append(bk.TextBlock(text=part["text"], **({"id": part["id"]} if isinstance(part.get("id"), str)
+                                                           else {})))
+        elif kind in _PART_KINDS:
+            source = part.get("source")
+            blocks.append(bk.DataBlock(source=_source_of(source, f"{at}.source"),
+                                       **({"id": part["id"]} if isinstance(part.get("id"), str) else {})))
+        else:
+            raise DecodeError("expected a text, image, audio, video or document part", path=at)
+    return blocks
+
+
+def _source_of(source: Any, path: str) -> bk.Base64Source | bk.URLSource:
+    """An AG-UI PartSource as wire's: data (base64) or a URL with its media
+    type. A file reference names a file only the client's provider holds."""
+    kind = source.get("type") if isinstance(source, dict) else None
+    value = source.get("value") if isinstance(source, dict) else None
+    media_type = source.get("mimeType") if isinstance(source, dict) else None
+    if kind not in ("data", "url") or not isinstance(value, str):
+        raise DecodeError("expected a data or url source with a string value", path=path)
+    if not isinstance(media_type, str) or not media_type:
+        raise DecodeError("a source without its mimeType", path=f"{path}.mimeType")
+    if kind == "url":
+        return bk.URLSource(url=value, media_type=media_type)
+    try:
+        data = base64.b64decode(value, validate=True)
+    except ValueError:
+        raise DecodeError("the data source's value is not base64", path=f"{path}.value") from None
+    return bk.Base64Source(data=data, media_type=media_type)
+
+
+def _calls(session: Session) -> dict[str, tuple[Msg, bk.ToolCallBlock]]:
+    """Every tool call of the session by its id, with its reply."""
+    return {block.id: (msg, block) for msg in session.replies.values() for block in msg.content
+            if type(block) is bk.ToolCallBlock}
+
+
+def answer_of(run_input: RunInput,
+              session: Session) -> ev.UserConfirmResultEvent | ev.ExternalExecutionResultEvent | None:
+    """The answer a request carries to a reply of ``session``, or None when it
+    carries none: its ``resume`` entries (``"{tool_call_id}.confirm"``, as
+    :class:`AGUIBridge` names a confirmation's interrupt) as a
+    USER_CONFIRM_RESULT, else the tool messages the client added since its
+    last run as an EXTERNAL_EXECUTION_RESULT. ``resolved`` with
+    ``payload.approved`` confirms or denies the call (``editedArgs``, when
+    they differ from its input, become its input); ``cancelled`` denies it.
+
+    Whether the reply waits for that answer now is the session's to say
+    (``Session.refusal``). DecodeError names the path of a payload that is
+    not an answer; RemoteProtocolError, an interrupt or call no reply of the
+    session made, or an answer to two replies at once."""
+    calls = _calls(session)
+    if run_input.resume:
+        results: list[ev.ConfirmResult] = []
+        replies: set[str] = set()
+        for i, entry in enumerate(run_input.resume):
+            call_id = entry.interrupt_id.removesuffix(".confirm")
+            found = calls.get(call_id) if entry.interrupt_id.endswith(".confirm") else None
+            if found is None:
+                raise RemoteProtocolError(f"$.resume[{i}] answers {entry.interrupt_id!r}, an interrupt no reply of "
+                                          "the session made")
+            msg, call = found
+            replies.add(msg.id)
+            approved = _approved(entry, call, f"$.resume[{i}]")
+            results.append(ev.ConfirmResult(confirmed=approved,
+                                            tool_call=_edited(entry, call, f"$.resume[{i}]") if approved else call))
+        reply_id = _one_reply(replies)
+        return ev.UserConfirmResultEvent(reply_id=reply_id, confirm_results=results)
+    tools = _trailing(run_input, "tool")
+    if not tools:
+        return None
+    outputs: list[bk.ToolResultBlock] = []
+    replies = set()
+    for i, m in tools:
+        found = calls.get(m.tool_call_id or "")
+        if m.tool_call_id is None:
+            raise DecodeError("a tool message without its toolCallId", path=f"$.messages[{i}].toolCallId")
+        if found is None:
+            raise RemoteProtocolError(f"$.messages[{i}] answers tool call {m.tool_call_id!r}, which no reply of the "
+                                      "session made")
+        msg, call = found
+        replies.add(msg.id)
+        output = m.content if isinstance(m.content, str) else _blocks(m.content, f"$.messages[{i}].content")
+        outputs.append(bk.ToolResultBlock(id=call.id, name=call.name, output=output,
+                                          state=bk.ToolResultState.ERROR if m.error else bk.ToolResultState.SUCCESS))
+    return ev.ExternalExecutionResultEvent(reply_id=_one_reply(replies), execution_results=outputs)
+
+
+def _one_reply(replies: set[str]) -> str:
+    if len(replies) > 1:
+        raise RemoteProtocolError(f"one request answers replies {', '.join(sorted(replies))}: answer one at a time")
+    return next(iter(replies))
+
+
+def _approved(entry: ResumeEntry, call: bk.ToolCallBlock, path: str) -> bool:
+    if entry.status == "cancelled":
+        return False
+    if entry.status not in (None, "resolved"):
+        raise DecodeError(f"expected 'resolved' or 'cancelled', not {entry.status!r}", path=f"{path}.status")
+    approved = entry.payload.get("approved") if isinstance(entry.payload, dict) else None
+    if not isinstance(approved, bool):
+        raise DecodeError(f"the answer to the call to {call.name} needs approved: true or false",
+                          path=f"{path}.payload.approved")
+    return approved
+
+
+def _edited(entry: ResumeEntry, call: bk.ToolCallBlock, path: str) -> bk.ToolCallBlock:
+    """The call as confirmed: its input replaced by ``editedArgs`` when the
+    user changed them (the interrupt offers the call's own arguments, which
+    come back equal but maybe spelled otherwise: the call's bytes then stay)."""
+    edited = entry.payload.get("editedArgs") if isinstance(entry.payload, dict) else None
+    if edited is None:
+        return call
+    if not isinstance(edited, dict):
+        raise DecodeError("editedArgs must be an object", path=f"{path}.payload.editedArgs")
+    try:
+        same = msgspec.json.decode(call.input or "{}") == edited
+    except DECODE_ERRORS:
+        same = False
+    return call if same else msgspec.structs.replace(call, input=msgspec.json.encode(edited).decode())
 
 
 # -- whole captures ------------------------------------------------------------------------------
