@@ -153,3 +153,16 @@ def test_a_turn_event_carries_the_users_msgs(value: wire.Msg | None) -> None:
     with pytest.raises(wire.DecodeError) as caught:
         wire.session.read_turn(wire.CustomEvent(name="wire.turn", value={"msgs": [{"role": "user"}]}))
     assert caught.value.path is not None and caught.value.path.startswith("$.value.msgs[0]")
+
+
+def test_an_interrupt_after_the_turns_reply_began_is_the_same_in_one_batch_or_many() -> None:
+    # Found by the TypeScript differential test: in one batch the interrupt was taken as withdrawing the turn.
+    written = turn(wire.UserMsg("u", "hi"))
+    events = [written, wire.ReplyStartEvent(session_id="s", reply_id="r", name="F"),
+              wire.UserInterruptEvent(reply_id=written.id)]
+    whole, one_by_one = Session(), Session()
+    whole.apply(events)
+    for event in events:
+        one_by_one.apply([event])
+    assert list(whole.replies) == list(one_by_one.replies) == ["r", written.id]
+    assert whole.turn is None and one_by_one.turn is None

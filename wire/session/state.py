@@ -139,15 +139,18 @@ class Session:
                         touched[changed] = None
                         self.positions[changed] = index
                 continue
-            if type(event) is UserInterruptEvent and self.turn is not None and self.turn.id == reply_id:
-                # The interrupt of a turn whose reply never began (its agent failed to
-                # start): the turn is withdrawn, and no reply is made of its id.
+            if type(event) is UserInterruptEvent and self.turn is not None:
+                # The run so far may begin the turn's reply, which ends the turn: apply it first,
+                # so that the state does not depend on how the events were batched.
                 if run_id is not None:
                     turned |= self._run(run_id, run)
                     run, run_id = [], None
-                self.turn = None
-                turned = True
-                continue
+                if self.turn is not None and self.turn.id == reply_id:
+                    # The interrupt of a turn whose reply never began (its agent failed to
+                    # start): the turn is withdrawn, and no reply is made of its id.
+                    self.turn = None
+                    turned = True
+                    continue
             if reply_id != run_id:
                 if run_id is not None:
                     turned |= self._run(run_id, run)
