@@ -170,7 +170,7 @@ export function followSession(url: string | URL, options: SessionOptions = {}): 
 export interface Answered {
   status: number;
   sessionId: string;
-  /** The answer's entry in the session's log (null for a new turn, or from agentscope's app). */
+  /** The answer's entry in the session's log (a new turn's wire.turn; null from agentscope's app). */
   entryId: string | null;
 }
 

@@ -403,7 +403,7 @@ class _Attempt:
 @dataclass(frozen=True)
 class Answered:
     """What the answer endpoint said: ``entry_id`` is the answer's entry in
-    the session's log (None for a new turn, or from agentscope's app),
+    the session's log (a new turn's wire.turn; None from agentscope's app),
     from which a reader reads what follows it."""
 
     status: int
