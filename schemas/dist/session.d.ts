@@ -72,7 +72,7 @@ export declare function followSession(url: string | URL, options?: SessionOption
 export interface Answered {
     status: number;
     sessionId: string;
-    /** The answer's entry in the session's log (null for a new turn, or from agentscope's app). */
+    /** The input's entry in the session's log, from which a reader reads what follows it (null from agentscope's app). */
     entryId: string | null;
 }
 export interface AnswerOptions {

@@ -169,7 +169,7 @@ export function followSession(url: string | URL, options: SessionOptions = {}): 
 export interface Answered {
   status: number;
   sessionId: string;
-  /** The answer's entry in the session's log (null for a new turn, or from agentscope's app). */
+  /** The input's entry in the session's log, from which a reader reads what follows it (null from agentscope's app). */
   entryId: string | null;
 }
 
