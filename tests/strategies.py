@@ -50,6 +50,9 @@ object is a function returning a strategy, as Hypothesis's own are:
   ``EVENT_STRATEGIES`` maps every event class to its strategy;
 * ``reply_streams(max_blocks=5)``: the events of one well-formed reply
   (``tests.helpers.REPLY``), blocks interleaved;
+* ``session_streams()``: a session log's events in any order a store may
+  hold them, malformed ones included (replies of any role interleaved,
+  events dropped, repeated and moved, checkpoints, a ``wire.restart``);
 * ``points`` and ``edits``: where to cut a byte stream and how to damage it
   (for ``tests.helpers.cut`` and ``mutate``).
 
@@ -67,6 +70,7 @@ from datetime import UTC
 from typing import Any, Literal
 
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 import wire
 from tests.helpers import REPLY
@@ -94,6 +98,7 @@ __all__ = (
     "points",
     "reply_streams",
     "roles",
+    "session_streams",
     "text_blocks",
     "texts",
     "thinking_blocks",
@@ -459,6 +464,47 @@ def reply_streams(draw: st.DrawFn, max_blocks: int = 5) -> list[wire.AgentEvent]
                                reply_id=REPLY, **fields)
             for i, (cls, fields) in enumerate(ops)]
 
+
+@st.composite
+def session_streams(draw: st.DrawFn) -> list[Any]:
+    """A session log's events, malformed orders included: one to three
+    replies (``r0``...) of any role, interleaved (a user's or a system's
+    reply starts blocks its role forbids); then a few events dropped,
+    repeated (a START again after its END: a duplicate) or moved (a delta
+    before its START, after its END); then checkpoints of what a plain reader
+    holds at some points (with the orphan blocks of duplicate STARTs), and
+    sometimes a ``wire.restart``."""
+    from wire.resume import Conversation, checkpoint, restart  # the session's rules, for the checkpoints
+
+    replies = []
+    for k in range(draw(st.integers(1, 3))):
+        role = draw(roles)
+        reply = [replace(event, reply_id=f"r{k}") for event in draw(reply_streams(max_blocks=4))]
+        reply[0] = replace(reply[0], role=role)
+        replies.append(reply)
+    out: list[Any] = []
+    while any(replies):
+        out.append(draw(st.sampled_from([r for r in replies if r])).pop(0))
+    for _ in range(draw(st.integers(0, 4))):
+        if len(out) < 2:
+            break
+        i, j = draw(st.integers(0, len(out) - 1)), draw(st.integers(0, len(out) - 1))
+        op = draw(st.sampled_from(["drop", "repeat", "move"]))
+        if op == "drop":
+            del out[i]
+        elif op == "repeat":
+            out.insert(j, out[i])
+        else:
+            out.insert(j, out.pop(i))
+    for at in sorted(draw(st.lists(st.integers(0, len(out)), max_size=3))):
+        held = Conversation()
+        held.apply(out[:at])
+        if held.replies:
+            msg = held.replies[draw(st.sampled_from(sorted(held.replies)))]
+            out.insert(at, checkpoint(wire.json.decode_msg(wire.json.encode(msg))))
+    if draw(st.booleans()) and out:
+        out.insert(draw(st.integers(0, len(out))), restart("the log was made again"))
+    return out
 
 
 # -- bytes: where to cut a stream, and how to damage it -------------------------

@@ -17,9 +17,15 @@
  *   `initialMs` (or the server's SSE `retry`), doubled per failed attempt up
  *   to `maxMs`, jittered; a 429 or 503 waits at least its `Retry-After`;
  * - `retries` failed attempts in a row give up with `ConnectionFailed`
- *   carrying the last failure; an attempt that brings a new event id starts
- *   the count over (a server that answers every reconnection with the same
- *   checkpoint and nothing after it is failing);
+ *   carrying the last failure; only an attempt that brings a new event id,
+ *   and no `wire.restart`, starts the count over: a server that answers
+ *   every reconnection with the same checkpoint and nothing after it, or
+ *   with a `wire.restart` each time (its log cannot keep a position), is
+ *   failing, and the error names the restarts;
+ * - the position moves past each event as the reader is handed it: a reader
+ *   that stops in the middle of a chunk (its reply's end, `close()` in a
+ *   callback, a callback's error) resumes after the last event it was
+ *   handed, never after one it was not (the decoder's `ids`);
  * - a frame that is not an event rejects (the events before it applied):
  *   the server would send the same bytes again;
  * - anything else (a callback's error) rejects too, and nothing is called
@@ -90,8 +96,17 @@ export declare const SNIPPET = 300;
 export declare function unexpected(response: Response, method: string, url: string, expected: string): Promise<HTTPStatusError>;
 /** What a follower makes of the events: the one part of following that differs between a reply and a session. */
 export interface Reader {
-    /** Apply one event; true when following is over (a reply's end). */
+    /**
+     * Apply one event; true when following is over (a reply's end). One that
+     * throws has applied nothing of it: the position stays before it.
+     */
     apply(event: AgentEvent | UnknownEvent): boolean;
+    /**
+     * Called with each event once it is applied and the position has moved
+     * past it (where the follower's own callback runs): an error it throws
+     * rejects, the position staying after the event, which is applied.
+     */
+    handed?(event: AgentEvent | UnknownEvent): void;
     /** Called after each batch of events (a chunk's) has been applied and the position moved past them. */
     applied?(): void;
     /**

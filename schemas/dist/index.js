@@ -13,6 +13,6 @@ export { MsgpackFrameDecoder } from "./msgpack.js";
 export { NDJSONDecoder } from "./ndjson.js";
 export { AnomalyKind, anomaliesOf, appendEvent, extendEvents } from "./reducer.js";
 export { PartialJSON, PartialJSONError } from "./partial.js";
-export { answer, followSession, } from "./session.js";
+export { answer, followSession, MAX_ANSWER_BYTES, ResponseTooLarge, } from "./session.js";
 export { SSEDecoder } from "./sse.js";
 export { DEFAULT_MAX_FRAME_BYTES } from "./streaming.js";

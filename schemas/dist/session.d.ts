@@ -17,6 +17,7 @@
  */
 import type { Msg } from "../wire.js";
 import { type ChatInput, Conversation } from "./conversation.js";
+import { RemoteProtocolError } from "./errors.js";
 import type { UnknownEvent, UnknownPolicy, WireEvent } from "./events.js";
 import { type Backoff, type ConnectionOptions } from "./follow.js";
 /** The old name of `Backoff`: both followers take the same waits. */
@@ -74,7 +75,7 @@ export declare function followSession(url: string | URL, options?: SessionOption
 export interface Answered {
     status: number;
     sessionId: string;
-    /** The answer's entry in the session's log (a new turn's wire.turn; null from agentscope's app). */
+    /** The input's entry in the session's log, from which a reader reads what follows it (null from agentscope's app). */
     entryId: string | null;
 }
 export interface AnswerOptions {
@@ -85,6 +86,22 @@ export interface AnswerOptions {
     headers?: Record<string, string>;
     signal?: AbortSignal;
     fetch?: typeof fetch;
+    /** The longest response body read (default `MAX_ANSWER_BYTES`); a longer one throws `ResponseTooLarge`. */
+    maxBytes?: number;
+}
+/** The longest response body `answer` reads by default, 1 MiB: the answer endpoint's response is a small JSON object. */
+export declare const MAX_ANSWER_BYTES: number;
+/**
+ * A response body longer than the client reads (`limit` bytes): what a
+ * misrouted request gets from a file server, say. Nothing past the limit is
+ * read (wire.transports.client.ResponseTooLarge).
+ */
+export declare class ResponseTooLarge extends RemoteProtocolError {
+    readonly method: string;
+    readonly url: string;
+    readonly limit: number;
+    name: string;
+    constructor(method: string, url: string, limit: number);
 }
 /**
  * Post agentscope's chat body `{"agent_id", "session_id", "input"}` to `url`
@@ -92,6 +109,7 @@ export interface AnswerOptions {
  * Not retried: a post whose response was lost may have been taken (posting
  * the same answer again is refused with 409). A status other than 2xx, or a
  * response that is not a JSON object, throws `HTTPStatusError` with the
- * server's reason; a failed connection `ConnectionFailed`.
+ * server's reason; a body longer than `maxBytes` `ResponseTooLarge` (it is
+ * never held whole); a failed connection `ConnectionFailed`.
  */
 export declare function answer(url: string | URL, options: AnswerOptions): Promise<Answered>;

@@ -16,7 +16,7 @@
  * JSON (`JSON.stringify`) as wire's Python.
  */
 import { Conversation, waiting } from "./conversation.js";
-import { WireError } from "./errors.js";
+import { RemoteProtocolError, WireError } from "./errors.js";
 import { ConnectionFailed, follow, HTTPStatusError, mediaType, SNIPPET, stopper, unexpected, } from "./follow.js";
 /**
  * Follow the session whose SSE stream is at `url` (wire.transports.http's
@@ -36,11 +36,15 @@ export function followSession(url, options = {}) {
         closed: false,
         waiters: new Set(),
     };
+    let msg; // what the last event went to, for onEvent
     const reader = {
         apply(event) {
             const changed = state.conversation.apply([event]).replies[0];
-            options.onEvent?.(event, changed === undefined ? undefined : state.conversation.replies.get(changed), state.conversation);
+            msg = changed === undefined ? undefined : state.conversation.replies.get(changed);
             return false;
+        },
+        handed(event) {
+            options.onEvent?.(event, msg, state.conversation);
         },
         applied() {
             for (const waiter of state.waiters) {
@@ -92,15 +96,76 @@ export function followSession(url, options = {}) {
         close: () => stop.abort(new DOMException("followSession closed", "AbortError")),
     };
 }
+/** The longest response body `answer` reads by default, 1 MiB: the answer endpoint's response is a small JSON object. */
+export const MAX_ANSWER_BYTES = 1 << 20;
+/**
+ * A response body longer than the client reads (`limit` bytes): what a
+ * misrouted request gets from a file server, say. Nothing past the limit is
+ * read (wire.transports.client.ResponseTooLarge).
+ */
+export class ResponseTooLarge extends RemoteProtocolError {
+    method;
+    url;
+    limit;
+    name = "ResponseTooLarge";
+    constructor(method, url, limit) {
+        super(`${method} ${url}: the response body is longer than the limit of ${limit} bytes (maxBytes)`);
+        this.method = method;
+        this.url = url;
+        this.limit = limit;
+    }
+}
+/**
+ * The body as text, or `ResponseTooLarge` as soon as it is longer than
+ * `limit` bytes (a Content-Length that says so is believed before a byte is
+ * read); the rest of a body too long is never read.
+ */
+async function bounded(response, method, url, limit) {
+    const length = response.headers.get("content-length")?.trim() ?? "";
+    if (/^\d+$/.test(length) && Number(length) > limit) {
+        void response.body?.cancel().catch(() => undefined);
+        throw new ResponseTooLarge(method, url, limit);
+    }
+    if (response.body === null)
+        return "";
+    const reader = response.body.getReader();
+    const chunks = [];
+    let size = 0;
+    try {
+        for (;;) {
+            const { done, value } = await reader.read();
+            if (done)
+                break;
+            size += value.length;
+            if (size > limit)
+                throw new ResponseTooLarge(method, url, limit);
+            chunks.push(value);
+        }
+    }
+    finally {
+        void reader.cancel().catch(() => undefined);
+    }
+    const body = new Uint8Array(size);
+    let at = 0;
+    for (const chunk of chunks) {
+        body.set(chunk, at);
+        at += chunk.length;
+    }
+    return new TextDecoder().decode(body);
+}
 /**
  * Post agentscope's chat body `{"agent_id", "session_id", "input"}` to `url`
  * (wire.transports.http's `answer_endpoint`, or agentscope's own `/chat/`).
  * Not retried: a post whose response was lost may have been taken (posting
  * the same answer again is refused with 409). A status other than 2xx, or a
  * response that is not a JSON object, throws `HTTPStatusError` with the
- * server's reason; a failed connection `ConnectionFailed`.
+ * server's reason; a body longer than `maxBytes` `ResponseTooLarge` (it is
+ * never held whole); a failed connection `ConnectionFailed`.
  */
 export async function answer(url, options) {
+    const limit = options.maxBytes ?? MAX_ANSWER_BYTES;
+    if (!(limit >= 1))
+        throw new RangeError(`maxBytes must be positive, not ${limit}`);
     const target = String(url);
     const body = JSON.stringify({ agent_id: options.agentId, session_id: options.sessionId, input: options.input });
     const headers = new Headers(options.headers);
@@ -120,7 +185,15 @@ export async function answer(url, options) {
     if (response.status < 200 || response.status >= 300 || mediaType(response) !== "application/json") {
         throw await unexpected(response, "POST", target, "2xx with application/json");
     }
-    const text = await response.text();
+    let text;
+    try {
+        text = await bounded(response, "POST", target, limit);
+    }
+    catch (error) {
+        if (!(error instanceof TypeError))
+            throw error;
+        throw new ConnectionFailed(target, 1, error); // the connection dropped in the body
+    }
     let fields;
     try {
         fields = JSON.parse(text);

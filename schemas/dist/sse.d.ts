@@ -29,6 +29,8 @@ export interface SSEDecoderOptions extends DecoderOptions {
     lastEventId?: string;
     /** What a frame named other than `message` does: skipped (the default) or decoded. */
     named?: "skip" | "decode";
+    /** Keep `ids`: the id each event was dispatched with, for a consumer that may stop in the middle of a chunk. */
+    keepIds?: boolean;
 }
 /** Events from an SSE byte stream. `E` is `AgentEvent`, or `AgentEvent | UnknownEvent` with `unknown: "keep"`. */
 export declare class SSEDecoder<E extends AgentEvent | UnknownEvent = AgentEvent> extends StreamDecoder<E> {
@@ -39,6 +41,14 @@ export declare class SSEDecoder<E extends AgentEvent | UnknownEvent = AgentEvent
     lastEventId: string;
     /** The reconnection time in milliseconds the server asked for, if it did. */
     retry: number | undefined;
+    /**
+     * With `keepIds`: for each event the last `feed` or `close` returned (or
+     * its error carried), in order, the id in force when it was dispatched. A
+     * consumer that stops after the k-th of them resumes from `ids[k - 1]`,
+     * never after an event it was not handed (`lastEventId` covers the whole
+     * chunk); one that took them all, from `lastEventId`. Empty without it.
+     */
+    readonly ids: string[];
     private head;
     private pos;
     private line;
@@ -52,7 +62,10 @@ export declare class SSEDecoder<E extends AgentEvent | UnknownEvent = AgentEvent
     private idBuffer;
     private named;
     private readonly decodeNamed;
+    private readonly keepIds;
     constructor(options?: SSEDecoderOptions);
+    feed(chunk: Uint8Array | string): E[];
+    close(): E[];
     protected take(data: Uint8Array, out: E[]): void;
     private checkSize;
     /** One complete line starting at stream offset `start`; `end` is the offset after its line end. */

@@ -36,6 +36,14 @@ export class SSEDecoder extends StreamDecoder {
     lastEventId;
     /** The reconnection time in milliseconds the server asked for, if it did. */
     retry = undefined;
+    /**
+     * With `keepIds`: for each event the last `feed` or `close` returned (or
+     * its error carried), in order, the id in force when it was dispatched. A
+     * consumer that stops after the k-th of them resumes from `ids[k - 1]`,
+     * never after an event it was not handed (`lastEventId` covers the whole
+     * chunk); one that took them all, from `lastEventId`. Empty without it.
+     */
+    ids = [];
     head = NO_BYTES; // the first bytes, until a BOM is ruled in or out
     pos = 0; // stream offset of the next byte
     line = []; // an incomplete line
@@ -49,6 +57,7 @@ export class SSEDecoder extends StreamDecoder {
     idBuffer; // the spec's "last event ID buffer"
     named = false; // the frame is named other than "message"
     decodeNamed;
+    keepIds;
     constructor(options = {}) {
         super(options);
         this.lastEventId = this.idBuffer = options.lastEventId ?? "";
@@ -56,6 +65,17 @@ export class SSEDecoder extends StreamDecoder {
         if (named !== "skip" && named !== "decode")
             throw new TypeError(`named must be "skip" or "decode", not ${named}`);
         this.decodeNamed = named === "decode";
+        this.keepIds = options.keepIds ?? false;
+    }
+    feed(chunk) {
+        if (this.keepIds)
+            this.ids.length = 0;
+        return super.feed(chunk);
+    }
+    close() {
+        if (this.keepIds)
+            this.ids.length = 0;
+        return super.close();
     }
     take(data, out) {
         if (this.head !== null) {
@@ -179,7 +199,10 @@ export class SSEDecoder extends StreamDecoder {
         if (data.length) {
             const payload = data.length === 1 ? data[0] : joinLines(data);
             if (!this.named && !payload.every((b) => b === 32 || b === 9 || b === 13 || b === 10)) {
+                const before = out.length;
                 this.json(payload, out, this.dataOffset, data.length === 1);
+                if (this.keepIds && out.length > before)
+                    this.ids.push(this.idBuffer); // not an unknown event skipped
             }
             this.data = [];
         }

@@ -73,7 +73,12 @@ export function followReply(url: string | URL, options: FollowOptions = {}): Rep
     lastEventId: options.lastEventId ?? "",
     connections: 0,
   };
-  const reader = { apply: (event: AgentEvent | UnknownEvent): boolean => applyOne(event, state, options) };
+  const reader = {
+    apply: (event: AgentEvent | UnknownEvent): boolean => applyOne(event, state),
+    // After a wire.restart, an empty Msg, so that a page clears what it showed.
+    handed: (event: AgentEvent | UnknownEvent): void =>
+      options.onEvent?.(event, state.msg ?? { name: "", content: [], role: "assistant" }),
+  };
   const done = follow(String(url), options, options.unknown ?? "skip", reader, state, stop.signal).then(() => {
     const msg = state.msg as Msg;
     options.onComplete?.(msg);
@@ -89,13 +94,12 @@ export function followReply(url: string | URL, options: FollowOptions = {}): Rep
 }
 
 /** Apply one event; true once the reply has ended. */
-function applyOne(event: AgentEvent | UnknownEvent, state: { msg: Msg | undefined }, options: FollowOptions): boolean {
+function applyOne(event: AgentEvent | UnknownEvent, state: { msg: Msg | undefined }): boolean {
   if (event.type === "CUSTOM" && "name" in event && event.name === RESTART) {
     // The server's log is not the one the kept id came from: what was built is not its; the log follows
     // from its first event (the restart's empty id has reset lastEventId), whose REPLY_START begins the Msg
-    // again. onEvent gets an empty Msg, so that a page clears what it showed.
+    // again.
     state.msg = undefined;
-    options.onEvent?.(event, { name: "", content: [], role: "assistant" });
     return false;
   }
   const snapshot = readCheckpoint(event);
@@ -105,7 +109,6 @@ function applyOne(event: AgentEvent | UnknownEvent, state: { msg: Msg | undefine
     state.msg ??= openReply(event);
     appendEvent(state.msg, event);
   }
-  options.onEvent?.(event, state.msg);
   // A checkpoint of a finished reply (a page reloaded after its end) is the end too: no REPLY_END follows it.
   return event.type === "REPLY_END" || (snapshot !== undefined && snapshot.finished_at != null);
 }

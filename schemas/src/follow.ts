@@ -17,9 +17,15 @@
  *   `initialMs` (or the server's SSE `retry`), doubled per failed attempt up
  *   to `maxMs`, jittered; a 429 or 503 waits at least its `Retry-After`;
  * - `retries` failed attempts in a row give up with `ConnectionFailed`
- *   carrying the last failure; an attempt that brings a new event id starts
- *   the count over (a server that answers every reconnection with the same
- *   checkpoint and nothing after it is failing);
+ *   carrying the last failure; only an attempt that brings a new event id,
+ *   and no `wire.restart`, starts the count over: a server that answers
+ *   every reconnection with the same checkpoint and nothing after it, or
+ *   with a `wire.restart` each time (its log cannot keep a position), is
+ *   failing, and the error names the restarts;
+ * - the position moves past each event as the reader is handed it: a reader
+ *   that stops in the middle of a chunk (its reply's end, `close()` in a
+ *   callback, a callback's error) resumes after the last event it was
+ *   handed, never after one it was not (the decoder's `ids`);
  * - a frame that is not an event rejects (the events before it applied):
  *   the server would send the same bytes again;
  * - anything else (a callback's error) rejects too, and nothing is called
@@ -27,6 +33,7 @@
  */
 
 import type { AgentEvent } from "../wire.js";
+import { RESTART } from "./checkpoint.js";
 import { FrameError, RemoteProtocolError, WireError } from "./errors.js";
 import type { UnknownEvent, UnknownPolicy, WireEvent } from "./events.js";
 import { SSEDecoder } from "./sse.js";
@@ -131,8 +138,17 @@ export async function unexpected(response: Response, method: string, url: string
 
 /** What a follower makes of the events: the one part of following that differs between a reply and a session. */
 export interface Reader {
-  /** Apply one event; true when following is over (a reply's end). */
+  /**
+   * Apply one event; true when following is over (a reply's end). One that
+   * throws has applied nothing of it: the position stays before it.
+   */
   apply(event: AgentEvent | UnknownEvent): boolean;
+  /**
+   * Called with each event once it is applied and the position has moved
+   * past it (where the follower's own callback runs): an error it throws
+   * rejects, the position staying after the event, which is applied.
+   */
+  handed?(event: AgentEvent | UnknownEvent): void;
   /** Called after each batch of events (a chunk's) has been applied and the position moved past them. */
   applied?(): void;
   /**
@@ -171,15 +187,20 @@ export async function follow(url: string, options: ConnectionOptions, unknown: U
   const retries = options.backoff?.retries ?? options.backoff?.maxAttempts ?? DEFAULTS.retries;
   let retryMs: number | undefined; // the server's SSE retry field, once sent
   let failures = 0;
+  let restarts = 0; // connections in a row that brought a wire.restart
   for (;;) {
     signal.throwIfAborted();
     const startId = position.lastEventId;
-    const decoder = new SSEDecoder<Events[number]>({ lastEventId: position.lastEventId, unknown });
+    const decoder = new SSEDecoder<Events[number]>({ lastEventId: position.lastEventId, unknown, keepIds: true });
     const outcome = await connect(url, options, reader, position, signal, decoder);
     if (outcome === "done") return;
     retryMs = decoder.retry ?? retryMs;
-    failures = outcome.applied > 0 && position.lastEventId !== startId ? 1 : failures + 1;
-    if (failures > retries) throw new ConnectionFailed(url, failures, outcome.reason);
+    restarts = outcome.restart !== undefined ? restarts + 1 : 0;
+    // Only a connection that moved the position on counts as a success: the same checkpoint again, or the
+    // log started over (its new ids are no progress), is not.
+    const moved = outcome.applied > 0 && position.lastEventId !== startId && outcome.restart === undefined;
+    failures = moved ? 1 : failures + 1;
+    if (failures > retries) throw new ConnectionFailed(url, failures, lastFailure(outcome, restarts));
     const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
     const delay = Math.max(base / 2 + Math.random() * (base / 2), outcome.waitMs ?? 0);
     options.onReconnect?.(failures, delay, outcome.reason);
@@ -187,7 +208,30 @@ export async function follow(url: string, options: ConnectionOptions, unknown: U
   }
 }
 
-type Outcome = "done" | { applied: number; reason: unknown; waitMs?: number | undefined };
+type Outcome = "done" | {
+  applied: number;
+  reason: unknown;
+  waitMs?: number | undefined;
+  /** The reason of a `wire.restart` the connection brought. */
+  restart?: string | undefined;
+};
+
+/** What `ConnectionFailed` carries: the last drop, or, after restarts in a row, an error naming them (caused by it). */
+function lastFailure(outcome: Exclude<Outcome, "done">, restarts: number): unknown {
+  if (!restarts) return outcome.reason;
+  const error = new RemoteProtocolError(`the server restarted the stream (wire.restart: ${outcome.restart}) on ` +
+    `${restarts} connection${restarts > 1 ? "s" : ""} in a row, then dropped it; the last drop: ${String(outcome.reason)}`);
+  error.cause = outcome.reason;
+  return error;
+}
+
+/** The reason a `wire.restart` gives, or undefined for another event. */
+function restartReason(event: AgentEvent | UnknownEvent): string | undefined {
+  if (event.type !== "CUSTOM" || !("name" in event) || event.name !== RESTART) return undefined;
+  const value: unknown = event.value;
+  const reason = typeof value === "object" && value !== null ? (value as Record<string, unknown>).reason : undefined;
+  return (reason === undefined || reason === null ? "" : String(reason)) || "no reason given";
+}
 
 /** The request of the next connection: the position as a header, or as `after` among the URL's own query parameters. */
 function request(url: string, options: ConnectionOptions, lastEventId: string): [string, Headers] {
@@ -229,22 +273,32 @@ export function retryAfterMs(value: string | null, nowMs: number = Date.now()): 
 async function connect(url: string, options: ConnectionOptions, reader: Reader, position: Position,
   signal: AbortSignal, decoder: SSEDecoder<AgentEvent | UnknownEvent>): Promise<Outcome> {
   let applied = 0;
-  /** Apply a batch; true once the reader is done. */
+  let restart: string | undefined;
+  /**
+   * Apply a batch (what one decoder call gave); true once the reader is
+   * done. The position moves past each event as it is handed to the reader
+   * (its id from the decoder's `ids`; a wire.restart's is empty: the next
+   * connection starts over), and to the decoder's `lastEventId` once all are.
+   */
   const apply = (events: Events): boolean => {
-    let done = false;
-    for (const event of events) {
+    for (let i = 0; i < events.length; i++) {
       signal.throwIfAborted(); // no callback after close(), even for the rest of a chunk
+      const event = events[i]!;
+      const finished = reader.apply(event);
       applied++;
-      if (reader.apply(event)) {
-        done = true;
-        break;
+      position.lastEventId = decoder.ids[i]!;
+      restart = restartReason(event) ?? restart;
+      reader.handed?.(event);
+      if (finished) {
+        reader.applied?.();
+        return true;
       }
     }
-    position.lastEventId = decoder.lastEventId; // a wire.restart's empty id: the next connection starts over
+    position.lastEventId = decoder.lastEventId; // and past frames without data after the last event
     reader.applied?.();
-    return done;
+    return false;
   };
-  const retry = (reason: unknown, waitMs?: number): Outcome => ({ applied, reason, waitMs });
+  const retry = (reason: unknown, waitMs?: number): Outcome => ({ applied, reason, waitMs, restart });
   const network = (error: unknown): Outcome => {
     if (signal.aborted) throw signal.reason;
     if (!(error instanceof TypeError)) throw error;

@@ -45,6 +45,8 @@ export {
   answer,
   type AnswerOptions,
   followSession,
+  MAX_ANSWER_BYTES,
+  ResponseTooLarge,
   type SessionBackoff,
   type SessionFollower,
   type SessionOptions,

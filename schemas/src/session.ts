@@ -18,7 +18,7 @@
 
 import type { AgentEvent, Msg } from "../wire.js";
 import { type ChatInput, Conversation, waiting } from "./conversation.js";
-import { WireError } from "./errors.js";
+import { RemoteProtocolError, WireError } from "./errors.js";
 import type { UnknownEvent, UnknownPolicy, WireEvent } from "./events.js";
 import {
   type Backoff,
@@ -107,12 +107,15 @@ export function followSession(url: string | URL, options: SessionOptions = {}): 
     closed: false,
     waiters: new Set(),
   };
+  let msg: Msg | undefined; // what the last event went to, for onEvent
   const reader = {
     apply(event: AgentEvent | UnknownEvent): boolean {
       const changed = state.conversation.apply([event]).replies[0];
-      options.onEvent?.(event, changed === undefined ? undefined : state.conversation.replies.get(changed),
-        state.conversation);
+      msg = changed === undefined ? undefined : state.conversation.replies.get(changed);
       return false;
+    },
+    handed(event: AgentEvent | UnknownEvent): void {
+      options.onEvent?.(event, msg, state.conversation);
     },
     applied(): void {
       for (const waiter of state.waiters) {
@@ -170,7 +173,7 @@ export function followSession(url: string | URL, options: SessionOptions = {}): 
 export interface Answered {
   status: number;
   sessionId: string;
-  /** The answer's entry in the session's log (a new turn's wire.turn; null from agentscope's app). */
+  /** The input's entry in the session's log, from which a reader reads what follows it (null from agentscope's app). */
   entryId: string | null;
 }
 
@@ -182,6 +185,58 @@ export interface AnswerOptions {
   headers?: Record<string, string>;
   signal?: AbortSignal;
   fetch?: typeof fetch;
+  /** The longest response body read (default `MAX_ANSWER_BYTES`); a longer one throws `ResponseTooLarge`. */
+  maxBytes?: number;
+}
+
+/** The longest response body `answer` reads by default, 1 MiB: the answer endpoint's response is a small JSON object. */
+export const MAX_ANSWER_BYTES = 1 << 20;
+
+/**
+ * A response body longer than the client reads (`limit` bytes): what a
+ * misrouted request gets from a file server, say. Nothing past the limit is
+ * read (wire.transports.client.ResponseTooLarge).
+ */
+export class ResponseTooLarge extends RemoteProtocolError {
+  override name = "ResponseTooLarge";
+  constructor(readonly method: string, readonly url: string, readonly limit: number) {
+    super(`${method} ${url}: the response body is longer than the limit of ${limit} bytes (maxBytes)`);
+  }
+}
+
+/**
+ * The body as text, or `ResponseTooLarge` as soon as it is longer than
+ * `limit` bytes (a Content-Length that says so is believed before a byte is
+ * read); the rest of a body too long is never read.
+ */
+async function bounded(response: Response, method: string, url: string, limit: number): Promise<string> {
+  const length = response.headers.get("content-length")?.trim() ?? "";
+  if (/^\d+$/.test(length) && Number(length) > limit) {
+    void response.body?.cancel().catch(() => undefined);
+    throw new ResponseTooLarge(method, url, limit);
+  }
+  if (response.body === null) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.length;
+      if (size > limit) throw new ResponseTooLarge(method, url, limit);
+      chunks.push(value);
+    }
+  } finally {
+    void reader.cancel().catch(() => undefined);
+  }
+  const body = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, at);
+    at += chunk.length;
+  }
+  return new TextDecoder().decode(body);
 }
 
 /**
@@ -190,9 +245,12 @@ export interface AnswerOptions {
  * Not retried: a post whose response was lost may have been taken (posting
  * the same answer again is refused with 409). A status other than 2xx, or a
  * response that is not a JSON object, throws `HTTPStatusError` with the
- * server's reason; a failed connection `ConnectionFailed`.
+ * server's reason; a body longer than `maxBytes` `ResponseTooLarge` (it is
+ * never held whole); a failed connection `ConnectionFailed`.
  */
 export async function answer(url: string | URL, options: AnswerOptions): Promise<Answered> {
+  const limit = options.maxBytes ?? MAX_ANSWER_BYTES;
+  if (!(limit >= 1)) throw new RangeError(`maxBytes must be positive, not ${limit}`);
   const target = String(url);
   const body = JSON.stringify({ agent_id: options.agentId, session_id: options.sessionId, input: options.input });
   const headers = new Headers(options.headers);
@@ -209,7 +267,13 @@ export async function answer(url: string | URL, options: AnswerOptions): Promise
   if (response.status < 200 || response.status >= 300 || mediaType(response) !== "application/json") {
     throw await unexpected(response, "POST", target, "2xx with application/json");
   }
-  const text = await response.text();
+  let text: string;
+  try {
+    text = await bounded(response, "POST", target, limit);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    throw new ConnectionFailed(target, 1, error); // the connection dropped in the body
+  }
   let fields: unknown;
   try {
     fields = JSON.parse(text);

@@ -35,6 +35,8 @@ export interface SSEDecoderOptions extends DecoderOptions {
   lastEventId?: string;
   /** What a frame named other than `message` does: skipped (the default) or decoded. */
   named?: "skip" | "decode";
+  /** Keep `ids`: the id each event was dispatched with, for a consumer that may stop in the middle of a chunk. */
+  keepIds?: boolean;
 }
 
 const MESSAGE = [109, 101, 115, 115, 97, 103, 101]; // "message"
@@ -49,6 +51,14 @@ export class SSEDecoder<E extends AgentEvent | UnknownEvent = AgentEvent> extend
   lastEventId: string;
   /** The reconnection time in milliseconds the server asked for, if it did. */
   retry: number | undefined = undefined;
+  /**
+   * With `keepIds`: for each event the last `feed` or `close` returned (or
+   * its error carried), in order, the id in force when it was dispatched. A
+   * consumer that stops after the k-th of them resumes from `ids[k - 1]`,
+   * never after an event it was not handed (`lastEventId` covers the whole
+   * chunk); one that took them all, from `lastEventId`. Empty without it.
+   */
+  readonly ids: string[] = [];
 
   private head: Uint8Array | null = NO_BYTES; // the first bytes, until a BOM is ruled in or out
   private pos = 0; // stream offset of the next byte
@@ -63,6 +73,7 @@ export class SSEDecoder<E extends AgentEvent | UnknownEvent = AgentEvent> extend
   private idBuffer: string; // the spec's "last event ID buffer"
   private named = false; // the frame is named other than "message"
   private readonly decodeNamed: boolean;
+  private readonly keepIds: boolean;
 
   constructor(options: SSEDecoderOptions = {}) {
     super(options);
@@ -70,6 +81,17 @@ export class SSEDecoder<E extends AgentEvent | UnknownEvent = AgentEvent> extend
     const named = options.named ?? "skip";
     if (named !== "skip" && named !== "decode") throw new TypeError(`named must be "skip" or "decode", not ${named}`);
     this.decodeNamed = named === "decode";
+    this.keepIds = options.keepIds ?? false;
+  }
+
+  override feed(chunk: Uint8Array | string): E[] {
+    if (this.keepIds) this.ids.length = 0;
+    return super.feed(chunk);
+  }
+
+  override close(): E[] {
+    if (this.keepIds) this.ids.length = 0;
+    return super.close();
   }
 
   protected take(data: Uint8Array, out: E[]): void {
@@ -179,7 +201,9 @@ export class SSEDecoder<E extends AgentEvent | UnknownEvent = AgentEvent> extend
     if (data.length) {
       const payload = data.length === 1 ? (data[0] as Uint8Array) : joinLines(data);
       if (!this.named && !payload.every((b) => b === 32 || b === 9 || b === 13 || b === 10)) {
+        const before = out.length;
         this.json(payload, out, this.dataOffset, data.length === 1);
+        if (this.keepIds && out.length > before) this.ids.push(this.idBuffer); // not an unknown event skipped
       }
       this.data = [];
     }

@@ -96,6 +96,28 @@ test("SSE: ids, retry, comments, CR line ends, a BOM cut in two, multi-line data
   assert.throws(() => decoder.close(), FrameError); // the stream ended inside a frame
 });
 
+test("SSE keepIds: the id each event returned was dispatched with, for a consumer that stops mid-chunk", () => {
+  const json = JSON.stringify(start);
+  const decoder = new SSEDecoder({ lastEventId: "7", keepIds: true, unknown: "skip" });
+  const events = decoder.feed(`id: 8\ndata: ${json}\n\n` + "id: 9\n\n" // an id without data moves the id only
+    + 'id: 10\ndata: {"type":"NOT_A_TYPE"}\n\n' // skipped: no event, no id
+    + `data: ${json}\n\n` + "data: \n\n" + `id: 12\ndata: ${json}\n\nid: 13\n\n`);
+  assert.equal(events.length, 3);
+  assert.deepEqual(decoder.ids, ["8", "10", "12"]);
+  assert.equal(decoder.lastEventId, "13");
+  assert.deepEqual(decoder.feed(":heartbeat\n"), []);
+  assert.deepEqual(decoder.ids, []); // each call's own
+  // A frame that is not an event: the ids of the events its error carries.
+  assert.throws(() => decoder.feed(`id: 14\ndata: ${json}\n\nid: 15\ndata: {\n\n`), (error) => {
+    assert.equal(error.events.length, 1);
+    return true;
+  });
+  assert.deepEqual(decoder.ids, ["14"]);
+  const plain = new SSEDecoder();
+  assert.equal(plain.feed(`id: 1\ndata: ${json}\n\n`).length, 1);
+  assert.deepEqual(plain.ids, []); // kept only when asked for
+});
+
 test("MessagePack: bytes arrive as Uint8Array and reduce to base64; bad UTF-8 and __proto__ keys are refused", () => {
   // {"type": "DATA_BLOCK_DELTA", ...} written by hand: bin 8 for data.
   const enc = new TextEncoder();

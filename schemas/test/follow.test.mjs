@@ -9,12 +9,17 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
 import {
+  answer,
   ConnectionFailed,
   DecodeError,
   followReply,
   followSession,
   HTTPStatusError,
+  MAX_ANSWER_BYTES,
+  RemoteProtocolError,
   ReplyRequestError,
+  ResponseTooLarge,
+  RESTART,
   RETRYABLE,
   turn,
 } from "../dist/index.js";
@@ -203,12 +208,60 @@ for (const kind of Object.keys(FOLLOWERS)) {
       assert.equal(requests[1].headers.get("last-event-id"), null);
     });
 
-    test("a body that ends inside a frame is a dropped connection", async () => {
+    test("a body that ends inside a frame is a dropped connection, resumed from the last entry applied", async () => {
       const whole = frames();
-      const { follower, error } = await run(kind, [ok(whole.slice(0, whole.indexOf("id: 3") + 20)), ok(frames(3))],
-        { lastEventId: "" });
+      const { follower, requests, error } = await run(kind,
+        [ok(whole.slice(0, whole.indexOf("id: 3") + 20)), ok(frames(3))], { lastEventId: "" });
       assert.equal(error, undefined, String(error));
       assert.equal(follower.connections, 2);
+      assert.equal(requests[1].headers.get("last-event-id"), "2");
+      assert.equal(text(follower), "hello");
+    });
+
+    test("a server that restarts the stream on every connection is given up on, naming the restarts", async () => {
+      // Each connection starts the log over (a wire.restart, then the reply under new ids: a log made again
+      // gets new ids) and drops. New ids are no progress after a restart: it used to reconnect for ever.
+      const restart = `id: \ndata: ${JSON.stringify({ type: "CUSTOM", name: RESTART, value: { reason: "the log was lost" } })}\n\n`;
+      const epoch = (n) => cut(restart + EVENTS.slice(0, 4).map((event, i) =>
+        `id: epoch${n}-${i}\ndata: ${JSON.stringify(event)}\n\n`).join(""));
+      const steps = Array.from({ length: 12 }, (_, n) => epoch(n));
+      steps.push(status(404, {}, "the test gives up")); // what the code before this got to, instead of hanging
+      const { follower, error } = await run(kind, steps);
+      assert.ok(error instanceof ConnectionFailed, String(error));
+      assert.equal(follower.connections, quick.retries + 1);
+      assert.equal(error.attempts, quick.retries + 1);
+      assert.match(error.message, /wire\.restart: the log was lost/);
+      assert.match(error.message, /on 4 connections in a row/);
+      assert.ok(error.cause instanceof RemoteProtocolError, String(error.cause));
+      assert.ok(error.cause.cause instanceof TypeError); // the last drop
+    });
+
+    test("a restart then new events once is progress enough: the next connection's budget is whole", async () => {
+      const restart = `id: \ndata: ${JSON.stringify({ type: "CUSTOM", name: RESTART, value: { reason: "gone" } })}\n\n`;
+      const { follower, error } = await run(kind,
+        [cut(restart + frames(0, 2)), offline(), offline(), cut(frames(2, 4)), offline(), offline(), ok(frames(4))]);
+      assert.equal(error, undefined, String(error));
+      assert.equal(text(follower), "hello");
+    });
+
+    test("a consumer that stops in the middle of a chunk resumes after the last event it was handed", async () => {
+      let follower;
+      const { fetch } = scripted([ok()]);
+      follower = FOLLOWERS[kind]("http://test/stream", {
+        fetch, backoff: quick,
+        onEvent() {
+          if (follower.lastEventId === "2") follower.close();
+        },
+      });
+      await assert.rejects(follower.done, { name: "AbortError" });
+      assert.equal(follower.lastEventId, "2"); // not "" (nothing), nor "5" (the chunk's last, never handed)
+      const failing = await run(kind, [ok()], {
+        onEvent(event) {
+          if (event.type === "TEXT_BLOCK_DELTA") throw new Error("the page failed on it");
+        },
+      });
+      assert.equal(failing.error?.message, "the page failed on it");
+      assert.equal(failing.follower.lastEventId, "2"); // handed (and applied), so a page that resumes skips it
     });
 
     test("a frame that is not an event rejects at once, after the events before it", async () => {
@@ -223,8 +276,9 @@ for (const kind of Object.keys(FOLLOWERS)) {
       const bad = `id: 2\ndata: ${JSON.stringify({ type: "CUSTOM", name: "wire.checkpoint", value: {} })}\n\n`;
       const { follower, error } = await run(kind, [chunked(frames(0, 2), frames(2, 3) + bad + frames(3))]);
       assert.ok(error instanceof DecodeError, String(error));
-      // Not past the bad event (a page that resumes from it reads the rest again): the last chunk applied whole.
-      assert.equal(follower.lastEventId, "1");
+      // Not past the bad event (a page that resumes from it reads the rest again), and not before the event
+      // of its chunk that was applied (it would be applied twice).
+      assert.equal(follower.lastEventId, "2");
       assert.equal(follower.connections, 1);
     });
 
@@ -287,4 +341,54 @@ test("followSession keeps a session: a turn pending until its reply begins, a re
   ]);
   assert.deepEqual(seen.at(-1), ["REPLY_END", R, null]);
   assert.equal(text(follower), "hello");
+});
+
+test("a reply's end in the middle of a chunk is where followReply's position stays", async () => {
+  const next = { ...EVENTS[0], reply_id: "reply-2" };
+  const body = frames() + `id: 6\ndata: ${JSON.stringify(next)}\n\n`;
+  const { follower, error } = await run("followReply", [ok(body)]);
+  assert.equal(error, undefined, String(error));
+  assert.equal(follower.lastEventId, "5"); // its REPLY_END, not the next reply's start it was never handed
+});
+
+describe("answer", () => {
+  const post = (body, headers = {}) => async () => new Response(body, {
+    status: 200, headers: { "content-type": "application/json", ...headers },
+  });
+  const ask = (fetch, extra = {}) => answer("http://test/chat", {
+    agentId: "a", sessionId: "s", input: null, fetch, ...extra,
+  });
+
+  test("reads the answer endpoint's JSON", async () => {
+    const answered = await ask(post('{"session_id": "s", "entry_id": "7"}'));
+    assert.deepEqual(answered, { status: 200, sessionId: "s", entryId: "7" });
+  });
+
+  test("reads a bounded body: past maxBytes it stops reading and names the limit", async () => {
+    let pulled = 0;
+    const streamed = () => new ReadableStream({
+      pull(controller) {
+        if (pulled++ === 0) controller.enqueue(new TextEncoder().encode('{"pad": "'));
+        else if (pulled < 1000) controller.enqueue(new Uint8Array(1000).fill(120));
+        else controller.close();
+      },
+    });
+    const error = await ask(async () => new Response(streamed(), {
+      status: 200, headers: { "content-type": "application/json" },
+    }), { maxBytes: 4096 }).catch((caught) => caught);
+    assert.ok(error instanceof ResponseTooLarge, String(error));
+    assert.ok(error instanceof RemoteProtocolError);
+    assert.equal(error.limit, 4096);
+    assert.match(error.message, /^POST http:\/\/test\/chat: the response body is longer than the limit of 4096 bytes/);
+    assert.ok(pulled < 10, `${pulled} chunks read`);
+    // A Content-Length that says so is believed before a byte is read.
+    const sized = await ask(post(`{"pad": "${"x".repeat(10_000)}"}`, { "content-length": "10011" }),
+      { maxBytes: 4096 }).catch((caught) => caught);
+    assert.ok(sized instanceof ResponseTooLarge && sized.limit === 4096, String(sized));
+    // The default is 1 MiB.
+    assert.equal(MAX_ANSWER_BYTES, 1 << 20);
+    const big = await ask(post(`{"pad": "${"x".repeat(MAX_ANSWER_BYTES)}"}`)).catch((caught) => caught);
+    assert.ok(big instanceof ResponseTooLarge && big.limit === MAX_ANSWER_BYTES, String(big));
+    await assert.rejects(ask(post("{}"), { maxBytes: 0 }), RangeError);
+  });
 });

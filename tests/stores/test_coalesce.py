@@ -19,14 +19,15 @@ import anyio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 import wire
 from tests.helpers import CASES, ROOT, Case, needs_npm, require_npm, text_reply
 from tests.redis_server import RedisServer, connect, redis_server
-from tests.strategies import reply_streams
+from tests.strategies import reply_streams, session_streams
 from wire.errors import StreamOrderError
 from wire.framing import NDJSONEncoder, SSEDecoder
-from wire.resume import Conversation
+from wire.resume import Conversation, checkpoint, restart
 from wire.stores import Entry, EventStore
 from wire.stores._coalesce import Coalescer
 from wire.stores.memory import EventLog
@@ -106,6 +107,59 @@ def test_generated_streams_and_damaged_ones_keep_their_outcome(events: list[Any]
         for strict in (False, True):
             fresh = [wire.AssistantMsg("Friday", [], id=events[0].reply_id, created_at="t0") for _ in range(2)]
             assert _outcome(fresh[0], merged, strict=strict) == _outcome(fresh[1], stream, strict=strict)
+
+
+def _reading(events: list[Any]) -> list[tuple[bytes, list[tuple[str, str, str | None, str]]]]:
+    """What a session reader ends with: each reply's Msg and its anomalies
+    (not their indexes, which count the events applied: fewer once merged).
+    The time a reply joined without its REPLY_START is the reading's, so
+    it is left out."""
+    conversation = Conversation()
+    conversation.apply(events)
+    return [(wire.json.encode(replace(msg, created_at="")),
+             [(a.kind, a.event_type, a.id, a.detail) for a in msg.anomalies])
+            for msg in conversation.replies.values()]
+
+
+@settings(max_examples=400, deadline=None)
+@given(session_streams(), st.lists(st.integers(0, 200), max_size=6))
+def test_a_coalesced_reader_and_a_plain_one_see_the_same_msgs_and_anomalies(events: list[Any],
+                                                                           cuts: list[int]) -> None:
+    """Any session stream, malformed orders included: a coalesced reader
+    gets the anomalies a plain reader gets, one per delta where the reducer
+    reports one per delta (into a block that ended and was started again, a
+    block the reply's role forbids, the orphan of a checkpoint)."""
+    merged = _coalesced(events, cuts)
+    assert [i for i, _ in merged] == sorted({i for i, _ in merged}, key=int)
+    assert _reading([e for _, e in merged]) == _reading(events)
+
+
+def _text(reply_id: str, *ops: tuple[str, str]) -> list[Any]:
+    """Text-block events of one reply: ("start"|"delta"|"end", block id)."""
+    made = {"start": wire.TextBlockStartEvent, "delta": wire.TextBlockDeltaEvent, "end": wire.TextBlockEndEvent}
+    return [made[op](reply_id=reply_id, block_id=block, **({"delta": "x"} if op == "delta" else {}))
+            for op, block in ops]
+
+
+@pytest.mark.parametrize("name", ["duplicate start after end", "role forbids", "checkpoint orphan", "restart"])
+def test_each_way_a_plain_reader_gets_one_anomaly_per_delta(name: str) -> None:
+    start = wire.ReplyStartEvent(session_id="s", reply_id="r", name="Friday", role="assistant")
+    deltas = _text("r", ("delta", "b"), ("delta", "b"), ("delta", "b"))
+    if name == "duplicate start after end":
+        events = [start, *_text("r", ("start", "b"), ("end", "b"), ("start", "b")), *deltas]
+    elif name == "role forbids":
+        events = [replace(start, role="user"),
+                  wire.ToolCallStartEvent(reply_id="r", tool_call_id="c", tool_call_name="Bash"),
+                  *[wire.ToolCallDeltaEvent(reply_id="r", tool_call_id="c", delta="{}") for _ in range(3)]]
+    elif name == "checkpoint orphan":
+        held = Conversation()
+        held.apply([start, *_text("r", ("start", "b"), ("end", "b"), ("start", "b"))])
+        events = [checkpoint(held.replies["r"]), *deltas]
+    else:
+        events = [start, *_text("r", ("start", "b")), restart("gone"), *deltas]
+    plain = _reading(events)
+    assert len(plain[-1][1]) >= 3  # one per delta at least
+    assert _reading([e for _, e in _coalesced(events, [])]) == plain
 
 
 # -- in the stores ---------------------------------------------------------------------------------------

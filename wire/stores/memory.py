@@ -20,7 +20,7 @@ from wire.framing import SSEEncoder
 from wire.messages import Msg
 from wire.session import Session, checkpoint, copy_msg, restart
 from wire.stores import Entry, Resume, StoredEvent, check_expected, to_write
-from wire.stores._coalesce import Coalesce, Coalescer, hold_of, join_hold
+from wire.stores._coalesce import Coalesce, Coalescer, CoalescerState, hold_of, join_hold
 
 __all__ = ("EventLog",)
 
@@ -75,7 +75,7 @@ class EventLog:
         self._encoder = SSEEncoder(next_id=None)
         # What the readers at one position share (see _span and _frames), by position.
         self._spans: dict[tuple[int, int], list[Entry]] = {}
-        self._encoded: dict[tuple[Any, ...], tuple[bytes, frozenset[Any]]] = {}
+        self._encoded: dict[tuple[Any, ...], tuple[bytes, CoalescerState | None]] = {}
         # The end of the hold under way, by its length: the readers that hold together read together.
         self._holds: dict[float, float] = {}
 
@@ -324,18 +324,18 @@ class EventLog:
         """The kept events of ``span`` as SSE frames (coalesced for
         ``merger``'s reader). The readers of a log mostly read the same
         batches (the live ones all wait at its end, and wake together): the
-        frames depend only on the events and, coalesced, on the blocks the
-        reader knows to be open, so a few recent batches are kept, merged
+        frames depend only on the events and, coalesced, on the coalescer's
+        state (``Coalescer.state``), so a few recent batches are kept, merged
         and encoded once for all."""
-        before = frozenset(merger.open) if merger is not None else None
+        before = merger.state if merger is not None else None
         key = (span, before)
         cached = self._encoded.get(key)
         if cached is not None:
-            if merger is not None:
-                merger.open = set(cached[1])
+            if merger is not None and cached[1] is not None:
+                merger.state = cached[1]
             return cached[0]
         frames = self._encode(self._span(*span), merger)
-        self._encoded[key] = (frames, frozenset(merger.open) if merger is not None else frozenset())
+        self._encoded[key] = (frames, merger.state if merger is not None else None)
         if len(self._encoded) > _ENCODED:
             del self._encoded[next(iter(self._encoded))]  # the oldest
         return frames

@@ -402,9 +402,9 @@ class _Attempt:
 
 @dataclass(frozen=True)
 class Answered:
-    """What the answer endpoint said: ``entry_id`` is the answer's entry in
-    the session's log (a new turn's wire.turn; None from agentscope's app),
-    from which a reader reads what follows it."""
+    """What the answer endpoint said: ``entry_id`` is the input's entry in
+    the session's log (a new turn's or an answer's; None from agentscope's
+    app), from which a reader reads what follows it."""
 
     status: int
     session_id: str

@@ -792,6 +792,14 @@ var SSEDecoder = class extends StreamDecoder {
   lastEventId;
   /** The reconnection time in milliseconds the server asked for, if it did. */
   retry = void 0;
+  /**
+   * With `keepIds`: for each event the last `feed` or `close` returned (or
+   * its error carried), in order, the id in force when it was dispatched. A
+   * consumer that stops after the k-th of them resumes from `ids[k - 1]`,
+   * never after an event it was not handed (`lastEventId` covers the whole
+   * chunk); one that took them all, from `lastEventId`. Empty without it.
+   */
+  ids = [];
   head = NO_BYTES;
   // the first bytes, until a BOM is ruled in or out
   pos = 0;
@@ -812,6 +820,7 @@ var SSEDecoder = class extends StreamDecoder {
   named = false;
   // the frame is named other than "message"
   decodeNamed;
+  keepIds;
   constructor(options = {}) {
     super(options);
     this.lastEventId = this.idBuffer = options.lastEventId ?? "";
@@ -819,6 +828,17 @@ var SSEDecoder = class extends StreamDecoder {
     if (named !== "skip" && named !== "decode")
       throw new TypeError(`named must be "skip" or "decode", not ${named}`);
     this.decodeNamed = named === "decode";
+    this.keepIds = options.keepIds ?? false;
+  }
+  feed(chunk) {
+    if (this.keepIds)
+      this.ids.length = 0;
+    return super.feed(chunk);
+  }
+  close() {
+    if (this.keepIds)
+      this.ids.length = 0;
+    return super.close();
   }
   take(data, out) {
     if (this.head !== null) {
@@ -936,7 +956,10 @@ var SSEDecoder = class extends StreamDecoder {
     if (data.length) {
       const payload = data.length === 1 ? data[0] : joinLines(data);
       if (!this.named && !payload.every((b) => b === 32 || b === 9 || b === 13 || b === 10)) {
+        const before = out.length;
         this.json(payload, out, this.dataOffset, data.length === 1);
+        if (this.keepIds && out.length > before)
+          this.ids.push(this.idBuffer);
       }
       this.data = [];
     }
@@ -1042,22 +1065,39 @@ async function follow(url, options, unknown, reader, position, signal) {
   const retries = options.backoff?.retries ?? options.backoff?.maxAttempts ?? DEFAULTS.retries;
   let retryMs;
   let failures = 0;
+  let restarts = 0;
   for (; ; ) {
     signal.throwIfAborted();
     const startId = position.lastEventId;
-    const decoder = new SSEDecoder({ lastEventId: position.lastEventId, unknown });
+    const decoder = new SSEDecoder({ lastEventId: position.lastEventId, unknown, keepIds: true });
     const outcome = await connect(url, options, reader, position, signal, decoder);
     if (outcome === "done")
       return;
     retryMs = decoder.retry ?? retryMs;
-    failures = outcome.applied > 0 && position.lastEventId !== startId ? 1 : failures + 1;
+    restarts = outcome.restart !== void 0 ? restarts + 1 : 0;
+    const moved = outcome.applied > 0 && position.lastEventId !== startId && outcome.restart === void 0;
+    failures = moved ? 1 : failures + 1;
     if (failures > retries)
-      throw new ConnectionFailed(url, failures, outcome.reason);
+      throw new ConnectionFailed(url, failures, lastFailure(outcome, restarts));
     const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
     const delay = Math.max(base / 2 + Math.random() * (base / 2), outcome.waitMs ?? 0);
     options.onReconnect?.(failures, delay, outcome.reason);
     await sleep(delay, signal);
   }
+}
+function lastFailure(outcome, restarts) {
+  if (!restarts)
+    return outcome.reason;
+  const error = new RemoteProtocolError(`the server restarted the stream (wire.restart: ${outcome.restart}) on ${restarts} connection${restarts > 1 ? "s" : ""} in a row, then dropped it; the last drop: ${String(outcome.reason)}`);
+  error.cause = outcome.reason;
+  return error;
+}
+function restartReason(event) {
+  if (event.type !== "CUSTOM" || !("name" in event) || event.name !== RESTART)
+    return void 0;
+  const value = event.value;
+  const reason = typeof value === "object" && value !== null ? value.reason : void 0;
+  return (reason === void 0 || reason === null ? "" : String(reason)) || "no reason given";
 }
 function request(url, options, lastEventId) {
   const headers = new Headers(options.headers);
@@ -1089,21 +1129,26 @@ function retryAfterMs(value, nowMs = Date.now()) {
 }
 async function connect(url, options, reader, position, signal, decoder) {
   let applied = 0;
+  let restart;
   const apply2 = (events) => {
-    let done = false;
-    for (const event of events) {
+    for (let i = 0; i < events.length; i++) {
       signal.throwIfAborted();
+      const event = events[i];
+      const finished = reader.apply(event);
       applied++;
-      if (reader.apply(event)) {
-        done = true;
-        break;
+      position.lastEventId = decoder.ids[i];
+      restart = restartReason(event) ?? restart;
+      reader.handed?.(event);
+      if (finished) {
+        reader.applied?.();
+        return true;
       }
     }
     position.lastEventId = decoder.lastEventId;
     reader.applied?.();
-    return done;
+    return false;
   };
-  const retry = (reason, waitMs) => ({ applied, reason, waitMs });
+  const retry = (reason, waitMs) => ({ applied, reason, waitMs, restart });
   const network = (error) => {
     if (signal.aborted)
       throw signal.reason;
@@ -1689,7 +1734,11 @@ function followReply(url, options = {}) {
     lastEventId: options.lastEventId ?? "",
     connections: 0
   };
-  const reader = { apply: (event) => applyOne(event, state, options) };
+  const reader = {
+    apply: (event) => applyOne(event, state),
+    // After a wire.restart, an empty Msg, so that a page clears what it showed.
+    handed: (event) => options.onEvent?.(event, state.msg ?? { name: "", content: [], role: "assistant" })
+  };
   const done = follow(String(url), options, options.unknown ?? "skip", reader, state, stop.signal).then(() => {
     const msg = state.msg;
     options.onComplete?.(msg);
@@ -1709,10 +1758,9 @@ function followReply(url, options = {}) {
     close: () => stop.abort(new DOMException("followReply closed", "AbortError"))
   };
 }
-function applyOne(event, state, options) {
+function applyOne(event, state) {
   if (event.type === "CUSTOM" && "name" in event && event.name === RESTART) {
     state.msg = void 0;
-    options.onEvent?.(event, { name: "", content: [], role: "assistant" });
     return false;
   }
   const snapshot = readCheckpoint(event);
@@ -1722,7 +1770,6 @@ function applyOne(event, state, options) {
     state.msg ??= openReply(event);
     appendEvent(state.msg, event);
   }
-  options.onEvent?.(event, state.msg);
   return event.type === "REPLY_END" || snapshot !== void 0 && snapshot.finished_at != null;
 }
 
@@ -3765,11 +3812,15 @@ function followSession(url, options = {}) {
     closed: false,
     waiters: /* @__PURE__ */ new Set()
   };
+  let msg;
   const reader = {
     apply(event) {
       const changed = state.conversation.apply([event]).replies[0];
-      options.onEvent?.(event, changed === void 0 ? void 0 : state.conversation.replies.get(changed), state.conversation);
+      msg = changed === void 0 ? void 0 : state.conversation.replies.get(changed);
       return false;
+    },
+    handed(event) {
+      options.onEvent?.(event, msg, state.conversation);
     },
     applied() {
       for (const waiter of state.waiters) {
@@ -3823,13 +3874,61 @@ function followSession(url, options = {}) {
     done,
     waitFor,
     settled: (replyId) => waitFor((c) => {
-      const msg = c.replies.get(replyId);
-      return msg !== void 0 && waiting(msg).state !== "running" ? msg : void 0;
+      const msg2 = c.replies.get(replyId);
+      return msg2 !== void 0 && waiting(msg2).state !== "running" ? msg2 : void 0;
     }),
     close: () => stop.abort(new DOMException("followSession closed", "AbortError"))
   };
 }
+var MAX_ANSWER_BYTES = 1 << 20;
+var ResponseTooLarge = class extends RemoteProtocolError {
+  method;
+  url;
+  limit;
+  name = "ResponseTooLarge";
+  constructor(method, url, limit) {
+    super(`${method} ${url}: the response body is longer than the limit of ${limit} bytes (maxBytes)`);
+    this.method = method;
+    this.url = url;
+    this.limit = limit;
+  }
+};
+async function bounded(response, method, url, limit) {
+  const length = response.headers.get("content-length")?.trim() ?? "";
+  if (/^\d+$/.test(length) && Number(length) > limit) {
+    void response.body?.cancel().catch(() => void 0);
+    throw new ResponseTooLarge(method, url, limit);
+  }
+  if (response.body === null)
+    return "";
+  const reader = response.body.getReader();
+  const chunks = [];
+  let size = 0;
+  try {
+    for (; ; ) {
+      const { done, value } = await reader.read();
+      if (done)
+        break;
+      size += value.length;
+      if (size > limit)
+        throw new ResponseTooLarge(method, url, limit);
+      chunks.push(value);
+    }
+  } finally {
+    void reader.cancel().catch(() => void 0);
+  }
+  const body = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, at);
+    at += chunk.length;
+  }
+  return new TextDecoder().decode(body);
+}
 async function answer(url, options) {
+  const limit = options.maxBytes ?? MAX_ANSWER_BYTES;
+  if (!(limit >= 1))
+    throw new RangeError(`maxBytes must be positive, not ${limit}`);
   const target = String(url);
   const body = JSON.stringify({ agent_id: options.agentId, session_id: options.sessionId, input: options.input });
   const headers = new Headers(options.headers);
@@ -3848,7 +3947,14 @@ async function answer(url, options) {
   if (response.status < 200 || response.status >= 300 || mediaType(response) !== "application/json") {
     throw await unexpected(response, "POST", target, "2xx with application/json");
   }
-  const text = await response.text();
+  let text;
+  try {
+    text = await bounded(response, "POST", target, limit);
+  } catch (error) {
+    if (!(error instanceof TypeError))
+      throw error;
+    throw new ConnectionFailed(target, 1, error);
+  }
   let fields;
   try {
     fields = JSON.parse(text);
@@ -3876,6 +3982,7 @@ export {
   FrameError,
   HTTPStatusError,
   LocalProtocolError,
+  MAX_ANSWER_BYTES,
   MsgpackFrameDecoder,
   NDJSONDecoder,
   PartialJSON,
@@ -3884,6 +3991,7 @@ export {
   RETRYABLE,
   RemoteProtocolError,
   ReplyRequestError,
+  ResponseTooLarge,
   SSEDecoder,
   Session,
   StreamOrderError,

@@ -33,7 +33,7 @@ from wire.messages import Msg
 from wire.peek import peek_json_lines
 from wire.session import CHECKPOINT, Session, checkpoint_payload, restart
 from wire.stores import Entry, Resume
-from wire.stores._coalesce import Coalesce, Coalescer, hold_of, join_hold
+from wire.stores._coalesce import Coalesce, Coalescer, CoalescerState, hold_of, join_hold
 from wire.stores.redis._common import (
     ENTRY_ID,
     FAILURES,
@@ -72,9 +72,9 @@ class Batch:
         """Entries read without a payload field."""
         self.frames: bytes | None = None
         """The batch as SSE frames, once a reader wrote them."""
-        self.coalesced: dict[frozenset[Any], tuple[bytes, frozenset[Any]]] = {}
-        """The batch coalesced as SSE frames, and the blocks open after it,
-        by the blocks open before it: what readers sharing the batch share."""
+        self.coalesced: dict[CoalescerState, tuple[bytes, CoalescerState]] = {}
+        """The batch coalesced as SSE frames, and the coalescer's state after
+        it, by its state before it: what readers sharing the batch share."""
         self.held: tuple[Batch, Batch] | None = None
         """A batch read after a hold and this one joined to it: the readers
         that shared both reads share the joined batch (and its frames)."""
@@ -210,13 +210,13 @@ class Reader(LogBase):
 
     def _coalesced_frames(self, batch: Batch, merger: Coalescer) -> bytes:
         """``batch`` coalesced for a reader, as SSE. What comes out depends
-        only on the entries and the blocks the reader knows to be open, so
+        only on the entries and the coalescer's state (``Coalescer.state``), so
         the readers sharing a batch of plain events (most of a crowd) merge
         and encode it once."""
-        before = frozenset(merger.open)
+        before = merger.state
         cached = batch.coalesced.get(before)
         if cached is not None:
-            merger.open = set(cached[1])
+            merger.state = cached[1]
             return cached[0]
         shareable = not batch.own and batch.plain() is not None
         skipped = self.skipped
@@ -226,7 +226,7 @@ class Reader(LogBase):
             ids, events = zip(*entries, strict=True)
             frames = _ENCODER.encode_entries(ids, events)
         if shareable and self.skipped == skipped:  # decoded on the fast path: no reader's policy in it
-            batch.coalesced[before] = (frames, frozenset(merger.open))
+            batch.coalesced[before] = (frames, merger.state)
         return frames
 
     # -- entries to items -----------------------------------------------------------
