@@ -117,6 +117,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from wire import json as wire_json
 from wire import msgpack as wire_msgpack
+from wire._codec import DECODE_ERRORS, ENCODE_ERRORS
 from wire.errors import DecodeError, EncodeError, StoreError
 from wire.events import UnknownEvent
 from wire.session import decode_chat_request
@@ -163,7 +164,7 @@ class _Pong(msgspec.Struct, tag="pong", tag_field="type"):
 
 
 _Frame: TypeAlias = _Follow | _Input | _Ping | _Pong
-_FRAME_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
+_FRAME_ERRORS = DECODE_ERRORS
 
 
 class _Codec:
@@ -189,7 +190,7 @@ class _Codec:
             return bytes(raw)
         try:
             return msgspec.json.encode(msgspec.msgpack.decode(raw))
-        except (msgspec.DecodeError, msgspec.EncodeError, TypeError, ValueError, OverflowError) as exc:
+        except (*DECODE_ERRORS, *ENCODE_ERRORS) as exc:
             raise DecodeError(f"the body is not a MessagePack map of JSON values: {exc}", path="$.body") from exc
 
 
@@ -400,7 +401,7 @@ def session_socket(find_log: SocketFindLog, on_input: OnInput, *, authorize: Soc
             for entry_id, event in batch:
                 try:
                     data = self.codec.event(event)
-                except (EncodeError, msgspec.DecodeError) as exc:
+                except (EncodeError, *DECODE_ERRORS) as exc:
                     raise _Close(1011, f"an event cannot be written: {exc}") from exc
                 if items and size + len(data) > max_send_bytes:
                     await self.send(self.codec.encode({"type": "entries", "entries": items}))

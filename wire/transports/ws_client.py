@@ -51,7 +51,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 
 from wire import json as wire_json
 from wire import msgpack as wire_msgpack
-from wire._codec import KNOWN_TAGS
+from wire._codec import DECODE_ERRORS, KNOWN_TAGS
 from wire.errors import DecodeError, RemoteProtocolError
 from wire.events import ExternalExecutionResultEvent, UnknownEvent, UserConfirmResultEvent, UserInterruptEvent
 from wire.messages import Msg
@@ -301,7 +301,7 @@ class SessionSocket:
                                       f"on {PROTOCOLS[self.protocol]}")
         try:
             frame: _Frame = self._decoder.decode(data)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        except DECODE_ERRORS as exc:
             raise RemoteProtocolError(f"{self.url} sent a frame that is not wire's: {exc}") from exc
         if frame.type == "entries" and frame.entries:
             events = [self._event(raw) for _, raw in frame.entries]
@@ -325,7 +325,7 @@ class SessionSocket:
         except DecodeError:
             try:
                 tag = self._head.decode(raw).type
-            except (msgspec.DecodeError, msgspec.ValidationError):
+            except DECODE_ERRORS:
                 tag = None
             if isinstance(tag, str) and tag not in KNOWN_TAGS:  # a newer server's event: kept, as Follower keeps it
                 return UnknownEvent(tag, bytes(raw), "msgpack" if self._binary else "json")

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from wire import json as wire_json
+from wire._codec import DECODE_ERRORS
 from wire.errors import DecodeError, StoreError
 from wire.events import AgentEvent, CustomEvent
 from wire.session import CHECKPOINT, Session
@@ -108,7 +109,7 @@ async def load(log: LogBase) -> tuple[Session, Folded]:
             session.interrupted = set(state.interrupted)
             turn = wire_json.decode_event(bytes(state.turn)) if bytes(state.turn) != b"null" else None
             session.turn = turn if type(turn) is CustomEvent else None
-    except (DecodeError, msgspec.DecodeError) as exc:
+    except (DecodeError, *DECODE_ERRORS) as exc:
         raise StoreError(f"the checkpoint hash holds a damaged reply or state: {exc}", key=log.key) from exc
     folded = fold(session, entries)
     touched, began, last = list(folded.touched), dict(folded.began), folded.last
