@@ -408,7 +408,7 @@ class Client implements SessionSocket {
         }],
         ["close", (event) => {
           try {
-            end(this.closed_(event.code ?? 1006, event.reason ?? "", error));
+            end(this.whyClosed(event.code ?? 1006, event.reason ?? "", error));
           } catch (failure) {
             end(failure, true);
           }
@@ -432,7 +432,7 @@ class Client implements SessionSocket {
    * is what the WebSocket class said before: `ws` names the status of a
    * handshake the server refused; a browser never does.
    */
-  private closed_(code: number, reason: string, error: string | undefined): unknown {
+  private whyClosed(code: number, reason: string, error: string | undefined): unknown {
     const handshake = /Unexpected server response: (\d{3})/.exec(error ?? "");
     if (handshake !== null) {
       const failure = new HTTPStatusError("GET", this.url, Number(handshake[1]), "", "", "101 Switching Protocols");

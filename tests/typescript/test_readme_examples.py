@@ -1,5 +1,6 @@
 """The examples of schemas/README.md's sections on followSession and answer,
-on followReply and PartialJSON, and on connectSession, compile with tsc --strict against the package, as a frontend would import it
+on followReply and PartialJSON, and on connectSession, compile with tsc
+--strict against the package, as a frontend would import it
 (``@wire/agentscope-types``), so that they never use a function the reader
 cannot see or a signature that changed."""
 

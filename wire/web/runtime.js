@@ -4625,7 +4625,7 @@ var Client = class {
         }],
         ["close", (event) => {
           try {
-            end(this.closed_(event.code ?? 1006, event.reason ?? "", error));
+            end(this.whyClosed(event.code ?? 1006, event.reason ?? "", error));
           } catch (failure) {
             end(failure, true);
           }
@@ -4650,7 +4650,7 @@ var Client = class {
    * is what the WebSocket class said before: `ws` names the status of a
    * handshake the server refused; a browser never does.
    */
-  closed_(code, reason, error) {
+  whyClosed(code, reason, error) {
     const handshake = /Unexpected server response: (\d{3})/.exec(error ?? "");
     if (handshake !== null) {
       const failure = new HTTPStatusError("GET", this.url, Number(handshake[1]), "", "", "101 Switching Protocols");
