@@ -134,6 +134,32 @@ export declare function stopper(outer: AbortSignal | undefined): {
  */
 export declare function follow(url: string, options: ConnectionOptions, unknown: UnknownPolicy, reader: Reader, position: Position, signal: AbortSignal): Promise<void>;
 /**
+ * The budget of one follower's reconnections, whatever it reads over (SSE
+ * here, a WebSocket in socket.ts): failed attempts in a row, given up past
+ * `retries` with `ConnectionFailed`, and the wait before the next, as the
+ * module's docstring says.
+ */
+export declare class Attempts {
+    private readonly url;
+    private readonly initialMs;
+    private readonly maxMs;
+    private readonly retries;
+    private failures;
+    constructor(url: string, backoff?: Backoff);
+    /**
+     * A connection ended for `reason` and is to be made again: the attempt
+     * that makes it (1 for the first in a row; a connection that `progressed`,
+     * bringing a new entry id, starts the count over) and the wait before it:
+     * `baseMs` (the server's SSE `retry`) or `initialMs`, doubled per failed
+     * attempt up to `maxMs`, jittered, at least `atLeastMs` (a `Retry-After`).
+     * Throws `ConnectionFailed` carrying `reason` past `retries`.
+     */
+    failed(reason: unknown, progressed: boolean, baseMs?: number, atLeastMs?: number): {
+        attempt: number;
+        delayMs: number;
+    };
+}
+/**
  * A `Retry-After` in milliseconds (delta-seconds or an HTTP date), at most
  * `MAX_RETRY_AFTER_MS`; undefined when absent or unreadable.
  */

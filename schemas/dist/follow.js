@@ -122,11 +122,8 @@ export function stopper(outer) {
  * docstring says. `position` is kept up to date for the follower's getters.
  */
 export async function follow(url, options, unknown, reader, position, signal) {
-    const initial = options.backoff?.initialMs ?? DEFAULTS.initialMs;
-    const max = options.backoff?.maxMs ?? DEFAULTS.maxMs;
-    const retries = options.backoff?.retries ?? options.backoff?.maxAttempts ?? DEFAULTS.retries;
+    const attempts = new Attempts(url, options.backoff);
     let retryMs; // the server's SSE retry field, once sent
-    let failures = 0;
     let restarts = 0; // connections in a row that brought a wire.restart
     for (;;) {
         signal.throwIfAborted();
@@ -139,14 +136,44 @@ export async function follow(url, options, unknown, reader, position, signal) {
         restarts = outcome.restart !== undefined ? restarts + 1 : 0;
         // Only a connection that moved the position on counts as a success: the same checkpoint again, or the
         // log started over (its new ids are no progress), is not.
-        const moved = outcome.applied > 0 && position.lastEventId !== startId && outcome.restart === undefined;
-        failures = moved ? 1 : failures + 1;
-        if (failures > retries)
-            throw new ConnectionFailed(url, failures, lastFailure(outcome, restarts));
-        const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
-        const delay = Math.max(base / 2 + Math.random() * (base / 2), outcome.waitMs ?? 0);
-        options.onReconnect?.(failures, delay, outcome.reason);
-        await sleep(delay, signal);
+        const progressed = outcome.applied > 0 && position.lastEventId !== startId && outcome.restart === undefined;
+        const { attempt, delayMs } = attempts.failed(lastFailure(outcome, restarts), progressed, retryMs, outcome.waitMs);
+        options.onReconnect?.(attempt, delayMs, outcome.reason);
+        await sleep(delayMs, signal);
+    }
+}
+/**
+ * The budget of one follower's reconnections, whatever it reads over (SSE
+ * here, a WebSocket in socket.ts): failed attempts in a row, given up past
+ * `retries` with `ConnectionFailed`, and the wait before the next, as the
+ * module's docstring says.
+ */
+export class Attempts {
+    url;
+    initialMs;
+    maxMs;
+    retries;
+    failures = 0;
+    constructor(url, backoff = {}) {
+        this.url = url;
+        this.initialMs = backoff.initialMs ?? DEFAULTS.initialMs;
+        this.maxMs = backoff.maxMs ?? DEFAULTS.maxMs;
+        this.retries = backoff.retries ?? backoff.maxAttempts ?? DEFAULTS.retries;
+    }
+    /**
+     * A connection ended for `reason` and is to be made again: the attempt
+     * that makes it (1 for the first in a row; a connection that `progressed`,
+     * bringing a new entry id, starts the count over) and the wait before it:
+     * `baseMs` (the server's SSE `retry`) or `initialMs`, doubled per failed
+     * attempt up to `maxMs`, jittered, at least `atLeastMs` (a `Retry-After`).
+     * Throws `ConnectionFailed` carrying `reason` past `retries`.
+     */
+    failed(reason, progressed, baseMs, atLeastMs) {
+        this.failures = progressed ? 1 : this.failures + 1;
+        if (this.failures > this.retries)
+            throw new ConnectionFailed(this.url, this.failures, reason);
+        const base = Math.min(this.maxMs, (baseMs ?? this.initialMs) * 2 ** (this.failures - 1));
+        return { attempt: this.failures, delayMs: Math.max(base / 2 + Math.random() * (base / 2), atLeastMs ?? 0) };
     }
 }
 /** What `ConnectionFailed` carries: the last drop, or, after restarts in a row, an error naming them (caused by it). */

@@ -15,5 +15,6 @@ export { NDJSONDecoder } from "./ndjson.js";
 export { type Anomaly, AnomalyKind, anomaliesOf, appendEvent, type AppendOptions, extendEvents } from "./reducer.js";
 export { type JSONValue, PartialJSON, PartialJSONError } from "./partial.js";
 export { type Answered, answer, type AnswerOptions, followSession, MAX_ANSWER_BYTES, ResponseTooLarge, type SessionBackoff, type SessionFollower, type SessionOptions, } from "./session.js";
+export { connectSession, InputRefused, type SendOptions, type SessionSocket, SOCKET_PROTOCOLS, SocketClosed, type SocketConstructor, type SocketEvent, type SocketLike, type SocketOptions, } from "./socket.js";
 export { SSEDecoder, type SSEDecoderOptions } from "./sse.js";
 export { DEFAULT_MAX_FRAME_BYTES, type DecoderOptions } from "./streaming.js";

@@ -14,5 +14,6 @@ export { NDJSONDecoder } from "./ndjson.js";
 export { AnomalyKind, anomaliesOf, appendEvent, extendEvents } from "./reducer.js";
 export { PartialJSON, PartialJSONError } from "./partial.js";
 export { answer, followSession, MAX_ANSWER_BYTES, ResponseTooLarge, } from "./session.js";
+export { connectSession, InputRefused, SOCKET_PROTOCOLS, SocketClosed, } from "./socket.js";
 export { SSEDecoder } from "./sse.js";
 export { DEFAULT_MAX_FRAME_BYTES } from "./streaming.js";

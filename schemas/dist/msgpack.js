@@ -7,7 +7,7 @@
  * In a module of its own, so that a bundle that does not import it leaves
  * `@msgpack/msgpack` out.
  */
-import { Decoder } from "@msgpack/msgpack";
+import { Decoder, encode } from "@msgpack/msgpack";
 import { DecodeError, FrameError } from "./errors.js";
 import { concat, STRICT_UTF8, StreamDecoder } from "./streaming.js";
 const MSGPACK = new Decoder();
@@ -167,6 +167,26 @@ function refused(payload) {
             open.push({ left: items, map, read: 0 });
     }
     return undefined;
+}
+/**
+ * One MessagePack value, whole (a WebSocket's binary frame, socket.ts), read
+ * as the frame decoder reads a payload: DecodeError for what wire refuses or
+ * for malformed data, with the offset of the problem.
+ */
+export function decodeMsgpack(payload) {
+    const bad = refused(payload);
+    if (bad !== undefined)
+        throw new DecodeError(bad.reason, { offset: bad.at });
+    try {
+        return MSGPACK.decode(payload);
+    }
+    catch (error) {
+        throw new DecodeError(`MessagePack data is malformed: ${error.message}`, { offset: 0 });
+    }
+}
+/** `value` as MessagePack (fields holding `undefined` left out, as JSON.stringify leaves them out). */
+export function encodeMsgpack(value) {
+    return encode(value, { ignoreUndefined: true });
 }
 /** Events from length-prefixed MessagePack frames. `E` widens to `WireEvent | UnknownEvent` with `unknown: "keep"`. */
 export class MsgpackFrameDecoder extends StreamDecoder {

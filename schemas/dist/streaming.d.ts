@@ -59,3 +59,9 @@ export declare abstract class StreamDecoder<E> {
     /** A parsed payload checked and put into `out` under the unknown-event policy. */
     protected event(value: unknown, out: E[], offset: number, raw: () => Uint8Array, format: "json" | "msgpack"): void;
 }
+/**
+ * Why the parsed JSON `text` (its value `value`) holds a number wire refuses,
+ * or undefined: what the decoders check for each payload, for a reader that
+ * parses JSON of its own (a WebSocket's text frames, socket.ts).
+ */
+export declare function refusedNumber(value: unknown, text: string): string | undefined;

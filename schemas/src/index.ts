@@ -51,5 +51,17 @@ export {
   type SessionFollower,
   type SessionOptions,
 } from "./session.js";
+export {
+  connectSession,
+  InputRefused,
+  type SendOptions,
+  type SessionSocket,
+  SOCKET_PROTOCOLS,
+  SocketClosed,
+  type SocketConstructor,
+  type SocketEvent,
+  type SocketLike,
+  type SocketOptions,
+} from "./socket.js";
 export { SSEDecoder, type SSEDecoderOptions } from "./sse.js";
 export { DEFAULT_MAX_FRAME_BYTES, type DecoderOptions } from "./streaming.js";

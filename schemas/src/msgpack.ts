@@ -8,7 +8,7 @@
  * `@msgpack/msgpack` out.
  */
 
-import { Decoder } from "@msgpack/msgpack";
+import { Decoder, encode } from "@msgpack/msgpack";
 
 import { DecodeError, FrameError } from "./errors.js";
 import type { UnknownEvent, WireEvent } from "./events.js";
@@ -111,6 +111,26 @@ function refused(payload: Uint8Array): { at: number; reason: string } | undefine
     if (items > 0) open.push({ left: items, map, read: 0 });
   }
   return undefined;
+}
+
+/**
+ * One MessagePack value, whole (a WebSocket's binary frame, socket.ts), read
+ * as the frame decoder reads a payload: DecodeError for what wire refuses or
+ * for malformed data, with the offset of the problem.
+ */
+export function decodeMsgpack(payload: Uint8Array): unknown {
+  const bad = refused(payload);
+  if (bad !== undefined) throw new DecodeError(bad.reason, { offset: bad.at });
+  try {
+    return MSGPACK.decode(payload);
+  } catch (error) {
+    throw new DecodeError(`MessagePack data is malformed: ${(error as Error).message}`, { offset: 0 });
+  }
+}
+
+/** `value` as MessagePack (fields holding `undefined` left out, as JSON.stringify leaves them out). */
+export function encodeMsgpack(value: unknown): Uint8Array<ArrayBuffer> {
+  return encode(value, { ignoreUndefined: true });
 }
 
 /** Events from length-prefixed MessagePack frames. `E` widens to `WireEvent | UnknownEvent` with `unknown: "keep"`. */

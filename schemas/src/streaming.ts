@@ -244,6 +244,15 @@ function mayBeOutOfRange(value: unknown): boolean {
     item = next;
   }
 }
+/**
+ * Why the parsed JSON `text` (its value `value`) holds a number wire refuses,
+ * or undefined: what the decoders check for each payload, for a reader that
+ * parses JSON of its own (a WebSocket's text frames, socket.ts).
+ */
+export function refusedNumber(value: unknown, text: string): string | undefined {
+  return mayBeOutOfRange(value) ? numberOutOfRange(text) : undefined;
+}
+
 const NUMBER = /-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
 const INT_MIN = -(2n ** 63n);
 const INT_MAX = 2n ** 64n - 1n;

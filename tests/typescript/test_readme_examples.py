@@ -1,5 +1,6 @@
 """The examples of schemas/README.md's sections on followSession and answer,
-and on followReply and PartialJSON, compile with tsc --strict against the package, as a frontend would import it
+on followReply and PartialJSON, and on connectSession, compile with tsc
+--strict against the package, as a frontend would import it
 (``@wire/agentscope-types``), so that they never use a function the reader
 cannot see or a signature that changed."""
 
@@ -16,6 +17,7 @@ SCHEMAS = ROOT / "schemas"
 TSC = SCHEMAS / "node_modules" / ".bin" / "tsc"
 SESSION = "## Following a session: confirmations and answers"
 SECTION = "## Following a reply, and a tool call's arguments as they stream"
+SOCKET = "## A session over one WebSocket"
 
 
 def examples(heading: str = SECTION) -> list[str]:
@@ -33,6 +35,8 @@ def test_section_has_both_examples() -> None:
     session = examples(SESSION)
     assert len(session) == 1
     assert all(call in session[0] for call in ("followSession(", "answer(", "confirmation(", "waiting("))
+    socket = examples(SOCKET)
+    assert len(socket) == 1 and all(call in socket[0] for call in ("connectSession(", ".send(", ".run("))
 
 
 @needs_npm("schemas")
@@ -41,7 +45,7 @@ def test_examples_compile(tmp_path: Path) -> None:
     package.parent.mkdir(parents=True)
     package.symlink_to(SCHEMAS, target_is_directory=True)  # as `npm install ../schemas` links it
     names = []
-    for number, code in enumerate(examples(SESSION) + examples()):
+    for number, code in enumerate(examples(SESSION) + examples() + examples(SOCKET)):
         name = f"example{number}.ts"
         (tmp_path / name).write_text(code if "export" in code else code + "\nexport {};\n", encoding="utf-8")
         names.append(name)

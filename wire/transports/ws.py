@@ -13,7 +13,8 @@ socket, resumed by entry id (Starlette; the ``http`` extra).
 in-memory ``EventLog``, a ``RedisEventLog`` on any replica), and every input
 goes through ``wire.transports.inputs.take_input``, the hook the HTTP
 answer endpoint and the bridges use: an application writes its agent once.
-``wire.transports.ws_client`` is the Python client.
+``wire.transports.ws_client`` is the Python client, ``connectSession`` in
+the TypeScript runtime (``schemas/src/socket.ts``) the browser's.
 
 The protocol (version 1)
 ========================

@@ -1,11 +1,20 @@
 // wire's TypeScript runtime (schemas/src), bundled by tests/browser/bundle-runtime.mjs. Do not edit.
+var __defProp = Object.defineProperty;
+var __getOwnPropNames = Object.getOwnPropertyNames;
+var __esm = (fn, res, err) => function __init() {
+  if (err) throw err[0];
+  try {
+    return fn && (res = (0, fn[__getOwnPropNames(fn)[0]])(fn = 0)), res;
+  } catch (e) {
+    throw err = [e], e;
+  }
+};
+var __export = (target, all) => {
+  for (var name in all)
+    __defProp(target, name, { get: all[name], enumerable: true });
+};
 
 // schemas/dist/base64.js
-var ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-var CODES = new Uint8Array(128).fill(255);
-for (let i = 0; i < ALPHABET.length; i++)
-  CODES[ALPHABET.charCodeAt(i)] = i;
-var OUTSIDE = /[^A-Za-z0-9+/=]/;
 function isBase64(text) {
   if (text.length % 4 !== 0 || OUTSIDE.test(text))
     return false;
@@ -50,6 +59,2250 @@ function decodeBase64(text) {
   }
   return out;
 }
+var ALPHABET, CODES, OUTSIDE;
+var init_base64 = __esm({
+  "schemas/dist/base64.js"() {
+    "use strict";
+    ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    CODES = new Uint8Array(128).fill(255);
+    for (let i = 0; i < ALPHABET.length; i++)
+      CODES[ALPHABET.charCodeAt(i)] = i;
+    OUTSIDE = /[^A-Za-z0-9+/=]/;
+  }
+});
+
+// schemas/dist/errors.js
+var WireError, RemoteProtocolError, DecodeError, FrameError, StreamOrderError, LocalProtocolError;
+var init_errors = __esm({
+  "schemas/dist/errors.js"() {
+    "use strict";
+    WireError = class extends Error {
+      name = "WireError";
+    };
+    RemoteProtocolError = class extends WireError {
+      name = "RemoteProtocolError";
+      reason;
+      path;
+      offset;
+      index;
+      events = [];
+      constructor(reason, place = {}) {
+        super(reason);
+        this.reason = reason;
+        this.path = place.path;
+        this.offset = place.offset;
+        this.index = place.index;
+        this.message = this.render();
+      }
+      /** The message with its place: `reason (event 3, byte 120, at $.delta)`. */
+      render() {
+        const where = [];
+        if (this.index !== void 0)
+          where.push(`event ${this.index}`);
+        if (this.offset !== void 0)
+          where.push(`byte ${this.offset}`);
+        if (this.path !== void 0)
+          where.push(`at ${this.path}`);
+        return where.length ? `${this.reason} (${where.join(", ")})` : this.reason;
+      }
+    };
+    DecodeError = class extends RemoteProtocolError {
+      name = "DecodeError";
+    };
+    FrameError = class extends RemoteProtocolError {
+      name = "FrameError";
+    };
+    StreamOrderError = class extends RemoteProtocolError {
+      name = "StreamOrderError";
+      kind;
+      constructor(reason, kind, index2) {
+        super(reason, { index: index2 });
+        this.kind = kind;
+      }
+    };
+    LocalProtocolError = class extends WireError {
+      name = "LocalProtocolError";
+    };
+  }
+});
+
+// schemas/dist/events.js
+function isObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+}
+function fieldError(type, field, kind, value) {
+  const optional = kind.endsWith("?");
+  if (value === void 0 || value === null && kind === "n?") {
+    return optional ? void 0 : `Object missing required field \`${field}\``;
+  }
+  const values = type === "MODEL_CALL_END" && field === "finished_reason" ? MODEL_CALL_REASONS : ENUMS[field];
+  if (values !== void 0 && !values.has(value))
+    return `Invalid enum value ${JSON.stringify(value)}`;
+  const base = optional ? kind.slice(0, -1) : kind;
+  const ok = base === "s" ? typeof value === "string" : base === "i" ? Number.isInteger(value) : base === "a" ? Array.isArray(value) : base === "h" ? typeof value === "string" || Array.isArray(value) : isObject(value);
+  return ok ? void 0 : `Expected \`${WHAT[base] ?? base}\`, got \`${describe(value)}\` in a ${type} event`;
+}
+function describe(value) {
+  if (value === null)
+    return "null";
+  if (Array.isArray(value))
+    return "array";
+  if (value instanceof Uint8Array)
+    return "bytes";
+  return typeof value === "number" && Number.isInteger(value) ? "int" : typeof value;
+}
+function checkEvent(value) {
+  if (!isObject(value))
+    throw new DecodeError(`Expected \`object\`, got \`${describe(value)}\``, { path: "$" });
+  const type = value["type"];
+  if (typeof type !== "string") {
+    throw new DecodeError(type === void 0 ? "Object missing required field `type`" : "Expected `str`", {
+      path: "$.type"
+    });
+  }
+  const fields = Object.hasOwn(SPECS, type) ? SPECS[type] : void 0;
+  if (fields === void 0)
+    return type;
+  const id = value["id"];
+  const at = value["created_at"];
+  if (!((id === void 0 || typeof id === "string") && (at === void 0 || typeof at === "string") && value["metadata"] === void 0)) {
+    for (const field in ENVELOPE) {
+      const problem = fieldError(type, field, ENVELOPE[field], value[field]);
+      if (problem !== void 0)
+        throw new DecodeError(problem, { path: `$.${field}` });
+    }
+  }
+  for (let i = 0; i < fields.length; i++) {
+    const [field, kind, plain] = fields[i];
+    const got = value[field];
+    if (plain && typeof got === "string")
+      continue;
+    if (kind === "b") {
+      checkDataOrUrl(value);
+      continue;
+    }
+    const problem = fieldError(type, field, kind, got);
+    if (problem !== void 0)
+      throw new DecodeError(problem, { path: `$.${field}` });
+  }
+  return void 0;
+}
+function checkDataOrUrl(value) {
+  const data = value["data"] ?? null;
+  const url = value["url"] ?? null;
+  if (data === null === (url === null)) {
+    throw new DecodeError("Exactly one of `data` or `url` must be provided.", { path: "$" });
+  }
+  if (url !== null && typeof url !== "string") {
+    throw new DecodeError(`Expected \`str | null\`, got \`${describe(url)}\``, { path: "$.url" });
+  }
+  if (data !== null && !(data instanceof Uint8Array) && !(typeof data === "string" && isBase64(data))) {
+    throw new DecodeError(typeof data === "string" ? "Invalid base64 encoded string" : "Expected `bytes | null`", {
+      path: "$.data"
+    });
+  }
+}
+var EVENT_TYPES, UnknownEvent, REPLY, BLOCK, CALL, REQUIRED, ENVELOPE, WHAT, ENUMS, MODEL_CALL_REASONS, SPECS;
+var init_events = __esm({
+  "schemas/dist/events.js"() {
+    "use strict";
+    init_base64();
+    init_errors();
+    EVENT_TYPES = /* @__PURE__ */ new Set([
+      "REPLY_START",
+      "REPLY_END",
+      "MODEL_CALL_START",
+      "MODEL_CALL_END",
+      "TEXT_BLOCK_START",
+      "TEXT_BLOCK_DELTA",
+      "TEXT_BLOCK_END",
+      "DATA_BLOCK_START",
+      "DATA_BLOCK_DELTA",
+      "DATA_BLOCK_END",
+      "THINKING_BLOCK_START",
+      "THINKING_BLOCK_DELTA",
+      "THINKING_BLOCK_END",
+      "HINT_BLOCK",
+      "TOOL_CALL_START",
+      "TOOL_CALL_DELTA",
+      "TOOL_CALL_END",
+      "TOOL_RESULT_START",
+      "TOOL_RESULT_TEXT_DELTA",
+      "TOOL_RESULT_DATA_DELTA",
+      "TOOL_RESULT_END",
+      "EXCEED_MAX_ITERS",
+      "REQUIRE_USER_CONFIRM",
+      "REQUIRE_EXTERNAL_EXECUTION",
+      "USER_CONFIRM_RESULT",
+      "USER_INTERRUPT",
+      "EXTERNAL_EXECUTION_RESULT",
+      "CUSTOM"
+    ]);
+    UnknownEvent = class {
+      type;
+      raw;
+      format;
+      constructor(type, raw, format) {
+        this.type = type;
+        this.raw = raw;
+        this.format = format;
+      }
+    };
+    REPLY = { reply_id: "s" };
+    BLOCK = { reply_id: "s", block_id: "s" };
+    CALL = { reply_id: "s", tool_call_id: "s" };
+    REQUIRED = {
+      REPLY_START: { session_id: "s", reply_id: "s", name: "s", role: "s?" },
+      REPLY_END: { session_id: "s", reply_id: "s", finished_reason: "s?", error: "n?" },
+      MODEL_CALL_START: { reply_id: "s", model_name: "s" },
+      MODEL_CALL_END: {
+        reply_id: "s",
+        input_tokens: "i",
+        output_tokens: "i",
+        cache_input_tokens: "i?",
+        cache_creation_input_tokens: "i?",
+        finished_reason: "s?"
+      },
+      TEXT_BLOCK_START: BLOCK,
+      TEXT_BLOCK_DELTA: { ...BLOCK, delta: "s" },
+      TEXT_BLOCK_END: BLOCK,
+      DATA_BLOCK_START: { ...BLOCK, media_type: "s" },
+      DATA_BLOCK_DELTA: { ...BLOCK, media_type: "s", data: "b" },
+      DATA_BLOCK_END: BLOCK,
+      THINKING_BLOCK_START: BLOCK,
+      THINKING_BLOCK_DELTA: { ...BLOCK, delta: "s" },
+      THINKING_BLOCK_END: BLOCK,
+      HINT_BLOCK: { ...BLOCK, hint: "h" },
+      TOOL_CALL_START: { ...CALL, tool_call_name: "s" },
+      TOOL_CALL_DELTA: { ...CALL, delta: "s" },
+      TOOL_CALL_END: CALL,
+      TOOL_RESULT_START: { ...CALL, tool_call_name: "s" },
+      TOOL_RESULT_TEXT_DELTA: { ...CALL, delta: "s" },
+      TOOL_RESULT_DATA_DELTA: { ...CALL, block_id: "s?", media_type: "s", data: "b" },
+      TOOL_RESULT_END: { ...CALL, state: "s" },
+      EXCEED_MAX_ITERS: { ...REPLY, name: "s" },
+      REQUIRE_USER_CONFIRM: { ...REPLY, tool_calls: "a" },
+      REQUIRE_EXTERNAL_EXECUTION: { ...REPLY, tool_calls: "a" },
+      USER_CONFIRM_RESULT: { ...REPLY, confirm_results: "a" },
+      USER_INTERRUPT: REPLY,
+      EXTERNAL_EXECUTION_RESULT: { ...REPLY, execution_results: "a" },
+      CUSTOM: { name: "s", value: "o?" }
+    };
+    ENVELOPE = { id: "s?", created_at: "s?", metadata: "o?" };
+    WHAT = {
+      s: "a string",
+      i: "an integer",
+      a: "an array",
+      h: "a string or an array",
+      o: "an object",
+      n: "an object or null"
+    };
+    ENUMS = {
+      role: /* @__PURE__ */ new Set(["user", "assistant", "system"]),
+      finished_reason: /* @__PURE__ */ new Set(["completed", "interrupted", "exceed_max_iters", "error"]),
+      state: /* @__PURE__ */ new Set(["success", "error", "interrupted", "denied", "running"])
+    };
+    MODEL_CALL_REASONS = /* @__PURE__ */ new Set(["completed", "interrupted"]);
+    SPECS = Object.fromEntries(Object.entries(REQUIRED).map(([type, fields]) => [type, Object.entries(fields).map(([field, kind]) => [field, kind, kind === "s" && !Object.hasOwn(ENUMS, field)])]));
+  }
+});
+
+// schemas/dist/streaming.js
+function utf8(chunk) {
+  return typeof chunk === "string" ? UTF8.encode(chunk) : chunk;
+}
+function concat(parts, total) {
+  if (parts.length === 1)
+    return parts[0];
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+function unknownTypeReason(tag) {
+  const shown = tag.slice(0, 64);
+  let text = `unknown event type ${JSON.stringify(shown).replace(/^"|"$/g, "'")}`;
+  const upper = shown.toUpperCase();
+  let best;
+  let bestDistance = Math.max(2, Math.floor(upper.length / 5)) + 1;
+  for (const known of EVENT_TYPES) {
+    const distance = editDistance(upper, known);
+    if (distance < bestDistance)
+      [best, bestDistance] = [known, distance];
+  }
+  if (best !== void 0)
+    text += `: did you mean '${best}'?`;
+  return text;
+}
+function editDistance(a, b) {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row.push(Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    }
+    previous = row;
+  }
+  return previous[b.length];
+}
+function mayBeOutOfRange(value) {
+  if (typeof value !== "object" || value === null)
+    return typeof value === "number" && !(Math.abs(value) < LARGE);
+  let stack;
+  let item = value;
+  for (; ; ) {
+    if (Array.isArray(item)) {
+      for (let i = 0; i < item.length; i++) {
+        const v = item[i];
+        if (typeof v === "number") {
+          if (!(Math.abs(v) < LARGE))
+            return true;
+        } else if (typeof v === "object" && v !== null) {
+          (stack ??= []).push(v);
+        }
+      }
+    } else {
+      for (const key in item) {
+        const v = item[key];
+        if (typeof v === "number") {
+          if (!(Math.abs(v) < LARGE))
+            return true;
+        } else if (typeof v === "object" && v !== null) {
+          (stack ??= []).push(v);
+        }
+      }
+    }
+    const next = stack?.pop();
+    if (next === void 0)
+      return false;
+    item = next;
+  }
+}
+function refusedNumber(value, text) {
+  return mayBeOutOfRange(value) ? numberOutOfRange(text) : void 0;
+}
+function numberOutOfRange(text) {
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++;
+      else if (c === 34)
+        inString = false;
+      continue;
+    }
+    if (c === 34) {
+      inString = true;
+    } else if (c === 45 || c >= 48 && c <= 57) {
+      NUMBER.lastIndex = i;
+      const match = NUMBER.exec(text);
+      if (match === null)
+        continue;
+      const token = match[0];
+      if (match[1] !== void 0 || match[2] !== void 0) {
+        if (!Number.isFinite(Number(token)))
+          return "Number out of range";
+      } else if (token.length > 15) {
+        const value = BigInt(token);
+        if (value < INT_MIN || value > INT_MAX) {
+          return "an integer outside -2**63 .. 2**64-1, which MessagePack cannot carry";
+        }
+      }
+      i += token.length - 1;
+    }
+  }
+  return void 0;
+}
+var DEFAULT_MAX_FRAME_BYTES, UTF8, STRICT_UTF8, StreamDecoder, LARGE, NUMBER, INT_MIN, INT_MAX;
+var init_streaming = __esm({
+  "schemas/dist/streaming.js"() {
+    "use strict";
+    init_errors();
+    init_events();
+    DEFAULT_MAX_FRAME_BYTES = 32 * 1024 * 1024;
+    UTF8 = new TextEncoder();
+    STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    StreamDecoder = class {
+      unknown;
+      max;
+      /** Frames that carried an event so far: the `index` errors report. */
+      index = 0;
+      state = "open";
+      constructor(options = {}) {
+        const unknown = options.unknown ?? "raise";
+        if (!["raise", "skip", "keep"].includes(unknown))
+          throw new TypeError(`unknown must be raise, skip or keep, not ${unknown}`);
+        const max = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+        if (!(max >= 1))
+          throw new RangeError(`maxFrameBytes must be positive, not ${max}`);
+        this.unknown = unknown;
+        this.max = max;
+      }
+      get maxFrameBytes() {
+        return this.max;
+      }
+      /** How many frames carrying an event were read. */
+      get frames() {
+        return this.index;
+      }
+      /** The events of every frame `chunk` completes, in stream order. */
+      feed(chunk) {
+        if (this.state !== "open")
+          throw new LocalProtocolError(`feed() on a decoder that is ${this.state}`);
+        const out = [];
+        try {
+          this.take(utf8(chunk), out);
+        } catch (error) {
+          this.fail(error, out);
+        }
+        return out;
+      }
+      /** End of stream: the events of a frame the end completes; FrameError if it ended inside one. */
+      close() {
+        if (this.state === "closed")
+          return [];
+        if (this.state === "failed")
+          throw new LocalProtocolError("close() on a decoder that is failed");
+        const out = [];
+        try {
+          this.end(out);
+        } catch (error) {
+          this.fail(error, out);
+        }
+        this.state = "closed";
+        return out;
+      }
+      fail(error, out) {
+        this.state = "failed";
+        if (error instanceof RemoteProtocolError)
+          error.events = [...out, ...error.events];
+        throw error;
+      }
+      /**
+       * One JSON payload (its bytes, or its text when it was decoded with the
+       * others of its chunk) into `out`, under the unknown-event policy.
+       * `offset` is where it starts in the stream; `exact` says the payload is
+       * contiguous there, so that a position inside it can be added.
+       */
+      json(payload, out, offset, exact = true) {
+        let text;
+        if (typeof payload === "string") {
+          text = payload;
+        } else {
+          try {
+            text = STRICT_UTF8.decode(payload);
+          } catch {
+            throw new DecodeError("invalid UTF-8", { offset, index: this.index });
+          }
+        }
+        let value;
+        try {
+          value = JSON.parse(text);
+        } catch (error) {
+          const at = /position (\d+)/.exec(String(error))?.[1];
+          const inside = at !== void 0 && exact ? UTF8.encode(text.slice(0, Number(at))).length : 0;
+          throw new DecodeError(`JSON is malformed: ${error.message}`, {
+            offset: offset + inside,
+            index: this.index
+          });
+        }
+        if (mayBeOutOfRange(value)) {
+          const reason = numberOutOfRange(text);
+          if (reason !== void 0)
+            throw new DecodeError(reason, { offset, index: this.index });
+        }
+        this.event(value, out, offset, () => typeof payload === "string" ? UTF8.encode(payload) : payload.slice(), "json");
+      }
+      /** A parsed payload checked and put into `out` under the unknown-event policy. */
+      event(value, out, offset, raw, format) {
+        let unknownType;
+        try {
+          unknownType = checkEvent(value);
+        } catch (error) {
+          if (error instanceof DecodeError) {
+            error.offset = offset;
+            error.index = this.index;
+            error.message = error.render();
+          }
+          throw error;
+        }
+        if (unknownType !== void 0) {
+          if (this.unknown === "raise") {
+            throw new DecodeError(unknownTypeReason(unknownType), { path: "$.type", offset, index: this.index });
+          }
+          this.index++;
+          if (this.unknown === "keep")
+            out.push(new UnknownEvent(unknownType, raw(), format));
+          return;
+        }
+        this.index++;
+        out.push(value);
+      }
+    };
+    LARGE = 2 ** 53;
+    NUMBER = /-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+    INT_MIN = -(2n ** 63n);
+    INT_MAX = 2n ** 64n - 1n;
+  }
+});
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/utf8.mjs
+function utf8Count(str) {
+  const strLength = str.length;
+  let byteLength = 0;
+  let pos = 0;
+  while (pos < strLength) {
+    let value = str.charCodeAt(pos++);
+    if ((value & 4294967168) === 0) {
+      byteLength++;
+      continue;
+    } else if ((value & 4294965248) === 0) {
+      byteLength += 2;
+    } else {
+      if (value >= 55296 && value <= 56319) {
+        if (pos < strLength) {
+          const extra = str.charCodeAt(pos);
+          if ((extra & 64512) === 56320) {
+            ++pos;
+            value = ((value & 1023) << 10) + (extra & 1023) + 65536;
+          }
+        }
+      }
+      if ((value & 4294901760) === 0) {
+        byteLength += 3;
+      } else {
+        byteLength += 4;
+      }
+    }
+  }
+  return byteLength;
+}
+function utf8EncodeJs(str, output, outputOffset) {
+  const strLength = str.length;
+  let offset = outputOffset;
+  let pos = 0;
+  while (pos < strLength) {
+    let value = str.charCodeAt(pos++);
+    if ((value & 4294967168) === 0) {
+      output[offset++] = value;
+      continue;
+    } else if ((value & 4294965248) === 0) {
+      output[offset++] = value >> 6 & 31 | 192;
+    } else {
+      if (value >= 55296 && value <= 56319) {
+        if (pos < strLength) {
+          const extra = str.charCodeAt(pos);
+          if ((extra & 64512) === 56320) {
+            ++pos;
+            value = ((value & 1023) << 10) + (extra & 1023) + 65536;
+          }
+        }
+      }
+      if ((value & 4294901760) === 0) {
+        output[offset++] = value >> 12 & 15 | 224;
+        output[offset++] = value >> 6 & 63 | 128;
+      } else {
+        output[offset++] = value >> 18 & 7 | 240;
+        output[offset++] = value >> 12 & 63 | 128;
+        output[offset++] = value >> 6 & 63 | 128;
+      }
+    }
+    output[offset++] = value & 63 | 128;
+  }
+}
+function utf8EncodeTE(str, output, outputOffset) {
+  sharedTextEncoder.encodeInto(str, output.subarray(outputOffset));
+}
+function utf8Encode(str, output, outputOffset) {
+  if (str.length > TEXT_ENCODER_THRESHOLD) {
+    utf8EncodeTE(str, output, outputOffset);
+  } else {
+    utf8EncodeJs(str, output, outputOffset);
+  }
+}
+function utf8DecodeJs(bytes, inputOffset, byteLength) {
+  let offset = inputOffset;
+  const end = offset + byteLength;
+  const units = [];
+  let result = "";
+  while (offset < end) {
+    const byte1 = bytes[offset++];
+    if ((byte1 & 128) === 0) {
+      units.push(byte1);
+    } else if ((byte1 & 224) === 192) {
+      const byte2 = bytes[offset++] & 63;
+      units.push((byte1 & 31) << 6 | byte2);
+    } else if ((byte1 & 240) === 224) {
+      const byte2 = bytes[offset++] & 63;
+      const byte3 = bytes[offset++] & 63;
+      units.push((byte1 & 31) << 12 | byte2 << 6 | byte3);
+    } else if ((byte1 & 248) === 240) {
+      const byte2 = bytes[offset++] & 63;
+      const byte3 = bytes[offset++] & 63;
+      const byte4 = bytes[offset++] & 63;
+      let unit = (byte1 & 7) << 18 | byte2 << 12 | byte3 << 6 | byte4;
+      if (unit > 65535) {
+        unit -= 65536;
+        units.push(unit >>> 10 & 1023 | 55296);
+        unit = 56320 | unit & 1023;
+      }
+      units.push(unit);
+    } else {
+      units.push(byte1);
+    }
+    if (units.length >= CHUNK_SIZE) {
+      result += String.fromCharCode(...units);
+      units.length = 0;
+    }
+  }
+  if (units.length > 0) {
+    result += String.fromCharCode(...units);
+  }
+  return result;
+}
+function utf8DecodeTD(bytes, inputOffset, byteLength) {
+  const stringBytes = bytes.subarray(inputOffset, inputOffset + byteLength);
+  return sharedTextDecoder.decode(stringBytes);
+}
+function utf8Decode(bytes, inputOffset, byteLength) {
+  if (byteLength > TEXT_DECODER_THRESHOLD) {
+    return utf8DecodeTD(bytes, inputOffset, byteLength);
+  } else {
+    return utf8DecodeJs(bytes, inputOffset, byteLength);
+  }
+}
+var sharedTextEncoder, TEXT_ENCODER_THRESHOLD, CHUNK_SIZE, sharedTextDecoder, TEXT_DECODER_THRESHOLD;
+var init_utf8 = __esm({
+  "schemas/node_modules/@msgpack/msgpack/dist.esm/utils/utf8.mjs"() {
+    sharedTextEncoder = new TextEncoder();
+    TEXT_ENCODER_THRESHOLD = 50;
+    CHUNK_SIZE = 4096;
+    sharedTextDecoder = new TextDecoder();
+    TEXT_DECODER_THRESHOLD = 200;
+  }
+});
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/ExtData.mjs
+var ExtData;
+var init_ExtData = __esm({
+  "schemas/node_modules/@msgpack/msgpack/dist.esm/ExtData.mjs"() {
+    ExtData = class {
+      type;
+      data;
+      constructor(type, data) {
+        this.type = type;
+        this.data = data;
+      }
+    };
+  }
+});
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/DecodeError.mjs
+var DecodeError2;
+var init_DecodeError = __esm({
+  "schemas/node_modules/@msgpack/msgpack/dist.esm/DecodeError.mjs"() {
+    DecodeError2 = class _DecodeError extends Error {
+      constructor(message) {
+        super(message);
+        const proto = Object.create(_DecodeError.prototype);
+        Object.setPrototypeOf(this, proto);
+        Object.defineProperty(this, "name", {
+          configurable: true,
+          enumerable: false,
+          value: _DecodeError.name
+        });
+      }
+    };
+  }
+});
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/int.mjs
+function setUint64(view, offset, value) {
+  const high = value / 4294967296;
+  const low = value;
+  view.setUint32(offset, high);
+  view.setUint32(offset + 4, low);
+}
+function setInt64(view, offset, value) {
+  const high = Math.floor(value / 4294967296);
+  const low = value;
+  view.setUint32(offset, high);
+  view.setUint32(offset + 4, low);
+}
+function getInt64(view, offset) {
+  const high = view.getInt32(offset);
+  const low = view.getUint32(offset + 4);
+  return high * 4294967296 + low;
+}
+function getUint64(view, offset) {
+  const high = view.getUint32(offset);
+  const low = view.getUint32(offset + 4);
+  return high * 4294967296 + low;
+}
+var UINT32_MAX;
+var init_int = __esm({
+  "schemas/node_modules/@msgpack/msgpack/dist.esm/utils/int.mjs"() {
+    UINT32_MAX = 4294967295;
+  }
+});
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/timestamp.mjs
+function encodeTimeSpecToTimestamp({ sec, nsec }) {
+  if (sec >= 0 && nsec >= 0 && sec <= TIMESTAMP64_MAX_SEC) {
+    if (nsec === 0 && sec <= TIMESTAMP32_MAX_SEC) {
+      const rv = new Uint8Array(4);
+      const view = new DataView(rv.buffer);
+      view.setUint32(0, sec);
+      return rv;
+    } else {
+      const secHigh = sec / 4294967296;
+      const secLow = sec & 4294967295;
+      const rv = new Uint8Array(8);
+      const view = new DataView(rv.buffer);
+      view.setUint32(0, nsec << 2 | secHigh & 3);
+      view.setUint32(4, secLow);
+      return rv;
+    }
+  } else {
+    const rv = new Uint8Array(12);
+    const view = new DataView(rv.buffer);
+    view.setUint32(0, nsec);
+    setInt64(view, 4, sec);
+    return rv;
+  }
+}
+function encodeDateToTimeSpec(date) {
+  const msec = date.getTime();
+  const sec = Math.floor(msec / 1e3);
+  const nsec = (msec - sec * 1e3) * 1e6;
+  const nsecInSec = Math.floor(nsec / 1e9);
+  return {
+    sec: sec + nsecInSec,
+    nsec: nsec - nsecInSec * 1e9
+  };
+}
+function encodeTimestampExtension(object) {
+  if (object instanceof Date) {
+    const timeSpec = encodeDateToTimeSpec(object);
+    return encodeTimeSpecToTimestamp(timeSpec);
+  } else {
+    return null;
+  }
+}
+function decodeTimestampToTimeSpec(data) {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  switch (data.byteLength) {
+    case 4: {
+      const sec = view.getUint32(0);
+      const nsec = 0;
+      return { sec, nsec };
+    }
+    case 8: {
+      const nsec30AndSecHigh2 = view.getUint32(0);
+      const secLow32 = view.getUint32(4);
+      const sec = (nsec30AndSecHigh2 & 3) * 4294967296 + secLow32;
+      const nsec = nsec30AndSecHigh2 >>> 2;
+      return { sec, nsec };
+    }
+    case 12: {
+      const sec = getInt64(view, 4);
+      const nsec = view.getUint32(0);
+      return { sec, nsec };
+    }
+    default:
+      throw new DecodeError2(`Unrecognized data size for timestamp (expected 4, 8, or 12): ${data.length}`);
+  }
+}
+function decodeTimestampExtension(data) {
+  const timeSpec = decodeTimestampToTimeSpec(data);
+  return new Date(timeSpec.sec * 1e3 + timeSpec.nsec / 1e6);
+}
+var EXT_TIMESTAMP, TIMESTAMP32_MAX_SEC, TIMESTAMP64_MAX_SEC, timestampExtension;
+var init_timestamp = __esm({
+  "schemas/node_modules/@msgpack/msgpack/dist.esm/timestamp.mjs"() {
+    init_DecodeError();
+    init_int();
+    EXT_TIMESTAMP = -1;
+    TIMESTAMP32_MAX_SEC = 4294967296 - 1;
+    TIMESTAMP64_MAX_SEC = 17179869184 - 1;
+    timestampExtension = {
+      type: EXT_TIMESTAMP,
+      encode: encodeTimestampExtension,
+      decode: decodeTimestampExtension
+    };
+  }
+});
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/ExtensionCodec.mjs
+var ExtensionCodec;
+var init_ExtensionCodec = __esm({
+  "schemas/node_modules/@msgpack/msgpack/dist.esm/ExtensionCodec.mjs"() {
+    init_ExtData();
+    init_timestamp();
+    ExtensionCodec = class _ExtensionCodec {
+      static defaultCodec = new _ExtensionCodec();
+      // ensures ExtensionCodecType<X> matches ExtensionCodec<X>
+      // this will make type errors a lot more clear
+      // eslint-disable-next-line @typescript-eslint/naming-convention
+      __brand;
+      // built-in extensions
+      builtInEncoders = [];
+      builtInDecoders = [];
+      // custom extensions
+      encoders = [];
+      decoders = [];
+      constructor() {
+        this.register(timestampExtension);
+      }
+      register({ type, encode: encode2, decode: decode2 }) {
+        if (type >= 0) {
+          this.encoders[type] = encode2;
+          this.decoders[type] = decode2;
+        } else {
+          const index2 = -1 - type;
+          this.builtInEncoders[index2] = encode2;
+          this.builtInDecoders[index2] = decode2;
+        }
+      }
+      tryToEncode(object, context) {
+        for (let i = 0; i < this.builtInEncoders.length; i++) {
+          const encodeExt = this.builtInEncoders[i];
+          if (encodeExt != null) {
+            const data = encodeExt(object, context);
+            if (data != null) {
+              const type = -1 - i;
+              return new ExtData(type, data);
+            }
+          }
+        }
+        for (let i = 0; i < this.encoders.length; i++) {
+          const encodeExt = this.encoders[i];
+          if (encodeExt != null) {
+            const data = encodeExt(object, context);
+            if (data != null) {
+              const type = i;
+              return new ExtData(type, data);
+            }
+          }
+        }
+        if (object instanceof ExtData) {
+          return object;
+        }
+        return null;
+      }
+      decode(data, type, context) {
+        const decodeExt = type < 0 ? this.builtInDecoders[-1 - type] : this.decoders[type];
+        if (decodeExt) {
+          return decodeExt(data, type, context);
+        } else {
+          return new ExtData(type, data);
+        }
+      }
+    };
+  }
+});
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/typedArrays.mjs
+function isArrayBufferLike(buffer) {
+  return buffer instanceof ArrayBuffer || typeof SharedArrayBuffer !== "undefined" && buffer instanceof SharedArrayBuffer;
+}
+function ensureUint8Array(buffer) {
+  if (buffer instanceof Uint8Array) {
+    return buffer;
+  } else if (ArrayBuffer.isView(buffer)) {
+    return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  } else if (isArrayBufferLike(buffer)) {
+    return new Uint8Array(buffer);
+  } else {
+    return Uint8Array.from(buffer);
+  }
+}
+var init_typedArrays = __esm({
+  "schemas/node_modules/@msgpack/msgpack/dist.esm/utils/typedArrays.mjs"() {
+  }
+});
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/Encoder.mjs
+var DEFAULT_MAX_DEPTH, DEFAULT_INITIAL_BUFFER_SIZE, Encoder;
+var init_Encoder = __esm({
+  "schemas/node_modules/@msgpack/msgpack/dist.esm/Encoder.mjs"() {
+    init_utf8();
+    init_ExtensionCodec();
+    init_int();
+    init_typedArrays();
+    DEFAULT_MAX_DEPTH = 100;
+    DEFAULT_INITIAL_BUFFER_SIZE = 2048;
+    Encoder = class _Encoder {
+      extensionCodec;
+      context;
+      useBigInt64;
+      maxDepth;
+      initialBufferSize;
+      sortKeys;
+      forceFloat32;
+      ignoreUndefined;
+      forceIntegerToFloat;
+      pos;
+      view;
+      bytes;
+      entered = false;
+      constructor(options) {
+        this.extensionCodec = options?.extensionCodec ?? ExtensionCodec.defaultCodec;
+        this.context = options?.context;
+        this.useBigInt64 = options?.useBigInt64 ?? false;
+        this.maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
+        this.initialBufferSize = options?.initialBufferSize ?? DEFAULT_INITIAL_BUFFER_SIZE;
+        this.sortKeys = options?.sortKeys ?? false;
+        this.forceFloat32 = options?.forceFloat32 ?? false;
+        this.ignoreUndefined = options?.ignoreUndefined ?? false;
+        this.forceIntegerToFloat = options?.forceIntegerToFloat ?? false;
+        this.pos = 0;
+        this.view = new DataView(new ArrayBuffer(this.initialBufferSize));
+        this.bytes = new Uint8Array(this.view.buffer);
+      }
+      clone() {
+        return new _Encoder({
+          extensionCodec: this.extensionCodec,
+          context: this.context,
+          useBigInt64: this.useBigInt64,
+          maxDepth: this.maxDepth,
+          initialBufferSize: this.initialBufferSize,
+          sortKeys: this.sortKeys,
+          forceFloat32: this.forceFloat32,
+          ignoreUndefined: this.ignoreUndefined,
+          forceIntegerToFloat: this.forceIntegerToFloat
+        });
+      }
+      reinitializeState() {
+        this.pos = 0;
+      }
+      /**
+       * This is almost equivalent to {@link Encoder#encode}, but it returns an reference of the encoder's internal buffer and thus much faster than {@link Encoder#encode}.
+       *
+       * @returns Encodes the object and returns a shared reference the encoder's internal buffer.
+       */
+      encodeSharedRef(object) {
+        if (this.entered) {
+          const instance = this.clone();
+          return instance.encodeSharedRef(object);
+        }
+        try {
+          this.entered = true;
+          this.reinitializeState();
+          this.doEncode(object, 1);
+          return this.bytes.subarray(0, this.pos);
+        } finally {
+          this.entered = false;
+        }
+      }
+      /**
+       * @returns Encodes the object and returns a copy of the encoder's internal buffer.
+       */
+      encode(object) {
+        if (this.entered) {
+          const instance = this.clone();
+          return instance.encode(object);
+        }
+        try {
+          this.entered = true;
+          this.reinitializeState();
+          this.doEncode(object, 1);
+          return this.bytes.slice(0, this.pos);
+        } finally {
+          this.entered = false;
+        }
+      }
+      doEncode(object, depth) {
+        if (depth > this.maxDepth) {
+          throw new Error(`Too deep objects in depth ${depth}`);
+        }
+        if (object == null) {
+          this.encodeNil();
+        } else if (typeof object === "boolean") {
+          this.encodeBoolean(object);
+        } else if (typeof object === "number") {
+          if (!this.forceIntegerToFloat) {
+            this.encodeNumber(object);
+          } else {
+            this.encodeNumberAsFloat(object);
+          }
+        } else if (typeof object === "string") {
+          this.encodeString(object);
+        } else if (this.useBigInt64 && typeof object === "bigint") {
+          this.encodeBigInt64(object);
+        } else {
+          this.encodeObject(object, depth);
+        }
+      }
+      ensureBufferSizeToWrite(sizeToWrite) {
+        const requiredSize = this.pos + sizeToWrite;
+        if (this.view.byteLength < requiredSize) {
+          this.resizeBuffer(requiredSize * 2);
+        }
+      }
+      resizeBuffer(newSize) {
+        const newBuffer = new ArrayBuffer(newSize);
+        const newBytes = new Uint8Array(newBuffer);
+        const newView = new DataView(newBuffer);
+        newBytes.set(this.bytes);
+        this.view = newView;
+        this.bytes = newBytes;
+      }
+      encodeNil() {
+        this.writeU8(192);
+      }
+      encodeBoolean(object) {
+        if (object === false) {
+          this.writeU8(194);
+        } else {
+          this.writeU8(195);
+        }
+      }
+      encodeNumber(object) {
+        if (!this.forceIntegerToFloat && Number.isSafeInteger(object)) {
+          if (object >= 0) {
+            if (object < 128) {
+              this.writeU8(object);
+            } else if (object < 256) {
+              this.writeU8(204);
+              this.writeU8(object);
+            } else if (object < 65536) {
+              this.writeU8(205);
+              this.writeU16(object);
+            } else if (object < 4294967296) {
+              this.writeU8(206);
+              this.writeU32(object);
+            } else if (!this.useBigInt64) {
+              this.writeU8(207);
+              this.writeU64(object);
+            } else {
+              this.encodeNumberAsFloat(object);
+            }
+          } else {
+            if (object >= -32) {
+              this.writeU8(224 | object + 32);
+            } else if (object >= -128) {
+              this.writeU8(208);
+              this.writeI8(object);
+            } else if (object >= -32768) {
+              this.writeU8(209);
+              this.writeI16(object);
+            } else if (object >= -2147483648) {
+              this.writeU8(210);
+              this.writeI32(object);
+            } else if (!this.useBigInt64) {
+              this.writeU8(211);
+              this.writeI64(object);
+            } else {
+              this.encodeNumberAsFloat(object);
+            }
+          }
+        } else {
+          this.encodeNumberAsFloat(object);
+        }
+      }
+      encodeNumberAsFloat(object) {
+        if (this.forceFloat32) {
+          this.writeU8(202);
+          this.writeF32(object);
+        } else {
+          this.writeU8(203);
+          this.writeF64(object);
+        }
+      }
+      encodeBigInt64(object) {
+        if (object >= BigInt(0)) {
+          this.writeU8(207);
+          this.writeBigUint64(object);
+        } else {
+          this.writeU8(211);
+          this.writeBigInt64(object);
+        }
+      }
+      writeStringHeader(byteLength) {
+        if (byteLength < 32) {
+          this.writeU8(160 + byteLength);
+        } else if (byteLength < 256) {
+          this.writeU8(217);
+          this.writeU8(byteLength);
+        } else if (byteLength < 65536) {
+          this.writeU8(218);
+          this.writeU16(byteLength);
+        } else if (byteLength < 4294967296) {
+          this.writeU8(219);
+          this.writeU32(byteLength);
+        } else {
+          throw new Error(`Too long string: ${byteLength} bytes in UTF-8`);
+        }
+      }
+      encodeString(object) {
+        const maxHeaderSize = 1 + 4;
+        const byteLength = utf8Count(object);
+        this.ensureBufferSizeToWrite(maxHeaderSize + byteLength);
+        this.writeStringHeader(byteLength);
+        utf8Encode(object, this.bytes, this.pos);
+        this.pos += byteLength;
+      }
+      encodeObject(object, depth) {
+        const ext = this.extensionCodec.tryToEncode(object, this.context);
+        if (ext != null) {
+          this.encodeExtension(ext);
+        } else if (Array.isArray(object)) {
+          this.encodeArray(object, depth);
+        } else if (ArrayBuffer.isView(object)) {
+          this.encodeBinary(object);
+        } else if (typeof object === "object") {
+          this.encodeMap(object, depth);
+        } else {
+          throw new Error(`Unrecognized object: ${Object.prototype.toString.apply(object)}`);
+        }
+      }
+      encodeBinary(object) {
+        const size = object.byteLength;
+        if (size < 256) {
+          this.writeU8(196);
+          this.writeU8(size);
+        } else if (size < 65536) {
+          this.writeU8(197);
+          this.writeU16(size);
+        } else if (size < 4294967296) {
+          this.writeU8(198);
+          this.writeU32(size);
+        } else {
+          throw new Error(`Too large binary: ${size}`);
+        }
+        const bytes = ensureUint8Array(object);
+        this.writeU8a(bytes);
+      }
+      encodeArray(object, depth) {
+        const size = object.length;
+        if (size < 16) {
+          this.writeU8(144 + size);
+        } else if (size < 65536) {
+          this.writeU8(220);
+          this.writeU16(size);
+        } else if (size < 4294967296) {
+          this.writeU8(221);
+          this.writeU32(size);
+        } else {
+          throw new Error(`Too large array: ${size}`);
+        }
+        for (const item of object) {
+          this.doEncode(item, depth + 1);
+        }
+      }
+      countWithoutUndefined(object, keys) {
+        let count = 0;
+        for (const key of keys) {
+          if (object[key] !== void 0) {
+            count++;
+          }
+        }
+        return count;
+      }
+      encodeMap(object, depth) {
+        const keys = Object.keys(object);
+        if (this.sortKeys) {
+          keys.sort();
+        }
+        const size = this.ignoreUndefined ? this.countWithoutUndefined(object, keys) : keys.length;
+        if (size < 16) {
+          this.writeU8(128 + size);
+        } else if (size < 65536) {
+          this.writeU8(222);
+          this.writeU16(size);
+        } else if (size < 4294967296) {
+          this.writeU8(223);
+          this.writeU32(size);
+        } else {
+          throw new Error(`Too large map object: ${size}`);
+        }
+        for (const key of keys) {
+          const value = object[key];
+          if (!(this.ignoreUndefined && value === void 0)) {
+            this.encodeString(key);
+            this.doEncode(value, depth + 1);
+          }
+        }
+      }
+      encodeExtension(ext) {
+        if (typeof ext.data === "function") {
+          const data = ext.data(this.pos + 6);
+          const size2 = data.length;
+          if (size2 >= 4294967296) {
+            throw new Error(`Too large extension object: ${size2}`);
+          }
+          this.writeU8(201);
+          this.writeU32(size2);
+          this.writeI8(ext.type);
+          this.writeU8a(data);
+          return;
+        }
+        const size = ext.data.length;
+        if (size === 1) {
+          this.writeU8(212);
+        } else if (size === 2) {
+          this.writeU8(213);
+        } else if (size === 4) {
+          this.writeU8(214);
+        } else if (size === 8) {
+          this.writeU8(215);
+        } else if (size === 16) {
+          this.writeU8(216);
+        } else if (size < 256) {
+          this.writeU8(199);
+          this.writeU8(size);
+        } else if (size < 65536) {
+          this.writeU8(200);
+          this.writeU16(size);
+        } else if (size < 4294967296) {
+          this.writeU8(201);
+          this.writeU32(size);
+        } else {
+          throw new Error(`Too large extension object: ${size}`);
+        }
+        this.writeI8(ext.type);
+        this.writeU8a(ext.data);
+      }
+      writeU8(value) {
+        this.ensureBufferSizeToWrite(1);
+        this.view.setUint8(this.pos, value);
+        this.pos++;
+      }
+      writeU8a(values) {
+        const size = values.length;
+        this.ensureBufferSizeToWrite(size);
+        this.bytes.set(values, this.pos);
+        this.pos += size;
+      }
+      writeI8(value) {
+        this.ensureBufferSizeToWrite(1);
+        this.view.setInt8(this.pos, value);
+        this.pos++;
+      }
+      writeU16(value) {
+        this.ensureBufferSizeToWrite(2);
+        this.view.setUint16(this.pos, value);
+        this.pos += 2;
+      }
+      writeI16(value) {
+        this.ensureBufferSizeToWrite(2);
+        this.view.setInt16(this.pos, value);
+        this.pos += 2;
+      }
+      writeU32(value) {
+        this.ensureBufferSizeToWrite(4);
+        this.view.setUint32(this.pos, value);
+        this.pos += 4;
+      }
+      writeI32(value) {
+        this.ensureBufferSizeToWrite(4);
+        this.view.setInt32(this.pos, value);
+        this.pos += 4;
+      }
+      writeF32(value) {
+        this.ensureBufferSizeToWrite(4);
+        this.view.setFloat32(this.pos, value);
+        this.pos += 4;
+      }
+      writeF64(value) {
+        this.ensureBufferSizeToWrite(8);
+        this.view.setFloat64(this.pos, value);
+        this.pos += 8;
+      }
+      writeU64(value) {
+        this.ensureBufferSizeToWrite(8);
+        setUint64(this.view, this.pos, value);
+        this.pos += 8;
+      }
+      writeI64(value) {
+        this.ensureBufferSizeToWrite(8);
+        setInt64(this.view, this.pos, value);
+        this.pos += 8;
+      }
+      writeBigUint64(value) {
+        this.ensureBufferSizeToWrite(8);
+        this.view.setBigUint64(this.pos, value);
+        this.pos += 8;
+      }
+      writeBigInt64(value) {
+        this.ensureBufferSizeToWrite(8);
+        this.view.setBigInt64(this.pos, value);
+        this.pos += 8;
+      }
+    };
+  }
+});
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/encode.mjs
+function encode(value, options) {
+  const encoder = new Encoder(options);
+  return encoder.encodeSharedRef(value);
+}
+var init_encode = __esm({
+  "schemas/node_modules/@msgpack/msgpack/dist.esm/encode.mjs"() {
+    init_Encoder();
+  }
+});
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/prettyByte.mjs
+function prettyByte(byte) {
+  return `${byte < 0 ? "-" : ""}0x${Math.abs(byte).toString(16).padStart(2, "0")}`;
+}
+var init_prettyByte = __esm({
+  "schemas/node_modules/@msgpack/msgpack/dist.esm/utils/prettyByte.mjs"() {
+  }
+});
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/CachedKeyDecoder.mjs
+var DEFAULT_MAX_KEY_LENGTH, DEFAULT_MAX_LENGTH_PER_KEY, CachedKeyDecoder;
+var init_CachedKeyDecoder = __esm({
+  "schemas/node_modules/@msgpack/msgpack/dist.esm/CachedKeyDecoder.mjs"() {
+    init_utf8();
+    DEFAULT_MAX_KEY_LENGTH = 16;
+    DEFAULT_MAX_LENGTH_PER_KEY = 16;
+    CachedKeyDecoder = class {
+      hit = 0;
+      miss = 0;
+      caches;
+      maxKeyLength;
+      maxLengthPerKey;
+      constructor(maxKeyLength = DEFAULT_MAX_KEY_LENGTH, maxLengthPerKey = DEFAULT_MAX_LENGTH_PER_KEY) {
+        this.maxKeyLength = maxKeyLength;
+        this.maxLengthPerKey = maxLengthPerKey;
+        this.caches = [];
+        for (let i = 0; i < this.maxKeyLength; i++) {
+          this.caches.push([]);
+        }
+      }
+      canBeCached(byteLength) {
+        return byteLength > 0 && byteLength <= this.maxKeyLength;
+      }
+      find(bytes, inputOffset, byteLength) {
+        const records = this.caches[byteLength - 1];
+        FIND_CHUNK: for (const record of records) {
+          const recordBytes = record.bytes;
+          for (let j = 0; j < byteLength; j++) {
+            if (recordBytes[j] !== bytes[inputOffset + j]) {
+              continue FIND_CHUNK;
+            }
+          }
+          return record.str;
+        }
+        return null;
+      }
+      store(bytes, value) {
+        const records = this.caches[bytes.length - 1];
+        const record = { bytes, str: value };
+        if (records.length >= this.maxLengthPerKey) {
+          records[Math.random() * records.length | 0] = record;
+        } else {
+          records.push(record);
+        }
+      }
+      decode(bytes, inputOffset, byteLength) {
+        const cachedValue = this.find(bytes, inputOffset, byteLength);
+        if (cachedValue != null) {
+          this.hit++;
+          return cachedValue;
+        }
+        this.miss++;
+        const str = utf8DecodeJs(bytes, inputOffset, byteLength);
+        const slicedCopyOfBytes = Uint8Array.prototype.slice.call(bytes, inputOffset, inputOffset + byteLength);
+        this.store(slicedCopyOfBytes, str);
+        return str;
+      }
+    };
+  }
+});
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/Decoder.mjs
+var STATE_ARRAY, STATE_MAP_KEY, STATE_MAP_VALUE, mapKeyConverter, StackPool, HEAD_BYTE_REQUIRED, EMPTY_VIEW, EMPTY_BYTES, MORE_DATA, sharedCachedKeyDecoder, Decoder;
+var init_Decoder = __esm({
+  "schemas/node_modules/@msgpack/msgpack/dist.esm/Decoder.mjs"() {
+    init_prettyByte();
+    init_ExtensionCodec();
+    init_int();
+    init_utf8();
+    init_typedArrays();
+    init_CachedKeyDecoder();
+    init_DecodeError();
+    STATE_ARRAY = "array";
+    STATE_MAP_KEY = "map_key";
+    STATE_MAP_VALUE = "map_value";
+    mapKeyConverter = (key) => {
+      if (typeof key === "string" || typeof key === "number") {
+        return key;
+      }
+      throw new DecodeError2("The type of key must be string or number but " + typeof key);
+    };
+    StackPool = class {
+      stack = [];
+      stackHeadPosition = -1;
+      get length() {
+        return this.stackHeadPosition + 1;
+      }
+      top() {
+        return this.stack[this.stackHeadPosition];
+      }
+      pushArrayState(size) {
+        const state = this.getUninitializedStateFromPool();
+        state.type = STATE_ARRAY;
+        state.position = 0;
+        state.size = size;
+        state.array = new Array(size);
+      }
+      pushMapState(size) {
+        const state = this.getUninitializedStateFromPool();
+        state.type = STATE_MAP_KEY;
+        state.readCount = 0;
+        state.size = size;
+        state.map = {};
+      }
+      getUninitializedStateFromPool() {
+        this.stackHeadPosition++;
+        if (this.stackHeadPosition === this.stack.length) {
+          const partialState = {
+            type: void 0,
+            size: 0,
+            array: void 0,
+            position: 0,
+            readCount: 0,
+            map: void 0,
+            key: null
+          };
+          this.stack.push(partialState);
+        }
+        return this.stack[this.stackHeadPosition];
+      }
+      release(state) {
+        const topStackState = this.stack[this.stackHeadPosition];
+        if (topStackState !== state) {
+          throw new Error("Invalid stack state. Released state is not on top of the stack.");
+        }
+        if (state.type === STATE_ARRAY) {
+          const partialState = state;
+          partialState.size = 0;
+          partialState.array = void 0;
+          partialState.position = 0;
+          partialState.type = void 0;
+        }
+        if (state.type === STATE_MAP_KEY || state.type === STATE_MAP_VALUE) {
+          const partialState = state;
+          partialState.size = 0;
+          partialState.map = void 0;
+          partialState.readCount = 0;
+          partialState.type = void 0;
+        }
+        this.stackHeadPosition--;
+      }
+      reset() {
+        this.stack.length = 0;
+        this.stackHeadPosition = -1;
+      }
+    };
+    HEAD_BYTE_REQUIRED = -1;
+    EMPTY_VIEW = new DataView(new ArrayBuffer(0));
+    EMPTY_BYTES = new Uint8Array(EMPTY_VIEW.buffer);
+    try {
+      EMPTY_VIEW.getInt8(0);
+    } catch (e) {
+      if (!(e instanceof RangeError)) {
+        throw new Error("This module is not supported in the current JavaScript engine because DataView does not throw RangeError on out-of-bounds access");
+      }
+    }
+    MORE_DATA = new RangeError("Insufficient data");
+    sharedCachedKeyDecoder = new CachedKeyDecoder();
+    Decoder = class _Decoder {
+      extensionCodec;
+      context;
+      useBigInt64;
+      rawStrings;
+      maxStrLength;
+      maxBinLength;
+      maxArrayLength;
+      maxMapLength;
+      maxExtLength;
+      keyDecoder;
+      mapKeyConverter;
+      totalPos = 0;
+      pos = 0;
+      view = EMPTY_VIEW;
+      bytes = EMPTY_BYTES;
+      headByte = HEAD_BYTE_REQUIRED;
+      stack = new StackPool();
+      entered = false;
+      constructor(options) {
+        this.extensionCodec = options?.extensionCodec ?? ExtensionCodec.defaultCodec;
+        this.context = options?.context;
+        this.useBigInt64 = options?.useBigInt64 ?? false;
+        this.rawStrings = options?.rawStrings ?? false;
+        this.maxStrLength = options?.maxStrLength ?? UINT32_MAX;
+        this.maxBinLength = options?.maxBinLength ?? UINT32_MAX;
+        this.maxArrayLength = options?.maxArrayLength ?? UINT32_MAX;
+        this.maxMapLength = options?.maxMapLength ?? UINT32_MAX;
+        this.maxExtLength = options?.maxExtLength ?? UINT32_MAX;
+        this.keyDecoder = options?.keyDecoder !== void 0 ? options.keyDecoder : sharedCachedKeyDecoder;
+        this.mapKeyConverter = options?.mapKeyConverter ?? mapKeyConverter;
+      }
+      clone() {
+        return new _Decoder({
+          extensionCodec: this.extensionCodec,
+          context: this.context,
+          useBigInt64: this.useBigInt64,
+          rawStrings: this.rawStrings,
+          maxStrLength: this.maxStrLength,
+          maxBinLength: this.maxBinLength,
+          maxArrayLength: this.maxArrayLength,
+          maxMapLength: this.maxMapLength,
+          maxExtLength: this.maxExtLength,
+          keyDecoder: this.keyDecoder
+        });
+      }
+      reinitializeState() {
+        this.totalPos = 0;
+        this.headByte = HEAD_BYTE_REQUIRED;
+        this.stack.reset();
+      }
+      setBuffer(buffer) {
+        const bytes = ensureUint8Array(buffer);
+        this.bytes = bytes;
+        this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        this.pos = 0;
+      }
+      appendBuffer(buffer) {
+        if (this.headByte === HEAD_BYTE_REQUIRED && !this.hasRemaining(1)) {
+          this.setBuffer(buffer);
+        } else {
+          const remainingData = this.bytes.subarray(this.pos);
+          const newData = ensureUint8Array(buffer);
+          const newBuffer = new Uint8Array(remainingData.length + newData.length);
+          newBuffer.set(remainingData);
+          newBuffer.set(newData, remainingData.length);
+          this.setBuffer(newBuffer);
+        }
+      }
+      hasRemaining(size) {
+        return this.view.byteLength - this.pos >= size;
+      }
+      createExtraByteError(posToShow) {
+        const { view, pos } = this;
+        return new RangeError(`Extra ${view.byteLength - pos} of ${view.byteLength} byte(s) found at buffer[${posToShow}]`);
+      }
+      /**
+       * @throws {@link DecodeError}
+       * @throws {@link RangeError}
+       */
+      decode(buffer) {
+        if (this.entered) {
+          const instance = this.clone();
+          return instance.decode(buffer);
+        }
+        try {
+          this.entered = true;
+          this.reinitializeState();
+          this.setBuffer(buffer);
+          const object = this.doDecodeSync();
+          if (this.hasRemaining(1)) {
+            throw this.createExtraByteError(this.pos);
+          }
+          return object;
+        } finally {
+          this.entered = false;
+        }
+      }
+      *decodeMulti(buffer) {
+        if (this.entered) {
+          const instance = this.clone();
+          yield* instance.decodeMulti(buffer);
+          return;
+        }
+        try {
+          this.entered = true;
+          this.reinitializeState();
+          this.setBuffer(buffer);
+          while (this.hasRemaining(1)) {
+            yield this.doDecodeSync();
+          }
+        } finally {
+          this.entered = false;
+        }
+      }
+      async decodeAsync(stream) {
+        if (this.entered) {
+          const instance = this.clone();
+          return instance.decodeAsync(stream);
+        }
+        try {
+          this.entered = true;
+          let decoded = false;
+          let object;
+          for await (const buffer of stream) {
+            if (decoded) {
+              this.entered = false;
+              throw this.createExtraByteError(this.totalPos);
+            }
+            this.appendBuffer(buffer);
+            try {
+              object = this.doDecodeSync();
+              decoded = true;
+            } catch (e) {
+              if (!(e instanceof RangeError)) {
+                throw e;
+              }
+            }
+            this.totalPos += this.pos;
+          }
+          if (decoded) {
+            if (this.hasRemaining(1)) {
+              throw this.createExtraByteError(this.totalPos);
+            }
+            return object;
+          }
+          const { headByte, pos, totalPos } = this;
+          throw new RangeError(`Insufficient data in parsing ${prettyByte(headByte)} at ${totalPos} (${pos} in the current buffer)`);
+        } finally {
+          this.entered = false;
+        }
+      }
+      decodeArrayStream(stream) {
+        return this.decodeMultiAsync(stream, true);
+      }
+      decodeStream(stream) {
+        return this.decodeMultiAsync(stream, false);
+      }
+      async *decodeMultiAsync(stream, isArray) {
+        if (this.entered) {
+          const instance = this.clone();
+          yield* instance.decodeMultiAsync(stream, isArray);
+          return;
+        }
+        try {
+          this.entered = true;
+          let isArrayHeaderRequired = isArray;
+          let arrayItemsLeft = -1;
+          for await (const buffer of stream) {
+            if (isArray && arrayItemsLeft === 0) {
+              throw this.createExtraByteError(this.totalPos);
+            }
+            this.appendBuffer(buffer);
+            if (isArrayHeaderRequired) {
+              arrayItemsLeft = this.readArraySize();
+              isArrayHeaderRequired = false;
+              this.complete();
+            }
+            try {
+              while (true) {
+                yield this.doDecodeSync();
+                if (--arrayItemsLeft === 0) {
+                  break;
+                }
+              }
+            } catch (e) {
+              if (!(e instanceof RangeError)) {
+                throw e;
+              }
+            }
+            this.totalPos += this.pos;
+          }
+        } finally {
+          this.entered = false;
+        }
+      }
+      doDecodeSync() {
+        DECODE: while (true) {
+          const headByte = this.readHeadByte();
+          let object;
+          if (headByte >= 224) {
+            object = headByte - 256;
+          } else if (headByte < 192) {
+            if (headByte < 128) {
+              object = headByte;
+            } else if (headByte < 144) {
+              const size = headByte - 128;
+              if (size !== 0) {
+                this.pushMapState(size);
+                this.complete();
+                continue DECODE;
+              } else {
+                object = {};
+              }
+            } else if (headByte < 160) {
+              const size = headByte - 144;
+              if (size !== 0) {
+                this.pushArrayState(size);
+                this.complete();
+                continue DECODE;
+              } else {
+                object = [];
+              }
+            } else {
+              const byteLength = headByte - 160;
+              object = this.decodeString(byteLength, 0);
+            }
+          } else if (headByte === 192) {
+            object = null;
+          } else if (headByte === 194) {
+            object = false;
+          } else if (headByte === 195) {
+            object = true;
+          } else if (headByte === 202) {
+            object = this.readF32();
+          } else if (headByte === 203) {
+            object = this.readF64();
+          } else if (headByte === 204) {
+            object = this.readU8();
+          } else if (headByte === 205) {
+            object = this.readU16();
+          } else if (headByte === 206) {
+            object = this.readU32();
+          } else if (headByte === 207) {
+            if (this.useBigInt64) {
+              object = this.readU64AsBigInt();
+            } else {
+              object = this.readU64();
+            }
+          } else if (headByte === 208) {
+            object = this.readI8();
+          } else if (headByte === 209) {
+            object = this.readI16();
+          } else if (headByte === 210) {
+            object = this.readI32();
+          } else if (headByte === 211) {
+            if (this.useBigInt64) {
+              object = this.readI64AsBigInt();
+            } else {
+              object = this.readI64();
+            }
+          } else if (headByte === 217) {
+            const byteLength = this.lookU8();
+            object = this.decodeString(byteLength, 1);
+          } else if (headByte === 218) {
+            const byteLength = this.lookU16();
+            object = this.decodeString(byteLength, 2);
+          } else if (headByte === 219) {
+            const byteLength = this.lookU32();
+            object = this.decodeString(byteLength, 4);
+          } else if (headByte === 220) {
+            const size = this.readU16();
+            if (size !== 0) {
+              this.pushArrayState(size);
+              this.complete();
+              continue DECODE;
+            } else {
+              object = [];
+            }
+          } else if (headByte === 221) {
+            const size = this.readU32();
+            if (size !== 0) {
+              this.pushArrayState(size);
+              this.complete();
+              continue DECODE;
+            } else {
+              object = [];
+            }
+          } else if (headByte === 222) {
+            const size = this.readU16();
+            if (size !== 0) {
+              this.pushMapState(size);
+              this.complete();
+              continue DECODE;
+            } else {
+              object = {};
+            }
+          } else if (headByte === 223) {
+            const size = this.readU32();
+            if (size !== 0) {
+              this.pushMapState(size);
+              this.complete();
+              continue DECODE;
+            } else {
+              object = {};
+            }
+          } else if (headByte === 196) {
+            const size = this.lookU8();
+            object = this.decodeBinary(size, 1);
+          } else if (headByte === 197) {
+            const size = this.lookU16();
+            object = this.decodeBinary(size, 2);
+          } else if (headByte === 198) {
+            const size = this.lookU32();
+            object = this.decodeBinary(size, 4);
+          } else if (headByte === 212) {
+            object = this.decodeExtension(1, 0);
+          } else if (headByte === 213) {
+            object = this.decodeExtension(2, 0);
+          } else if (headByte === 214) {
+            object = this.decodeExtension(4, 0);
+          } else if (headByte === 215) {
+            object = this.decodeExtension(8, 0);
+          } else if (headByte === 216) {
+            object = this.decodeExtension(16, 0);
+          } else if (headByte === 199) {
+            const size = this.lookU8();
+            object = this.decodeExtension(size, 1);
+          } else if (headByte === 200) {
+            const size = this.lookU16();
+            object = this.decodeExtension(size, 2);
+          } else if (headByte === 201) {
+            const size = this.lookU32();
+            object = this.decodeExtension(size, 4);
+          } else {
+            throw new DecodeError2(`Unrecognized type byte: ${prettyByte(headByte)}`);
+          }
+          this.complete();
+          const stack = this.stack;
+          while (stack.length > 0) {
+            const state = stack.top();
+            if (state.type === STATE_ARRAY) {
+              state.array[state.position] = object;
+              state.position++;
+              if (state.position === state.size) {
+                object = state.array;
+                stack.release(state);
+              } else {
+                continue DECODE;
+              }
+            } else if (state.type === STATE_MAP_KEY) {
+              if (object === "__proto__") {
+                throw new DecodeError2("The key __proto__ is not allowed");
+              }
+              state.key = this.mapKeyConverter(object);
+              state.type = STATE_MAP_VALUE;
+              continue DECODE;
+            } else {
+              state.map[state.key] = object;
+              state.readCount++;
+              if (state.readCount === state.size) {
+                object = state.map;
+                stack.release(state);
+              } else {
+                state.key = null;
+                state.type = STATE_MAP_KEY;
+                continue DECODE;
+              }
+            }
+          }
+          return object;
+        }
+      }
+      readHeadByte() {
+        if (this.headByte === HEAD_BYTE_REQUIRED) {
+          this.headByte = this.readU8();
+        }
+        return this.headByte;
+      }
+      complete() {
+        this.headByte = HEAD_BYTE_REQUIRED;
+      }
+      readArraySize() {
+        const headByte = this.readHeadByte();
+        switch (headByte) {
+          case 220:
+            return this.readU16();
+          case 221:
+            return this.readU32();
+          default: {
+            if (headByte < 160) {
+              return headByte - 144;
+            } else {
+              throw new DecodeError2(`Unrecognized array type byte: ${prettyByte(headByte)}`);
+            }
+          }
+        }
+      }
+      pushMapState(size) {
+        if (size > this.maxMapLength) {
+          throw new DecodeError2(`Max length exceeded: map length (${size}) > maxMapLengthLength (${this.maxMapLength})`);
+        }
+        this.stack.pushMapState(size);
+      }
+      pushArrayState(size) {
+        if (size > this.maxArrayLength) {
+          throw new DecodeError2(`Max length exceeded: array length (${size}) > maxArrayLength (${this.maxArrayLength})`);
+        }
+        this.stack.pushArrayState(size);
+      }
+      decodeString(byteLength, headerOffset) {
+        if (!this.rawStrings || this.stateIsMapKey()) {
+          return this.decodeUtf8String(byteLength, headerOffset);
+        }
+        return this.decodeBinary(byteLength, headerOffset);
+      }
+      /**
+       * @throws {@link RangeError}
+       */
+      decodeUtf8String(byteLength, headerOffset) {
+        if (byteLength > this.maxStrLength) {
+          throw new DecodeError2(`Max length exceeded: UTF-8 byte length (${byteLength}) > maxStrLength (${this.maxStrLength})`);
+        }
+        if (this.bytes.byteLength < this.pos + headerOffset + byteLength) {
+          throw MORE_DATA;
+        }
+        const offset = this.pos + headerOffset;
+        let object;
+        if (this.stateIsMapKey() && this.keyDecoder?.canBeCached(byteLength)) {
+          object = this.keyDecoder.decode(this.bytes, offset, byteLength);
+        } else {
+          object = utf8Decode(this.bytes, offset, byteLength);
+        }
+        this.pos += headerOffset + byteLength;
+        return object;
+      }
+      stateIsMapKey() {
+        if (this.stack.length > 0) {
+          const state = this.stack.top();
+          return state.type === STATE_MAP_KEY;
+        }
+        return false;
+      }
+      /**
+       * @throws {@link RangeError}
+       */
+      decodeBinary(byteLength, headOffset) {
+        if (byteLength > this.maxBinLength) {
+          throw new DecodeError2(`Max length exceeded: bin length (${byteLength}) > maxBinLength (${this.maxBinLength})`);
+        }
+        if (!this.hasRemaining(byteLength + headOffset)) {
+          throw MORE_DATA;
+        }
+        const offset = this.pos + headOffset;
+        const object = this.bytes.subarray(offset, offset + byteLength);
+        this.pos += headOffset + byteLength;
+        return object;
+      }
+      decodeExtension(size, headOffset) {
+        if (size > this.maxExtLength) {
+          throw new DecodeError2(`Max length exceeded: ext length (${size}) > maxExtLength (${this.maxExtLength})`);
+        }
+        const extType = this.view.getInt8(this.pos + headOffset);
+        const data = this.decodeBinary(
+          size,
+          headOffset + 1
+          /* extType */
+        );
+        return this.extensionCodec.decode(data, extType, this.context);
+      }
+      lookU8() {
+        return this.view.getUint8(this.pos);
+      }
+      lookU16() {
+        return this.view.getUint16(this.pos);
+      }
+      lookU32() {
+        return this.view.getUint32(this.pos);
+      }
+      readU8() {
+        const value = this.view.getUint8(this.pos);
+        this.pos++;
+        return value;
+      }
+      readI8() {
+        const value = this.view.getInt8(this.pos);
+        this.pos++;
+        return value;
+      }
+      readU16() {
+        const value = this.view.getUint16(this.pos);
+        this.pos += 2;
+        return value;
+      }
+      readI16() {
+        const value = this.view.getInt16(this.pos);
+        this.pos += 2;
+        return value;
+      }
+      readU32() {
+        const value = this.view.getUint32(this.pos);
+        this.pos += 4;
+        return value;
+      }
+      readI32() {
+        const value = this.view.getInt32(this.pos);
+        this.pos += 4;
+        return value;
+      }
+      readU64() {
+        const value = getUint64(this.view, this.pos);
+        this.pos += 8;
+        return value;
+      }
+      readI64() {
+        const value = getInt64(this.view, this.pos);
+        this.pos += 8;
+        return value;
+      }
+      readU64AsBigInt() {
+        const value = this.view.getBigUint64(this.pos);
+        this.pos += 8;
+        return value;
+      }
+      readI64AsBigInt() {
+        const value = this.view.getBigInt64(this.pos);
+        this.pos += 8;
+        return value;
+      }
+      readF32() {
+        const value = this.view.getFloat32(this.pos);
+        this.pos += 4;
+        return value;
+      }
+      readF64() {
+        const value = this.view.getFloat64(this.pos);
+        this.pos += 8;
+        return value;
+      }
+    };
+  }
+});
+
+// schemas/node_modules/@msgpack/msgpack/dist.esm/index.mjs
+var init_dist = __esm({
+  "schemas/node_modules/@msgpack/msgpack/dist.esm/index.mjs"() {
+    init_encode();
+    init_Decoder();
+  }
+});
+
+// schemas/dist/msgpack.js
+var msgpack_exports = {};
+__export(msgpack_exports, {
+  MsgpackFrameDecoder: () => MsgpackFrameDecoder,
+  decodeMsgpack: () => decodeMsgpack,
+  encodeMsgpack: () => encodeMsgpack
+});
+function refused(payload) {
+  const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+  let pos = 0;
+  const open = [{ left: 1, map: false, read: 0 }];
+  while (open.length > 0 && pos < payload.length) {
+    const inside = open[open.length - 1];
+    if (inside.left === 0) {
+      open.pop();
+      continue;
+    }
+    inside.left -= 1;
+    const isKey = inside.map && inside.read % 2 === 0;
+    inside.read += 1;
+    const head = payload[pos];
+    if (isKey && !(head >= 160 && head <= 191) && !(head >= 217 && head <= 219)) {
+      return { at: pos, reason: "a map key that is no str; keys must be strings" };
+    }
+    let items = 0;
+    let map = false;
+    let size = 0;
+    let header = 1;
+    let str = false;
+    if (head <= 127 || head >= 224 || head >= 192 && head <= 195) {
+    } else if (head <= 143) {
+      [items, map] = [2 * (head & 15), true];
+    } else if (head <= 159) {
+      items = head & 15;
+    } else if (head <= 191) {
+      [str, size] = [true, head & 31];
+    } else if (head >= 199 && head <= 201 || head >= 212 && head <= 216) {
+      return { at: pos, reason: "a value of type Ext, which JSON and MessagePack do not both carry" };
+    } else if ((head === 202 || head === 203) && pos + (head === 202 ? 5 : 9) <= payload.length && !Number.isFinite(head === 202 ? view.getFloat32(pos + 1) : view.getFloat64(pos + 1))) {
+      const value = head === 202 ? view.getFloat32(pos + 1) : view.getFloat64(pos + 1);
+      return { at: pos, reason: `the float ${Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf"}, which JSON cannot carry` };
+    } else if (pos + 5 > payload.length && head >= 196) {
+      return void 0;
+    } else {
+      switch (head) {
+        case 217:
+          [str, size, header] = [true, view.getUint8(pos + 1), 2];
+          break;
+        case 218:
+          [str, size, header] = [true, view.getUint16(pos + 1), 3];
+          break;
+        case 219:
+          [str, size, header] = [true, view.getUint32(pos + 1), 5];
+          break;
+        case 196:
+          [size, header] = [view.getUint8(pos + 1), 2];
+          break;
+        case 197:
+          [size, header] = [view.getUint16(pos + 1), 3];
+          break;
+        case 198:
+          [size, header] = [view.getUint32(pos + 1), 5];
+          break;
+        case 199:
+          [size, header] = [view.getUint8(pos + 1), 3];
+          break;
+        case 200:
+          [size, header] = [view.getUint16(pos + 1), 4];
+          break;
+        case 201:
+          [size, header] = [view.getUint32(pos + 1), 6];
+          break;
+        case 202:
+          header = 5;
+          break;
+        case 203:
+          header = 9;
+          break;
+        case 204:
+        case 208:
+          header = 2;
+          break;
+        case 205:
+        case 209:
+          header = 3;
+          break;
+        case 206:
+        case 210:
+          header = 5;
+          break;
+        case 207:
+        case 211:
+          header = 9;
+          break;
+        case 212:
+          header = 3;
+          break;
+        case 213:
+          header = 4;
+          break;
+        case 214:
+          header = 6;
+          break;
+        case 215:
+          header = 10;
+          break;
+        case 216:
+          header = 18;
+          break;
+        case 220:
+          [items, header] = [view.getUint16(pos + 1), 3];
+          break;
+        case 221:
+          [items, header] = [view.getUint32(pos + 1), 5];
+          break;
+        case 222:
+          [items, map, header] = [2 * view.getUint16(pos + 1), true, 3];
+          break;
+        case 223:
+          [items, map, header] = [2 * view.getUint32(pos + 1), true, 5];
+          break;
+        default:
+          return void 0;
+      }
+    }
+    if (str && size && !(isKey && open.length === 2)) {
+      const body = payload.subarray(pos + header, pos + header + size);
+      if (body.some((byte) => byte >= 128)) {
+        try {
+          STRICT_UTF8.decode(body);
+        } catch {
+          return { at: pos, reason: "invalid UTF-8 in a str" };
+        }
+      }
+    }
+    pos += header + size;
+    if (items > 0)
+      open.push({ left: items, map, read: 0 });
+  }
+  return void 0;
+}
+function decodeMsgpack(payload) {
+  const bad = refused(payload);
+  if (bad !== void 0)
+    throw new DecodeError(bad.reason, { offset: bad.at });
+  try {
+    return MSGPACK.decode(payload);
+  } catch (error) {
+    throw new DecodeError(`MessagePack data is malformed: ${error.message}`, { offset: 0 });
+  }
+}
+function encodeMsgpack(value) {
+  return encode(value, { ignoreUndefined: true });
+}
+var MSGPACK, MsgpackFrameDecoder;
+var init_msgpack = __esm({
+  "schemas/dist/msgpack.js"() {
+    "use strict";
+    init_dist();
+    init_errors();
+    init_streaming();
+    MSGPACK = new Decoder();
+    MsgpackFrameDecoder = class extends StreamDecoder {
+      parts = [];
+      // the start of an incomplete frame
+      have = 0;
+      // its length
+      need = 4;
+      // the length at which a frame may be complete
+      offset = 0;
+      // stream offset of the first buffered byte
+      take(data, out) {
+        if (!data.length)
+          return;
+        this.parts.push(data);
+        this.have += data.length;
+        if (this.have < this.need) {
+          this.parts[this.parts.length - 1] = data.slice();
+          return;
+        }
+        const buf = concat(this.parts, this.have);
+        const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+        let pos = 0;
+        try {
+          while (buf.length - pos >= 4) {
+            const size = view.getUint32(pos);
+            if (size > this.max) {
+              throw new FrameError(`frame length ${size} exceeds maxFrameBytes (${this.max})`, {
+                offset: this.offset + pos,
+                index: this.index
+              });
+            }
+            const end = pos + 4 + size;
+            if (end > buf.length)
+              break;
+            const payload = buf.subarray(pos + 4, end);
+            let value;
+            const bad = refused(payload);
+            if (bad !== void 0) {
+              throw new DecodeError(bad.reason, { offset: this.offset + pos + 4 + bad.at, index: this.index });
+            }
+            try {
+              value = MSGPACK.decode(payload);
+            } catch (error) {
+              throw new DecodeError(`MessagePack data is malformed: ${error.message}`, {
+                offset: this.offset + pos + 4,
+                index: this.index
+              });
+            }
+            this.event(value, out, this.offset + pos + 4, () => payload.slice(), "msgpack");
+            pos = end;
+          }
+        } finally {
+          const rest = buf.slice(pos);
+          this.parts = rest.length ? [rest] : [];
+          this.have = rest.length;
+          this.offset += pos;
+          this.need = rest.length < 4 ? 4 : 4 + new DataView(rest.buffer).getUint32(0);
+        }
+      }
+      end() {
+        if (!this.have)
+          return;
+        const what = this.have < 4 ? `inside a length prefix (${this.have} of 4 bytes)` : `inside a frame (${this.have - 4} of ${this.need - 4} payload bytes)`;
+        throw new FrameError(`the stream ended ${what}`, { offset: this.offset, index: this.index });
+      }
+    };
+  }
+});
+
+// schemas/dist/index.js
+init_base64();
+
+// schemas/dist/canonical.js
+init_base64();
 
 // schemas/dist/fields.js
 var ALWAYS = /* @__PURE__ */ Symbol("always");
@@ -241,229 +2494,9 @@ function copyJson(value) {
   return value;
 }
 
-// schemas/dist/errors.js
-var WireError = class extends Error {
-  name = "WireError";
-};
-var RemoteProtocolError = class extends WireError {
-  name = "RemoteProtocolError";
-  reason;
-  path;
-  offset;
-  index;
-  events = [];
-  constructor(reason, place = {}) {
-    super(reason);
-    this.reason = reason;
-    this.path = place.path;
-    this.offset = place.offset;
-    this.index = place.index;
-    this.message = this.render();
-  }
-  /** The message with its place: `reason (event 3, byte 120, at $.delta)`. */
-  render() {
-    const where = [];
-    if (this.index !== void 0)
-      where.push(`event ${this.index}`);
-    if (this.offset !== void 0)
-      where.push(`byte ${this.offset}`);
-    if (this.path !== void 0)
-      where.push(`at ${this.path}`);
-    return where.length ? `${this.reason} (${where.join(", ")})` : this.reason;
-  }
-};
-var DecodeError = class extends RemoteProtocolError {
-  name = "DecodeError";
-};
-var FrameError = class extends RemoteProtocolError {
-  name = "FrameError";
-};
-var StreamOrderError = class extends RemoteProtocolError {
-  name = "StreamOrderError";
-  kind;
-  constructor(reason, kind, index2) {
-    super(reason, { index: index2 });
-    this.kind = kind;
-  }
-};
-var LocalProtocolError = class extends WireError {
-  name = "LocalProtocolError";
-};
-
-// schemas/dist/events.js
-var EVENT_TYPES = /* @__PURE__ */ new Set([
-  "REPLY_START",
-  "REPLY_END",
-  "MODEL_CALL_START",
-  "MODEL_CALL_END",
-  "TEXT_BLOCK_START",
-  "TEXT_BLOCK_DELTA",
-  "TEXT_BLOCK_END",
-  "DATA_BLOCK_START",
-  "DATA_BLOCK_DELTA",
-  "DATA_BLOCK_END",
-  "THINKING_BLOCK_START",
-  "THINKING_BLOCK_DELTA",
-  "THINKING_BLOCK_END",
-  "HINT_BLOCK",
-  "TOOL_CALL_START",
-  "TOOL_CALL_DELTA",
-  "TOOL_CALL_END",
-  "TOOL_RESULT_START",
-  "TOOL_RESULT_TEXT_DELTA",
-  "TOOL_RESULT_DATA_DELTA",
-  "TOOL_RESULT_END",
-  "EXCEED_MAX_ITERS",
-  "REQUIRE_USER_CONFIRM",
-  "REQUIRE_EXTERNAL_EXECUTION",
-  "USER_CONFIRM_RESULT",
-  "USER_INTERRUPT",
-  "EXTERNAL_EXECUTION_RESULT",
-  "CUSTOM"
-]);
-var UnknownEvent = class {
-  type;
-  raw;
-  format;
-  constructor(type, raw, format) {
-    this.type = type;
-    this.raw = raw;
-    this.format = format;
-  }
-};
-var REPLY = { reply_id: "s" };
-var BLOCK = { reply_id: "s", block_id: "s" };
-var CALL = { reply_id: "s", tool_call_id: "s" };
-var REQUIRED = {
-  REPLY_START: { session_id: "s", reply_id: "s", name: "s", role: "s?" },
-  REPLY_END: { session_id: "s", reply_id: "s", finished_reason: "s?", error: "n?" },
-  MODEL_CALL_START: { reply_id: "s", model_name: "s" },
-  MODEL_CALL_END: {
-    reply_id: "s",
-    input_tokens: "i",
-    output_tokens: "i",
-    cache_input_tokens: "i?",
-    cache_creation_input_tokens: "i?",
-    finished_reason: "s?"
-  },
-  TEXT_BLOCK_START: BLOCK,
-  TEXT_BLOCK_DELTA: { ...BLOCK, delta: "s" },
-  TEXT_BLOCK_END: BLOCK,
-  DATA_BLOCK_START: { ...BLOCK, media_type: "s" },
-  DATA_BLOCK_DELTA: { ...BLOCK, media_type: "s", data: "b" },
-  DATA_BLOCK_END: BLOCK,
-  THINKING_BLOCK_START: BLOCK,
-  THINKING_BLOCK_DELTA: { ...BLOCK, delta: "s" },
-  THINKING_BLOCK_END: BLOCK,
-  HINT_BLOCK: { ...BLOCK, hint: "h" },
-  TOOL_CALL_START: { ...CALL, tool_call_name: "s" },
-  TOOL_CALL_DELTA: { ...CALL, delta: "s" },
-  TOOL_CALL_END: CALL,
-  TOOL_RESULT_START: { ...CALL, tool_call_name: "s" },
-  TOOL_RESULT_TEXT_DELTA: { ...CALL, delta: "s" },
-  TOOL_RESULT_DATA_DELTA: { ...CALL, block_id: "s?", media_type: "s", data: "b" },
-  TOOL_RESULT_END: { ...CALL, state: "s" },
-  EXCEED_MAX_ITERS: { ...REPLY, name: "s" },
-  REQUIRE_USER_CONFIRM: { ...REPLY, tool_calls: "a" },
-  REQUIRE_EXTERNAL_EXECUTION: { ...REPLY, tool_calls: "a" },
-  USER_CONFIRM_RESULT: { ...REPLY, confirm_results: "a" },
-  USER_INTERRUPT: REPLY,
-  EXTERNAL_EXECUTION_RESULT: { ...REPLY, execution_results: "a" },
-  CUSTOM: { name: "s", value: "o?" }
-};
-var ENVELOPE = { id: "s?", created_at: "s?", metadata: "o?" };
-function isObject(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
-}
-var WHAT = {
-  s: "a string",
-  i: "an integer",
-  a: "an array",
-  h: "a string or an array",
-  o: "an object",
-  n: "an object or null"
-};
-var ENUMS = {
-  role: /* @__PURE__ */ new Set(["user", "assistant", "system"]),
-  finished_reason: /* @__PURE__ */ new Set(["completed", "interrupted", "exceed_max_iters", "error"]),
-  state: /* @__PURE__ */ new Set(["success", "error", "interrupted", "denied", "running"])
-};
-var MODEL_CALL_REASONS = /* @__PURE__ */ new Set(["completed", "interrupted"]);
-function fieldError(type, field, kind, value) {
-  const optional = kind.endsWith("?");
-  if (value === void 0 || value === null && kind === "n?") {
-    return optional ? void 0 : `Object missing required field \`${field}\``;
-  }
-  const values = type === "MODEL_CALL_END" && field === "finished_reason" ? MODEL_CALL_REASONS : ENUMS[field];
-  if (values !== void 0 && !values.has(value))
-    return `Invalid enum value ${JSON.stringify(value)}`;
-  const base = optional ? kind.slice(0, -1) : kind;
-  const ok = base === "s" ? typeof value === "string" : base === "i" ? Number.isInteger(value) : base === "a" ? Array.isArray(value) : base === "h" ? typeof value === "string" || Array.isArray(value) : isObject(value);
-  return ok ? void 0 : `Expected \`${WHAT[base] ?? base}\`, got \`${describe(value)}\` in a ${type} event`;
-}
-function describe(value) {
-  if (value === null)
-    return "null";
-  if (Array.isArray(value))
-    return "array";
-  if (value instanceof Uint8Array)
-    return "bytes";
-  return typeof value === "number" && Number.isInteger(value) ? "int" : typeof value;
-}
-function checkEvent(value) {
-  if (!isObject(value))
-    throw new DecodeError(`Expected \`object\`, got \`${describe(value)}\``, { path: "$" });
-  const type = value["type"];
-  if (typeof type !== "string") {
-    throw new DecodeError(type === void 0 ? "Object missing required field `type`" : "Expected `str`", {
-      path: "$.type"
-    });
-  }
-  const fields = Object.hasOwn(SPECS, type) ? SPECS[type] : void 0;
-  if (fields === void 0)
-    return type;
-  const id = value["id"];
-  const at = value["created_at"];
-  if (!((id === void 0 || typeof id === "string") && (at === void 0 || typeof at === "string") && value["metadata"] === void 0)) {
-    for (const field in ENVELOPE) {
-      const problem = fieldError(type, field, ENVELOPE[field], value[field]);
-      if (problem !== void 0)
-        throw new DecodeError(problem, { path: `$.${field}` });
-    }
-  }
-  for (let i = 0; i < fields.length; i++) {
-    const [field, kind, plain] = fields[i];
-    const got = value[field];
-    if (plain && typeof got === "string")
-      continue;
-    if (kind === "b") {
-      checkDataOrUrl(value);
-      continue;
-    }
-    const problem = fieldError(type, field, kind, got);
-    if (problem !== void 0)
-      throw new DecodeError(problem, { path: `$.${field}` });
-  }
-  return void 0;
-}
-var SPECS = Object.fromEntries(Object.entries(REQUIRED).map(([type, fields]) => [type, Object.entries(fields).map(([field, kind]) => [field, kind, kind === "s" && !Object.hasOwn(ENUMS, field)])]));
-function checkDataOrUrl(value) {
-  const data = value["data"] ?? null;
-  const url = value["url"] ?? null;
-  if (data === null === (url === null)) {
-    throw new DecodeError("Exactly one of `data` or `url` must be provided.", { path: "$" });
-  }
-  if (url !== null && typeof url !== "string") {
-    throw new DecodeError(`Expected \`str | null\`, got \`${describe(url)}\``, { path: "$.url" });
-  }
-  if (data !== null && !(data instanceof Uint8Array) && !(typeof data === "string" && isBase64(data))) {
-    throw new DecodeError(typeof data === "string" ? "Invalid base64 encoded string" : "Expected `bytes | null`", {
-      path: "$.data"
-    });
-  }
-}
-
 // schemas/dist/checkpoint.js
+init_errors();
+init_events();
 var CHECKPOINT = "wire.checkpoint";
 var RESTART = "wire.restart";
 var TURN = "wire.turn";
@@ -547,239 +2580,12 @@ function newId() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-// schemas/dist/streaming.js
-var DEFAULT_MAX_FRAME_BYTES = 32 * 1024 * 1024;
-var UTF8 = new TextEncoder();
-var STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-function utf8(chunk) {
-  return typeof chunk === "string" ? UTF8.encode(chunk) : chunk;
-}
-function concat(parts, total) {
-  if (parts.length === 1)
-    return parts[0];
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
-var StreamDecoder = class {
-  unknown;
-  max;
-  /** Frames that carried an event so far: the `index` errors report. */
-  index = 0;
-  state = "open";
-  constructor(options = {}) {
-    const unknown = options.unknown ?? "raise";
-    if (!["raise", "skip", "keep"].includes(unknown))
-      throw new TypeError(`unknown must be raise, skip or keep, not ${unknown}`);
-    const max = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
-    if (!(max >= 1))
-      throw new RangeError(`maxFrameBytes must be positive, not ${max}`);
-    this.unknown = unknown;
-    this.max = max;
-  }
-  get maxFrameBytes() {
-    return this.max;
-  }
-  /** How many frames carrying an event were read. */
-  get frames() {
-    return this.index;
-  }
-  /** The events of every frame `chunk` completes, in stream order. */
-  feed(chunk) {
-    if (this.state !== "open")
-      throw new LocalProtocolError(`feed() on a decoder that is ${this.state}`);
-    const out = [];
-    try {
-      this.take(utf8(chunk), out);
-    } catch (error) {
-      this.fail(error, out);
-    }
-    return out;
-  }
-  /** End of stream: the events of a frame the end completes; FrameError if it ended inside one. */
-  close() {
-    if (this.state === "closed")
-      return [];
-    if (this.state === "failed")
-      throw new LocalProtocolError("close() on a decoder that is failed");
-    const out = [];
-    try {
-      this.end(out);
-    } catch (error) {
-      this.fail(error, out);
-    }
-    this.state = "closed";
-    return out;
-  }
-  fail(error, out) {
-    this.state = "failed";
-    if (error instanceof RemoteProtocolError)
-      error.events = [...out, ...error.events];
-    throw error;
-  }
-  /**
-   * One JSON payload (its bytes, or its text when it was decoded with the
-   * others of its chunk) into `out`, under the unknown-event policy.
-   * `offset` is where it starts in the stream; `exact` says the payload is
-   * contiguous there, so that a position inside it can be added.
-   */
-  json(payload, out, offset, exact = true) {
-    let text;
-    if (typeof payload === "string") {
-      text = payload;
-    } else {
-      try {
-        text = STRICT_UTF8.decode(payload);
-      } catch {
-        throw new DecodeError("invalid UTF-8", { offset, index: this.index });
-      }
-    }
-    let value;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      const at = /position (\d+)/.exec(String(error))?.[1];
-      const inside = at !== void 0 && exact ? UTF8.encode(text.slice(0, Number(at))).length : 0;
-      throw new DecodeError(`JSON is malformed: ${error.message}`, {
-        offset: offset + inside,
-        index: this.index
-      });
-    }
-    if (mayBeOutOfRange(value)) {
-      const reason = numberOutOfRange(text);
-      if (reason !== void 0)
-        throw new DecodeError(reason, { offset, index: this.index });
-    }
-    this.event(value, out, offset, () => typeof payload === "string" ? UTF8.encode(payload) : payload.slice(), "json");
-  }
-  /** A parsed payload checked and put into `out` under the unknown-event policy. */
-  event(value, out, offset, raw, format) {
-    let unknownType;
-    try {
-      unknownType = checkEvent(value);
-    } catch (error) {
-      if (error instanceof DecodeError) {
-        error.offset = offset;
-        error.index = this.index;
-        error.message = error.render();
-      }
-      throw error;
-    }
-    if (unknownType !== void 0) {
-      if (this.unknown === "raise") {
-        throw new DecodeError(unknownTypeReason(unknownType), { path: "$.type", offset, index: this.index });
-      }
-      this.index++;
-      if (this.unknown === "keep")
-        out.push(new UnknownEvent(unknownType, raw(), format));
-      return;
-    }
-    this.index++;
-    out.push(value);
-  }
-};
-function unknownTypeReason(tag) {
-  const shown = tag.slice(0, 64);
-  let text = `unknown event type ${JSON.stringify(shown).replace(/^"|"$/g, "'")}`;
-  const upper = shown.toUpperCase();
-  let best;
-  let bestDistance = Math.max(2, Math.floor(upper.length / 5)) + 1;
-  for (const known of EVENT_TYPES) {
-    const distance = editDistance(upper, known);
-    if (distance < bestDistance)
-      [best, bestDistance] = [known, distance];
-  }
-  if (best !== void 0)
-    text += `: did you mean '${best}'?`;
-  return text;
-}
-function editDistance(a, b) {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row.push(Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    }
-    previous = row;
-  }
-  return previous[b.length];
-}
-var LARGE = 2 ** 53;
-function mayBeOutOfRange(value) {
-  if (typeof value !== "object" || value === null)
-    return typeof value === "number" && !(Math.abs(value) < LARGE);
-  let stack;
-  let item = value;
-  for (; ; ) {
-    if (Array.isArray(item)) {
-      for (let i = 0; i < item.length; i++) {
-        const v = item[i];
-        if (typeof v === "number") {
-          if (!(Math.abs(v) < LARGE))
-            return true;
-        } else if (typeof v === "object" && v !== null) {
-          (stack ??= []).push(v);
-        }
-      }
-    } else {
-      for (const key in item) {
-        const v = item[key];
-        if (typeof v === "number") {
-          if (!(Math.abs(v) < LARGE))
-            return true;
-        } else if (typeof v === "object" && v !== null) {
-          (stack ??= []).push(v);
-        }
-      }
-    }
-    const next = stack?.pop();
-    if (next === void 0)
-      return false;
-    item = next;
-  }
-}
-var NUMBER = /-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
-var INT_MIN = -(2n ** 63n);
-var INT_MAX = 2n ** 64n - 1n;
-function numberOutOfRange(text) {
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92)
-        i++;
-      else if (c === 34)
-        inString = false;
-      continue;
-    }
-    if (c === 34) {
-      inString = true;
-    } else if (c === 45 || c >= 48 && c <= 57) {
-      NUMBER.lastIndex = i;
-      const match = NUMBER.exec(text);
-      if (match === null)
-        continue;
-      const token = match[0];
-      if (match[1] !== void 0 || match[2] !== void 0) {
-        if (!Number.isFinite(Number(token)))
-          return "Number out of range";
-      } else if (token.length > 15) {
-        const value = BigInt(token);
-        if (value < INT_MIN || value > INT_MAX) {
-          return "an integer outside -2**63 .. 2**64-1, which MessagePack cannot carry";
-        }
-      }
-      i += token.length - 1;
-    }
-  }
-  return void 0;
-}
+// schemas/dist/follow.js
+init_errors();
 
 // schemas/dist/sse.js
+init_errors();
+init_streaming();
 var BOM = [239, 187, 191];
 var NO_BYTES = new Uint8Array(0);
 var MESSAGE = [109, 101, 115, 115, 97, 103, 101];
@@ -1060,11 +2866,8 @@ function stopper(outer) {
   return { stop, release: () => outer?.removeEventListener("abort", onAbort) };
 }
 async function follow(url, options, unknown, reader, position, signal) {
-  const initial = options.backoff?.initialMs ?? DEFAULTS.initialMs;
-  const max = options.backoff?.maxMs ?? DEFAULTS.maxMs;
-  const retries = options.backoff?.retries ?? options.backoff?.maxAttempts ?? DEFAULTS.retries;
+  const attempts = new Attempts(url, options.backoff);
   let retryMs;
-  let failures = 0;
   let restarts = 0;
   for (; ; ) {
     signal.throwIfAborted();
@@ -1075,16 +2878,40 @@ async function follow(url, options, unknown, reader, position, signal) {
       return;
     retryMs = decoder.retry ?? retryMs;
     restarts = outcome.restart !== void 0 ? restarts + 1 : 0;
-    const moved = outcome.applied > 0 && position.lastEventId !== startId && outcome.restart === void 0;
-    failures = moved ? 1 : failures + 1;
-    if (failures > retries)
-      throw new ConnectionFailed(url, failures, lastFailure(outcome, restarts));
-    const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
-    const delay = Math.max(base / 2 + Math.random() * (base / 2), outcome.waitMs ?? 0);
-    options.onReconnect?.(failures, delay, outcome.reason);
-    await sleep(delay, signal);
+    const progressed = outcome.applied > 0 && position.lastEventId !== startId && outcome.restart === void 0;
+    const { attempt, delayMs } = attempts.failed(lastFailure(outcome, restarts), progressed, retryMs, outcome.waitMs);
+    options.onReconnect?.(attempt, delayMs, outcome.reason);
+    await sleep(delayMs, signal);
   }
 }
+var Attempts = class {
+  url;
+  initialMs;
+  maxMs;
+  retries;
+  failures = 0;
+  constructor(url, backoff = {}) {
+    this.url = url;
+    this.initialMs = backoff.initialMs ?? DEFAULTS.initialMs;
+    this.maxMs = backoff.maxMs ?? DEFAULTS.maxMs;
+    this.retries = backoff.retries ?? backoff.maxAttempts ?? DEFAULTS.retries;
+  }
+  /**
+   * A connection ended for `reason` and is to be made again: the attempt
+   * that makes it (1 for the first in a row; a connection that `progressed`,
+   * bringing a new entry id, starts the count over) and the wait before it:
+   * `baseMs` (the server's SSE `retry`) or `initialMs`, doubled per failed
+   * attempt up to `maxMs`, jittered, at least `atLeastMs` (a `Retry-After`).
+   * Throws `ConnectionFailed` carrying `reason` past `retries`.
+   */
+  failed(reason, progressed, baseMs, atLeastMs) {
+    this.failures = progressed ? 1 : this.failures + 1;
+    if (this.failures > this.retries)
+      throw new ConnectionFailed(this.url, this.failures, reason);
+    const base = Math.min(this.maxMs, (baseMs ?? this.initialMs) * 2 ** (this.failures - 1));
+    return { attempt: this.failures, delayMs: Math.max(base / 2 + Math.random() * (base / 2), atLeastMs ?? 0) };
+  }
+};
 function lastFailure(outcome, restarts) {
   if (!restarts)
     return outcome.reason;
@@ -1134,12 +2961,12 @@ async function connect(url, options, reader, position, signal, decoder) {
     for (let i = 0; i < events.length; i++) {
       signal.throwIfAborted();
       const event = events[i];
-      const finished = reader.apply(event);
+      const finished2 = reader.apply(event);
       applied++;
       position.lastEventId = decoder.ids[i];
       restart = restartReason(event) ?? restart;
       reader.handed?.(event);
-      if (finished) {
+      if (finished2) {
         reader.applied?.();
         return true;
       }
@@ -1236,6 +3063,9 @@ function sleep(ms, signal) {
 }
 
 // schemas/dist/reducer.js
+init_base64();
+init_errors();
+init_events();
 var AnomalyKind = {
   /** reply_id differs from the Msg's id: skipped */
   OTHER_REPLY: "other_reply",
@@ -1774,6 +3604,8 @@ function applyOne(event, state) {
 }
 
 // schemas/dist/conversation.js
+init_errors();
+init_events();
 var TERMINAL = /* @__PURE__ */ new Set(["REPLY_END", "REQUIRE_USER_CONFIRM", "REQUIRE_EXTERNAL_EXECUTION"]);
 var OPENING = /* @__PURE__ */ new Set(["REPLY_START", "USER_CONFIRM_RESULT", "EXTERNAL_EXECUTION_RESULT"]);
 var Session = class {
@@ -2061,1156 +3893,14 @@ function randomId() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/utf8.mjs
-var sharedTextEncoder = new TextEncoder();
-var CHUNK_SIZE = 4096;
-function utf8DecodeJs(bytes, inputOffset, byteLength) {
-  let offset = inputOffset;
-  const end = offset + byteLength;
-  const units = [];
-  let result = "";
-  while (offset < end) {
-    const byte1 = bytes[offset++];
-    if ((byte1 & 128) === 0) {
-      units.push(byte1);
-    } else if ((byte1 & 224) === 192) {
-      const byte2 = bytes[offset++] & 63;
-      units.push((byte1 & 31) << 6 | byte2);
-    } else if ((byte1 & 240) === 224) {
-      const byte2 = bytes[offset++] & 63;
-      const byte3 = bytes[offset++] & 63;
-      units.push((byte1 & 31) << 12 | byte2 << 6 | byte3);
-    } else if ((byte1 & 248) === 240) {
-      const byte2 = bytes[offset++] & 63;
-      const byte3 = bytes[offset++] & 63;
-      const byte4 = bytes[offset++] & 63;
-      let unit = (byte1 & 7) << 18 | byte2 << 12 | byte3 << 6 | byte4;
-      if (unit > 65535) {
-        unit -= 65536;
-        units.push(unit >>> 10 & 1023 | 55296);
-        unit = 56320 | unit & 1023;
-      }
-      units.push(unit);
-    } else {
-      units.push(byte1);
-    }
-    if (units.length >= CHUNK_SIZE) {
-      result += String.fromCharCode(...units);
-      units.length = 0;
-    }
-  }
-  if (units.length > 0) {
-    result += String.fromCharCode(...units);
-  }
-  return result;
-}
-var sharedTextDecoder = new TextDecoder();
-var TEXT_DECODER_THRESHOLD = 200;
-function utf8DecodeTD(bytes, inputOffset, byteLength) {
-  const stringBytes = bytes.subarray(inputOffset, inputOffset + byteLength);
-  return sharedTextDecoder.decode(stringBytes);
-}
-function utf8Decode(bytes, inputOffset, byteLength) {
-  if (byteLength > TEXT_DECODER_THRESHOLD) {
-    return utf8DecodeTD(bytes, inputOffset, byteLength);
-  } else {
-    return utf8DecodeJs(bytes, inputOffset, byteLength);
-  }
-}
-
-// schemas/node_modules/@msgpack/msgpack/dist.esm/ExtData.mjs
-var ExtData = class {
-  type;
-  data;
-  constructor(type, data) {
-    this.type = type;
-    this.data = data;
-  }
-};
-
-// schemas/node_modules/@msgpack/msgpack/dist.esm/DecodeError.mjs
-var DecodeError2 = class _DecodeError extends Error {
-  constructor(message) {
-    super(message);
-    const proto = Object.create(_DecodeError.prototype);
-    Object.setPrototypeOf(this, proto);
-    Object.defineProperty(this, "name", {
-      configurable: true,
-      enumerable: false,
-      value: _DecodeError.name
-    });
-  }
-};
-
-// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/int.mjs
-var UINT32_MAX = 4294967295;
-function setInt64(view, offset, value) {
-  const high = Math.floor(value / 4294967296);
-  const low = value;
-  view.setUint32(offset, high);
-  view.setUint32(offset + 4, low);
-}
-function getInt64(view, offset) {
-  const high = view.getInt32(offset);
-  const low = view.getUint32(offset + 4);
-  return high * 4294967296 + low;
-}
-function getUint64(view, offset) {
-  const high = view.getUint32(offset);
-  const low = view.getUint32(offset + 4);
-  return high * 4294967296 + low;
-}
-
-// schemas/node_modules/@msgpack/msgpack/dist.esm/timestamp.mjs
-var EXT_TIMESTAMP = -1;
-var TIMESTAMP32_MAX_SEC = 4294967296 - 1;
-var TIMESTAMP64_MAX_SEC = 17179869184 - 1;
-function encodeTimeSpecToTimestamp({ sec, nsec }) {
-  if (sec >= 0 && nsec >= 0 && sec <= TIMESTAMP64_MAX_SEC) {
-    if (nsec === 0 && sec <= TIMESTAMP32_MAX_SEC) {
-      const rv = new Uint8Array(4);
-      const view = new DataView(rv.buffer);
-      view.setUint32(0, sec);
-      return rv;
-    } else {
-      const secHigh = sec / 4294967296;
-      const secLow = sec & 4294967295;
-      const rv = new Uint8Array(8);
-      const view = new DataView(rv.buffer);
-      view.setUint32(0, nsec << 2 | secHigh & 3);
-      view.setUint32(4, secLow);
-      return rv;
-    }
-  } else {
-    const rv = new Uint8Array(12);
-    const view = new DataView(rv.buffer);
-    view.setUint32(0, nsec);
-    setInt64(view, 4, sec);
-    return rv;
-  }
-}
-function encodeDateToTimeSpec(date) {
-  const msec = date.getTime();
-  const sec = Math.floor(msec / 1e3);
-  const nsec = (msec - sec * 1e3) * 1e6;
-  const nsecInSec = Math.floor(nsec / 1e9);
-  return {
-    sec: sec + nsecInSec,
-    nsec: nsec - nsecInSec * 1e9
-  };
-}
-function encodeTimestampExtension(object) {
-  if (object instanceof Date) {
-    const timeSpec = encodeDateToTimeSpec(object);
-    return encodeTimeSpecToTimestamp(timeSpec);
-  } else {
-    return null;
-  }
-}
-function decodeTimestampToTimeSpec(data) {
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  switch (data.byteLength) {
-    case 4: {
-      const sec = view.getUint32(0);
-      const nsec = 0;
-      return { sec, nsec };
-    }
-    case 8: {
-      const nsec30AndSecHigh2 = view.getUint32(0);
-      const secLow32 = view.getUint32(4);
-      const sec = (nsec30AndSecHigh2 & 3) * 4294967296 + secLow32;
-      const nsec = nsec30AndSecHigh2 >>> 2;
-      return { sec, nsec };
-    }
-    case 12: {
-      const sec = getInt64(view, 4);
-      const nsec = view.getUint32(0);
-      return { sec, nsec };
-    }
-    default:
-      throw new DecodeError2(`Unrecognized data size for timestamp (expected 4, 8, or 12): ${data.length}`);
-  }
-}
-function decodeTimestampExtension(data) {
-  const timeSpec = decodeTimestampToTimeSpec(data);
-  return new Date(timeSpec.sec * 1e3 + timeSpec.nsec / 1e6);
-}
-var timestampExtension = {
-  type: EXT_TIMESTAMP,
-  encode: encodeTimestampExtension,
-  decode: decodeTimestampExtension
-};
-
-// schemas/node_modules/@msgpack/msgpack/dist.esm/ExtensionCodec.mjs
-var ExtensionCodec = class _ExtensionCodec {
-  static defaultCodec = new _ExtensionCodec();
-  // ensures ExtensionCodecType<X> matches ExtensionCodec<X>
-  // this will make type errors a lot more clear
-  // eslint-disable-next-line @typescript-eslint/naming-convention
-  __brand;
-  // built-in extensions
-  builtInEncoders = [];
-  builtInDecoders = [];
-  // custom extensions
-  encoders = [];
-  decoders = [];
-  constructor() {
-    this.register(timestampExtension);
-  }
-  register({ type, encode, decode: decode2 }) {
-    if (type >= 0) {
-      this.encoders[type] = encode;
-      this.decoders[type] = decode2;
-    } else {
-      const index2 = -1 - type;
-      this.builtInEncoders[index2] = encode;
-      this.builtInDecoders[index2] = decode2;
-    }
-  }
-  tryToEncode(object, context) {
-    for (let i = 0; i < this.builtInEncoders.length; i++) {
-      const encodeExt = this.builtInEncoders[i];
-      if (encodeExt != null) {
-        const data = encodeExt(object, context);
-        if (data != null) {
-          const type = -1 - i;
-          return new ExtData(type, data);
-        }
-      }
-    }
-    for (let i = 0; i < this.encoders.length; i++) {
-      const encodeExt = this.encoders[i];
-      if (encodeExt != null) {
-        const data = encodeExt(object, context);
-        if (data != null) {
-          const type = i;
-          return new ExtData(type, data);
-        }
-      }
-    }
-    if (object instanceof ExtData) {
-      return object;
-    }
-    return null;
-  }
-  decode(data, type, context) {
-    const decodeExt = type < 0 ? this.builtInDecoders[-1 - type] : this.decoders[type];
-    if (decodeExt) {
-      return decodeExt(data, type, context);
-    } else {
-      return new ExtData(type, data);
-    }
-  }
-};
-
-// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/typedArrays.mjs
-function isArrayBufferLike(buffer) {
-  return buffer instanceof ArrayBuffer || typeof SharedArrayBuffer !== "undefined" && buffer instanceof SharedArrayBuffer;
-}
-function ensureUint8Array(buffer) {
-  if (buffer instanceof Uint8Array) {
-    return buffer;
-  } else if (ArrayBuffer.isView(buffer)) {
-    return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-  } else if (isArrayBufferLike(buffer)) {
-    return new Uint8Array(buffer);
-  } else {
-    return Uint8Array.from(buffer);
-  }
-}
-
-// schemas/node_modules/@msgpack/msgpack/dist.esm/utils/prettyByte.mjs
-function prettyByte(byte) {
-  return `${byte < 0 ? "-" : ""}0x${Math.abs(byte).toString(16).padStart(2, "0")}`;
-}
-
-// schemas/node_modules/@msgpack/msgpack/dist.esm/CachedKeyDecoder.mjs
-var DEFAULT_MAX_KEY_LENGTH = 16;
-var DEFAULT_MAX_LENGTH_PER_KEY = 16;
-var CachedKeyDecoder = class {
-  hit = 0;
-  miss = 0;
-  caches;
-  maxKeyLength;
-  maxLengthPerKey;
-  constructor(maxKeyLength = DEFAULT_MAX_KEY_LENGTH, maxLengthPerKey = DEFAULT_MAX_LENGTH_PER_KEY) {
-    this.maxKeyLength = maxKeyLength;
-    this.maxLengthPerKey = maxLengthPerKey;
-    this.caches = [];
-    for (let i = 0; i < this.maxKeyLength; i++) {
-      this.caches.push([]);
-    }
-  }
-  canBeCached(byteLength) {
-    return byteLength > 0 && byteLength <= this.maxKeyLength;
-  }
-  find(bytes, inputOffset, byteLength) {
-    const records = this.caches[byteLength - 1];
-    FIND_CHUNK: for (const record of records) {
-      const recordBytes = record.bytes;
-      for (let j = 0; j < byteLength; j++) {
-        if (recordBytes[j] !== bytes[inputOffset + j]) {
-          continue FIND_CHUNK;
-        }
-      }
-      return record.str;
-    }
-    return null;
-  }
-  store(bytes, value) {
-    const records = this.caches[bytes.length - 1];
-    const record = { bytes, str: value };
-    if (records.length >= this.maxLengthPerKey) {
-      records[Math.random() * records.length | 0] = record;
-    } else {
-      records.push(record);
-    }
-  }
-  decode(bytes, inputOffset, byteLength) {
-    const cachedValue = this.find(bytes, inputOffset, byteLength);
-    if (cachedValue != null) {
-      this.hit++;
-      return cachedValue;
-    }
-    this.miss++;
-    const str = utf8DecodeJs(bytes, inputOffset, byteLength);
-    const slicedCopyOfBytes = Uint8Array.prototype.slice.call(bytes, inputOffset, inputOffset + byteLength);
-    this.store(slicedCopyOfBytes, str);
-    return str;
-  }
-};
-
-// schemas/node_modules/@msgpack/msgpack/dist.esm/Decoder.mjs
-var STATE_ARRAY = "array";
-var STATE_MAP_KEY = "map_key";
-var STATE_MAP_VALUE = "map_value";
-var mapKeyConverter = (key) => {
-  if (typeof key === "string" || typeof key === "number") {
-    return key;
-  }
-  throw new DecodeError2("The type of key must be string or number but " + typeof key);
-};
-var StackPool = class {
-  stack = [];
-  stackHeadPosition = -1;
-  get length() {
-    return this.stackHeadPosition + 1;
-  }
-  top() {
-    return this.stack[this.stackHeadPosition];
-  }
-  pushArrayState(size) {
-    const state = this.getUninitializedStateFromPool();
-    state.type = STATE_ARRAY;
-    state.position = 0;
-    state.size = size;
-    state.array = new Array(size);
-  }
-  pushMapState(size) {
-    const state = this.getUninitializedStateFromPool();
-    state.type = STATE_MAP_KEY;
-    state.readCount = 0;
-    state.size = size;
-    state.map = {};
-  }
-  getUninitializedStateFromPool() {
-    this.stackHeadPosition++;
-    if (this.stackHeadPosition === this.stack.length) {
-      const partialState = {
-        type: void 0,
-        size: 0,
-        array: void 0,
-        position: 0,
-        readCount: 0,
-        map: void 0,
-        key: null
-      };
-      this.stack.push(partialState);
-    }
-    return this.stack[this.stackHeadPosition];
-  }
-  release(state) {
-    const topStackState = this.stack[this.stackHeadPosition];
-    if (topStackState !== state) {
-      throw new Error("Invalid stack state. Released state is not on top of the stack.");
-    }
-    if (state.type === STATE_ARRAY) {
-      const partialState = state;
-      partialState.size = 0;
-      partialState.array = void 0;
-      partialState.position = 0;
-      partialState.type = void 0;
-    }
-    if (state.type === STATE_MAP_KEY || state.type === STATE_MAP_VALUE) {
-      const partialState = state;
-      partialState.size = 0;
-      partialState.map = void 0;
-      partialState.readCount = 0;
-      partialState.type = void 0;
-    }
-    this.stackHeadPosition--;
-  }
-  reset() {
-    this.stack.length = 0;
-    this.stackHeadPosition = -1;
-  }
-};
-var HEAD_BYTE_REQUIRED = -1;
-var EMPTY_VIEW = new DataView(new ArrayBuffer(0));
-var EMPTY_BYTES = new Uint8Array(EMPTY_VIEW.buffer);
-try {
-  EMPTY_VIEW.getInt8(0);
-} catch (e) {
-  if (!(e instanceof RangeError)) {
-    throw new Error("This module is not supported in the current JavaScript engine because DataView does not throw RangeError on out-of-bounds access");
-  }
-}
-var MORE_DATA = new RangeError("Insufficient data");
-var sharedCachedKeyDecoder = new CachedKeyDecoder();
-var Decoder = class _Decoder {
-  extensionCodec;
-  context;
-  useBigInt64;
-  rawStrings;
-  maxStrLength;
-  maxBinLength;
-  maxArrayLength;
-  maxMapLength;
-  maxExtLength;
-  keyDecoder;
-  mapKeyConverter;
-  totalPos = 0;
-  pos = 0;
-  view = EMPTY_VIEW;
-  bytes = EMPTY_BYTES;
-  headByte = HEAD_BYTE_REQUIRED;
-  stack = new StackPool();
-  entered = false;
-  constructor(options) {
-    this.extensionCodec = options?.extensionCodec ?? ExtensionCodec.defaultCodec;
-    this.context = options?.context;
-    this.useBigInt64 = options?.useBigInt64 ?? false;
-    this.rawStrings = options?.rawStrings ?? false;
-    this.maxStrLength = options?.maxStrLength ?? UINT32_MAX;
-    this.maxBinLength = options?.maxBinLength ?? UINT32_MAX;
-    this.maxArrayLength = options?.maxArrayLength ?? UINT32_MAX;
-    this.maxMapLength = options?.maxMapLength ?? UINT32_MAX;
-    this.maxExtLength = options?.maxExtLength ?? UINT32_MAX;
-    this.keyDecoder = options?.keyDecoder !== void 0 ? options.keyDecoder : sharedCachedKeyDecoder;
-    this.mapKeyConverter = options?.mapKeyConverter ?? mapKeyConverter;
-  }
-  clone() {
-    return new _Decoder({
-      extensionCodec: this.extensionCodec,
-      context: this.context,
-      useBigInt64: this.useBigInt64,
-      rawStrings: this.rawStrings,
-      maxStrLength: this.maxStrLength,
-      maxBinLength: this.maxBinLength,
-      maxArrayLength: this.maxArrayLength,
-      maxMapLength: this.maxMapLength,
-      maxExtLength: this.maxExtLength,
-      keyDecoder: this.keyDecoder
-    });
-  }
-  reinitializeState() {
-    this.totalPos = 0;
-    this.headByte = HEAD_BYTE_REQUIRED;
-    this.stack.reset();
-  }
-  setBuffer(buffer) {
-    const bytes = ensureUint8Array(buffer);
-    this.bytes = bytes;
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    this.pos = 0;
-  }
-  appendBuffer(buffer) {
-    if (this.headByte === HEAD_BYTE_REQUIRED && !this.hasRemaining(1)) {
-      this.setBuffer(buffer);
-    } else {
-      const remainingData = this.bytes.subarray(this.pos);
-      const newData = ensureUint8Array(buffer);
-      const newBuffer = new Uint8Array(remainingData.length + newData.length);
-      newBuffer.set(remainingData);
-      newBuffer.set(newData, remainingData.length);
-      this.setBuffer(newBuffer);
-    }
-  }
-  hasRemaining(size) {
-    return this.view.byteLength - this.pos >= size;
-  }
-  createExtraByteError(posToShow) {
-    const { view, pos } = this;
-    return new RangeError(`Extra ${view.byteLength - pos} of ${view.byteLength} byte(s) found at buffer[${posToShow}]`);
-  }
-  /**
-   * @throws {@link DecodeError}
-   * @throws {@link RangeError}
-   */
-  decode(buffer) {
-    if (this.entered) {
-      const instance = this.clone();
-      return instance.decode(buffer);
-    }
-    try {
-      this.entered = true;
-      this.reinitializeState();
-      this.setBuffer(buffer);
-      const object = this.doDecodeSync();
-      if (this.hasRemaining(1)) {
-        throw this.createExtraByteError(this.pos);
-      }
-      return object;
-    } finally {
-      this.entered = false;
-    }
-  }
-  *decodeMulti(buffer) {
-    if (this.entered) {
-      const instance = this.clone();
-      yield* instance.decodeMulti(buffer);
-      return;
-    }
-    try {
-      this.entered = true;
-      this.reinitializeState();
-      this.setBuffer(buffer);
-      while (this.hasRemaining(1)) {
-        yield this.doDecodeSync();
-      }
-    } finally {
-      this.entered = false;
-    }
-  }
-  async decodeAsync(stream) {
-    if (this.entered) {
-      const instance = this.clone();
-      return instance.decodeAsync(stream);
-    }
-    try {
-      this.entered = true;
-      let decoded = false;
-      let object;
-      for await (const buffer of stream) {
-        if (decoded) {
-          this.entered = false;
-          throw this.createExtraByteError(this.totalPos);
-        }
-        this.appendBuffer(buffer);
-        try {
-          object = this.doDecodeSync();
-          decoded = true;
-        } catch (e) {
-          if (!(e instanceof RangeError)) {
-            throw e;
-          }
-        }
-        this.totalPos += this.pos;
-      }
-      if (decoded) {
-        if (this.hasRemaining(1)) {
-          throw this.createExtraByteError(this.totalPos);
-        }
-        return object;
-      }
-      const { headByte, pos, totalPos } = this;
-      throw new RangeError(`Insufficient data in parsing ${prettyByte(headByte)} at ${totalPos} (${pos} in the current buffer)`);
-    } finally {
-      this.entered = false;
-    }
-  }
-  decodeArrayStream(stream) {
-    return this.decodeMultiAsync(stream, true);
-  }
-  decodeStream(stream) {
-    return this.decodeMultiAsync(stream, false);
-  }
-  async *decodeMultiAsync(stream, isArray) {
-    if (this.entered) {
-      const instance = this.clone();
-      yield* instance.decodeMultiAsync(stream, isArray);
-      return;
-    }
-    try {
-      this.entered = true;
-      let isArrayHeaderRequired = isArray;
-      let arrayItemsLeft = -1;
-      for await (const buffer of stream) {
-        if (isArray && arrayItemsLeft === 0) {
-          throw this.createExtraByteError(this.totalPos);
-        }
-        this.appendBuffer(buffer);
-        if (isArrayHeaderRequired) {
-          arrayItemsLeft = this.readArraySize();
-          isArrayHeaderRequired = false;
-          this.complete();
-        }
-        try {
-          while (true) {
-            yield this.doDecodeSync();
-            if (--arrayItemsLeft === 0) {
-              break;
-            }
-          }
-        } catch (e) {
-          if (!(e instanceof RangeError)) {
-            throw e;
-          }
-        }
-        this.totalPos += this.pos;
-      }
-    } finally {
-      this.entered = false;
-    }
-  }
-  doDecodeSync() {
-    DECODE: while (true) {
-      const headByte = this.readHeadByte();
-      let object;
-      if (headByte >= 224) {
-        object = headByte - 256;
-      } else if (headByte < 192) {
-        if (headByte < 128) {
-          object = headByte;
-        } else if (headByte < 144) {
-          const size = headByte - 128;
-          if (size !== 0) {
-            this.pushMapState(size);
-            this.complete();
-            continue DECODE;
-          } else {
-            object = {};
-          }
-        } else if (headByte < 160) {
-          const size = headByte - 144;
-          if (size !== 0) {
-            this.pushArrayState(size);
-            this.complete();
-            continue DECODE;
-          } else {
-            object = [];
-          }
-        } else {
-          const byteLength = headByte - 160;
-          object = this.decodeString(byteLength, 0);
-        }
-      } else if (headByte === 192) {
-        object = null;
-      } else if (headByte === 194) {
-        object = false;
-      } else if (headByte === 195) {
-        object = true;
-      } else if (headByte === 202) {
-        object = this.readF32();
-      } else if (headByte === 203) {
-        object = this.readF64();
-      } else if (headByte === 204) {
-        object = this.readU8();
-      } else if (headByte === 205) {
-        object = this.readU16();
-      } else if (headByte === 206) {
-        object = this.readU32();
-      } else if (headByte === 207) {
-        if (this.useBigInt64) {
-          object = this.readU64AsBigInt();
-        } else {
-          object = this.readU64();
-        }
-      } else if (headByte === 208) {
-        object = this.readI8();
-      } else if (headByte === 209) {
-        object = this.readI16();
-      } else if (headByte === 210) {
-        object = this.readI32();
-      } else if (headByte === 211) {
-        if (this.useBigInt64) {
-          object = this.readI64AsBigInt();
-        } else {
-          object = this.readI64();
-        }
-      } else if (headByte === 217) {
-        const byteLength = this.lookU8();
-        object = this.decodeString(byteLength, 1);
-      } else if (headByte === 218) {
-        const byteLength = this.lookU16();
-        object = this.decodeString(byteLength, 2);
-      } else if (headByte === 219) {
-        const byteLength = this.lookU32();
-        object = this.decodeString(byteLength, 4);
-      } else if (headByte === 220) {
-        const size = this.readU16();
-        if (size !== 0) {
-          this.pushArrayState(size);
-          this.complete();
-          continue DECODE;
-        } else {
-          object = [];
-        }
-      } else if (headByte === 221) {
-        const size = this.readU32();
-        if (size !== 0) {
-          this.pushArrayState(size);
-          this.complete();
-          continue DECODE;
-        } else {
-          object = [];
-        }
-      } else if (headByte === 222) {
-        const size = this.readU16();
-        if (size !== 0) {
-          this.pushMapState(size);
-          this.complete();
-          continue DECODE;
-        } else {
-          object = {};
-        }
-      } else if (headByte === 223) {
-        const size = this.readU32();
-        if (size !== 0) {
-          this.pushMapState(size);
-          this.complete();
-          continue DECODE;
-        } else {
-          object = {};
-        }
-      } else if (headByte === 196) {
-        const size = this.lookU8();
-        object = this.decodeBinary(size, 1);
-      } else if (headByte === 197) {
-        const size = this.lookU16();
-        object = this.decodeBinary(size, 2);
-      } else if (headByte === 198) {
-        const size = this.lookU32();
-        object = this.decodeBinary(size, 4);
-      } else if (headByte === 212) {
-        object = this.decodeExtension(1, 0);
-      } else if (headByte === 213) {
-        object = this.decodeExtension(2, 0);
-      } else if (headByte === 214) {
-        object = this.decodeExtension(4, 0);
-      } else if (headByte === 215) {
-        object = this.decodeExtension(8, 0);
-      } else if (headByte === 216) {
-        object = this.decodeExtension(16, 0);
-      } else if (headByte === 199) {
-        const size = this.lookU8();
-        object = this.decodeExtension(size, 1);
-      } else if (headByte === 200) {
-        const size = this.lookU16();
-        object = this.decodeExtension(size, 2);
-      } else if (headByte === 201) {
-        const size = this.lookU32();
-        object = this.decodeExtension(size, 4);
-      } else {
-        throw new DecodeError2(`Unrecognized type byte: ${prettyByte(headByte)}`);
-      }
-      this.complete();
-      const stack = this.stack;
-      while (stack.length > 0) {
-        const state = stack.top();
-        if (state.type === STATE_ARRAY) {
-          state.array[state.position] = object;
-          state.position++;
-          if (state.position === state.size) {
-            object = state.array;
-            stack.release(state);
-          } else {
-            continue DECODE;
-          }
-        } else if (state.type === STATE_MAP_KEY) {
-          if (object === "__proto__") {
-            throw new DecodeError2("The key __proto__ is not allowed");
-          }
-          state.key = this.mapKeyConverter(object);
-          state.type = STATE_MAP_VALUE;
-          continue DECODE;
-        } else {
-          state.map[state.key] = object;
-          state.readCount++;
-          if (state.readCount === state.size) {
-            object = state.map;
-            stack.release(state);
-          } else {
-            state.key = null;
-            state.type = STATE_MAP_KEY;
-            continue DECODE;
-          }
-        }
-      }
-      return object;
-    }
-  }
-  readHeadByte() {
-    if (this.headByte === HEAD_BYTE_REQUIRED) {
-      this.headByte = this.readU8();
-    }
-    return this.headByte;
-  }
-  complete() {
-    this.headByte = HEAD_BYTE_REQUIRED;
-  }
-  readArraySize() {
-    const headByte = this.readHeadByte();
-    switch (headByte) {
-      case 220:
-        return this.readU16();
-      case 221:
-        return this.readU32();
-      default: {
-        if (headByte < 160) {
-          return headByte - 144;
-        } else {
-          throw new DecodeError2(`Unrecognized array type byte: ${prettyByte(headByte)}`);
-        }
-      }
-    }
-  }
-  pushMapState(size) {
-    if (size > this.maxMapLength) {
-      throw new DecodeError2(`Max length exceeded: map length (${size}) > maxMapLengthLength (${this.maxMapLength})`);
-    }
-    this.stack.pushMapState(size);
-  }
-  pushArrayState(size) {
-    if (size > this.maxArrayLength) {
-      throw new DecodeError2(`Max length exceeded: array length (${size}) > maxArrayLength (${this.maxArrayLength})`);
-    }
-    this.stack.pushArrayState(size);
-  }
-  decodeString(byteLength, headerOffset) {
-    if (!this.rawStrings || this.stateIsMapKey()) {
-      return this.decodeUtf8String(byteLength, headerOffset);
-    }
-    return this.decodeBinary(byteLength, headerOffset);
-  }
-  /**
-   * @throws {@link RangeError}
-   */
-  decodeUtf8String(byteLength, headerOffset) {
-    if (byteLength > this.maxStrLength) {
-      throw new DecodeError2(`Max length exceeded: UTF-8 byte length (${byteLength}) > maxStrLength (${this.maxStrLength})`);
-    }
-    if (this.bytes.byteLength < this.pos + headerOffset + byteLength) {
-      throw MORE_DATA;
-    }
-    const offset = this.pos + headerOffset;
-    let object;
-    if (this.stateIsMapKey() && this.keyDecoder?.canBeCached(byteLength)) {
-      object = this.keyDecoder.decode(this.bytes, offset, byteLength);
-    } else {
-      object = utf8Decode(this.bytes, offset, byteLength);
-    }
-    this.pos += headerOffset + byteLength;
-    return object;
-  }
-  stateIsMapKey() {
-    if (this.stack.length > 0) {
-      const state = this.stack.top();
-      return state.type === STATE_MAP_KEY;
-    }
-    return false;
-  }
-  /**
-   * @throws {@link RangeError}
-   */
-  decodeBinary(byteLength, headOffset) {
-    if (byteLength > this.maxBinLength) {
-      throw new DecodeError2(`Max length exceeded: bin length (${byteLength}) > maxBinLength (${this.maxBinLength})`);
-    }
-    if (!this.hasRemaining(byteLength + headOffset)) {
-      throw MORE_DATA;
-    }
-    const offset = this.pos + headOffset;
-    const object = this.bytes.subarray(offset, offset + byteLength);
-    this.pos += headOffset + byteLength;
-    return object;
-  }
-  decodeExtension(size, headOffset) {
-    if (size > this.maxExtLength) {
-      throw new DecodeError2(`Max length exceeded: ext length (${size}) > maxExtLength (${this.maxExtLength})`);
-    }
-    const extType = this.view.getInt8(this.pos + headOffset);
-    const data = this.decodeBinary(
-      size,
-      headOffset + 1
-      /* extType */
-    );
-    return this.extensionCodec.decode(data, extType, this.context);
-  }
-  lookU8() {
-    return this.view.getUint8(this.pos);
-  }
-  lookU16() {
-    return this.view.getUint16(this.pos);
-  }
-  lookU32() {
-    return this.view.getUint32(this.pos);
-  }
-  readU8() {
-    const value = this.view.getUint8(this.pos);
-    this.pos++;
-    return value;
-  }
-  readI8() {
-    const value = this.view.getInt8(this.pos);
-    this.pos++;
-    return value;
-  }
-  readU16() {
-    const value = this.view.getUint16(this.pos);
-    this.pos += 2;
-    return value;
-  }
-  readI16() {
-    const value = this.view.getInt16(this.pos);
-    this.pos += 2;
-    return value;
-  }
-  readU32() {
-    const value = this.view.getUint32(this.pos);
-    this.pos += 4;
-    return value;
-  }
-  readI32() {
-    const value = this.view.getInt32(this.pos);
-    this.pos += 4;
-    return value;
-  }
-  readU64() {
-    const value = getUint64(this.view, this.pos);
-    this.pos += 8;
-    return value;
-  }
-  readI64() {
-    const value = getInt64(this.view, this.pos);
-    this.pos += 8;
-    return value;
-  }
-  readU64AsBigInt() {
-    const value = this.view.getBigUint64(this.pos);
-    this.pos += 8;
-    return value;
-  }
-  readI64AsBigInt() {
-    const value = this.view.getBigInt64(this.pos);
-    this.pos += 8;
-    return value;
-  }
-  readF32() {
-    const value = this.view.getFloat32(this.pos);
-    this.pos += 4;
-    return value;
-  }
-  readF64() {
-    const value = this.view.getFloat64(this.pos);
-    this.pos += 8;
-    return value;
-  }
-};
-
-// schemas/dist/msgpack.js
-var MSGPACK = new Decoder();
-function refused(payload) {
-  const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
-  let pos = 0;
-  const open = [{ left: 1, map: false, read: 0 }];
-  while (open.length > 0 && pos < payload.length) {
-    const inside = open[open.length - 1];
-    if (inside.left === 0) {
-      open.pop();
-      continue;
-    }
-    inside.left -= 1;
-    const isKey = inside.map && inside.read % 2 === 0;
-    inside.read += 1;
-    const head = payload[pos];
-    if (isKey && !(head >= 160 && head <= 191) && !(head >= 217 && head <= 219)) {
-      return { at: pos, reason: "a map key that is no str; keys must be strings" };
-    }
-    let items = 0;
-    let map = false;
-    let size = 0;
-    let header = 1;
-    let str = false;
-    if (head <= 127 || head >= 224 || head >= 192 && head <= 195) {
-    } else if (head <= 143) {
-      [items, map] = [2 * (head & 15), true];
-    } else if (head <= 159) {
-      items = head & 15;
-    } else if (head <= 191) {
-      [str, size] = [true, head & 31];
-    } else if (head >= 199 && head <= 201 || head >= 212 && head <= 216) {
-      return { at: pos, reason: "a value of type Ext, which JSON and MessagePack do not both carry" };
-    } else if ((head === 202 || head === 203) && pos + (head === 202 ? 5 : 9) <= payload.length && !Number.isFinite(head === 202 ? view.getFloat32(pos + 1) : view.getFloat64(pos + 1))) {
-      const value = head === 202 ? view.getFloat32(pos + 1) : view.getFloat64(pos + 1);
-      return { at: pos, reason: `the float ${Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf"}, which JSON cannot carry` };
-    } else if (pos + 5 > payload.length && head >= 196) {
-      return void 0;
-    } else {
-      switch (head) {
-        case 217:
-          [str, size, header] = [true, view.getUint8(pos + 1), 2];
-          break;
-        case 218:
-          [str, size, header] = [true, view.getUint16(pos + 1), 3];
-          break;
-        case 219:
-          [str, size, header] = [true, view.getUint32(pos + 1), 5];
-          break;
-        case 196:
-          [size, header] = [view.getUint8(pos + 1), 2];
-          break;
-        case 197:
-          [size, header] = [view.getUint16(pos + 1), 3];
-          break;
-        case 198:
-          [size, header] = [view.getUint32(pos + 1), 5];
-          break;
-        case 199:
-          [size, header] = [view.getUint8(pos + 1), 3];
-          break;
-        case 200:
-          [size, header] = [view.getUint16(pos + 1), 4];
-          break;
-        case 201:
-          [size, header] = [view.getUint32(pos + 1), 6];
-          break;
-        case 202:
-          header = 5;
-          break;
-        case 203:
-          header = 9;
-          break;
-        case 204:
-        case 208:
-          header = 2;
-          break;
-        case 205:
-        case 209:
-          header = 3;
-          break;
-        case 206:
-        case 210:
-          header = 5;
-          break;
-        case 207:
-        case 211:
-          header = 9;
-          break;
-        case 212:
-          header = 3;
-          break;
-        case 213:
-          header = 4;
-          break;
-        case 214:
-          header = 6;
-          break;
-        case 215:
-          header = 10;
-          break;
-        case 216:
-          header = 18;
-          break;
-        case 220:
-          [items, header] = [view.getUint16(pos + 1), 3];
-          break;
-        case 221:
-          [items, header] = [view.getUint32(pos + 1), 5];
-          break;
-        case 222:
-          [items, map, header] = [2 * view.getUint16(pos + 1), true, 3];
-          break;
-        case 223:
-          [items, map, header] = [2 * view.getUint32(pos + 1), true, 5];
-          break;
-        default:
-          return void 0;
-      }
-    }
-    if (str && size && !(isKey && open.length === 2)) {
-      const body = payload.subarray(pos + header, pos + header + size);
-      if (body.some((byte) => byte >= 128)) {
-        try {
-          STRICT_UTF8.decode(body);
-        } catch {
-          return { at: pos, reason: "invalid UTF-8 in a str" };
-        }
-      }
-    }
-    pos += header + size;
-    if (items > 0)
-      open.push({ left: items, map, read: 0 });
-  }
-  return void 0;
-}
-var MsgpackFrameDecoder = class extends StreamDecoder {
-  parts = [];
-  // the start of an incomplete frame
-  have = 0;
-  // its length
-  need = 4;
-  // the length at which a frame may be complete
-  offset = 0;
-  // stream offset of the first buffered byte
-  take(data, out) {
-    if (!data.length)
-      return;
-    this.parts.push(data);
-    this.have += data.length;
-    if (this.have < this.need) {
-      this.parts[this.parts.length - 1] = data.slice();
-      return;
-    }
-    const buf = concat(this.parts, this.have);
-    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    let pos = 0;
-    try {
-      while (buf.length - pos >= 4) {
-        const size = view.getUint32(pos);
-        if (size > this.max) {
-          throw new FrameError(`frame length ${size} exceeds maxFrameBytes (${this.max})`, {
-            offset: this.offset + pos,
-            index: this.index
-          });
-        }
-        const end = pos + 4 + size;
-        if (end > buf.length)
-          break;
-        const payload = buf.subarray(pos + 4, end);
-        let value;
-        const bad = refused(payload);
-        if (bad !== void 0) {
-          throw new DecodeError(bad.reason, { offset: this.offset + pos + 4 + bad.at, index: this.index });
-        }
-        try {
-          value = MSGPACK.decode(payload);
-        } catch (error) {
-          throw new DecodeError(`MessagePack data is malformed: ${error.message}`, {
-            offset: this.offset + pos + 4,
-            index: this.index
-          });
-        }
-        this.event(value, out, this.offset + pos + 4, () => payload.slice(), "msgpack");
-        pos = end;
-      }
-    } finally {
-      const rest = buf.slice(pos);
-      this.parts = rest.length ? [rest] : [];
-      this.have = rest.length;
-      this.offset += pos;
-      this.need = rest.length < 4 ? 4 : 4 + new DataView(rest.buffer).getUint32(0);
-    }
-  }
-  end() {
-    if (!this.have)
-      return;
-    const what = this.have < 4 ? `inside a length prefix (${this.have} of 4 bytes)` : `inside a frame (${this.have - 4} of ${this.need - 4} payload bytes)`;
-    throw new FrameError(`the stream ended ${what}`, { offset: this.offset, index: this.index });
-  }
-};
+// schemas/dist/index.js
+init_errors();
+init_events();
+init_msgpack();
 
 // schemas/dist/ndjson.js
+init_errors();
+init_streaming();
 var BLANK = /^[ \t\r]*$/;
 var NDJSONDecoder = class extends StreamDecoder {
   parts = [];
@@ -3318,6 +4008,7 @@ var NDJSONDecoder = class extends StreamDecoder {
 };
 
 // schemas/dist/partial.js
+init_errors();
 var PartialJSONError = class extends DecodeError {
   name = "PartialJSONError";
   position;
@@ -3803,6 +4494,7 @@ function quote(text) {
 }
 
 // schemas/dist/session.js
+init_errors();
 function followSession(url, options = {}) {
   const { stop, release } = stopper(options.signal);
   const state = {
@@ -3971,6 +4663,500 @@ async function answer(url, options) {
     entryId: typeof entryId === "string" ? entryId : null
   };
 }
+
+// schemas/dist/socket.js
+init_errors();
+init_events();
+init_streaming();
+var SOCKET_PROTOCOLS = { json: "wire.v1.json", msgpack: "wire.v1.msgpack" };
+var RETRY_CLOSES = /* @__PURE__ */ new Set([1e3, 1001, 1006, 1011, 1012, 1013, 1014]);
+var InputRefused = class extends HTTPStatusError {
+  requestId;
+  name = "InputRefused";
+  constructor(url, requestId, status, detail) {
+    super("INPUT", url, status, "", detail, "200");
+    this.requestId = requestId;
+    this.message = `input ${requestId} on ${url} was refused with ${status}: ${detail}`;
+  }
+};
+var SocketClosed = class extends RemoteProtocolError {
+  url;
+  code;
+  name = "SocketClosed";
+  constructor(url, code, reason) {
+    super(`${url}: the server closed the socket with ${code}: ${reason || "no reason"}`);
+    this.url = url;
+    this.code = code;
+  }
+};
+function connectSession(url, options = {}) {
+  return new Client(socketURL(url), options);
+}
+function socketURL(url) {
+  let parsed;
+  try {
+    parsed = new URL(String(url), globalThis.location?.href);
+  } catch {
+    throw new TypeError(`${JSON.stringify(String(url).slice(0, 80))} is no WebSocket URL`);
+  }
+  const scheme = { "http:": "ws:", "https:": "wss:", "ws:": "ws:", "wss:": "wss:" }[parsed.protocol];
+  if (scheme === void 0)
+    throw new TypeError(`a socket's URL begins with ws:// or wss://, not ${parsed.protocol}`);
+  parsed.protocol = scheme;
+  return parsed.href;
+}
+var UTF82 = new TextEncoder();
+var JSON_CODEC = {
+  encode: (frame) => JSON.stringify(frame),
+  decode(data) {
+    if (typeof data !== "string")
+      throw new RemoteProtocolError("a binary frame on wire.v1.json");
+    let value;
+    try {
+      value = JSON.parse(data);
+    } catch (error) {
+      throw new DecodeError(`JSON is malformed: ${error.message}`);
+    }
+    const reason = refusedNumber(value, data);
+    if (reason !== void 0)
+      throw new DecodeError(reason);
+    return value;
+  },
+  raw: (value) => UTF82.encode(JSON.stringify(value))
+};
+async function msgpackCodec() {
+  const { decodeMsgpack: decodeMsgpack2, encodeMsgpack: encodeMsgpack2 } = await Promise.resolve().then(() => (init_msgpack(), msgpack_exports));
+  return {
+    encode: encodeMsgpack2,
+    decode(data) {
+      if (typeof data === "string")
+        throw new RemoteProtocolError("a text frame on wire.v1.msgpack");
+      return decodeMsgpack2(data);
+    },
+    raw: encodeMsgpack2
+  };
+}
+var Client = class {
+  url;
+  options;
+  conversation;
+  lastEventId;
+  connections = 0;
+  closed = false;
+  done;
+  stop;
+  follows;
+  unknown;
+  codec;
+  open;
+  /** Sends waiting for a socket to be open. */
+  opening = /* @__PURE__ */ new Set();
+  waiters = /* @__PURE__ */ new Set();
+  /** The replies with news since the last `run` resolved. */
+  news = /* @__PURE__ */ new Set();
+  running = false;
+  ids = 0;
+  ended;
+  endLog;
+  constructor(url, options) {
+    this.url = url;
+    this.options = options;
+    const Socket = options.WebSocket ?? globalThis.WebSocket;
+    if (Socket === void 0) {
+      throw new TypeError("no WebSocket class: pass the ws package's as the WebSocket option (Node 20 has none)");
+    }
+    const protocol = options.protocol ?? "json";
+    if (!(protocol in SOCKET_PROTOCOLS))
+      throw new TypeError(`protocol must be json or msgpack, not ${protocol}`);
+    this.conversation = options.conversation ?? new Session();
+    this.lastEventId = options.lastEventId ?? "";
+    this.follows = options.follow ?? true;
+    this.unknown = options.unknown ?? "keep";
+    const { stop, release } = stopper(options.signal);
+    this.stop = stop;
+    const logEnded = new Promise((resolve) => {
+      this.endLog = resolve;
+    });
+    const loop = this.loop(Socket, protocol).finally(release);
+    loop.catch((error) => this.fail(error));
+    this.done = Promise.race([logEnded, loop]).then(() => this.conversation);
+    this.done.catch(() => void 0);
+  }
+  // -- the connections -------------------------------------------------------------------
+  /** Connect, and connect again after each drop, until a close that no retry mends, the retries' end or `close()`. */
+  async loop(Socket, protocol) {
+    this.codec = protocol === "json" ? JSON_CODEC : await msgpackCodec();
+    const attempts = new Attempts(this.url, this.options.backoff);
+    for (; ; ) {
+      this.stop.signal.throwIfAborted();
+      const drop = await this.connect(Socket, SOCKET_PROTOCOLS[protocol]);
+      const { attempt, delayMs } = attempts.failed(drop.reason, drop.progressed);
+      this.options.onReconnect?.(attempt, delayMs, drop.reason);
+      await sleep(delayMs, this.stop.signal);
+    }
+  }
+  /**
+   * One socket, from its handshake until it drops: resolves with why (to
+   * connect again), rejects with what ends the client.
+   */
+  connect(Socket, wanted) {
+    const startId = this.lastEventId;
+    const signal = this.stop.signal;
+    this.connections++;
+    return new Promise((resolve, reject) => {
+      let socket;
+      try {
+        const headers = this.options.headers;
+        socket = headers === void 0 ? new Socket(this.url, [wanted]) : new Socket(this.url, [wanted], { headers });
+      } catch (error2) {
+        reject(error2);
+        return;
+      }
+      socket.binaryType = "arraybuffer";
+      const connection = { socket, pending: /* @__PURE__ */ new Map() };
+      let progressed = false;
+      let error;
+      let over = false;
+      let timer;
+      const wait = (ms, why) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => end(new WireError(`${this.url}: ${why}`)), ms);
+      };
+      const end = (reason, fatal = false) => {
+        if (over)
+          return;
+        over = true;
+        clearTimeout(timer);
+        for (const [type, listener] of listeners)
+          if (type !== "error")
+            socket.removeEventListener(type, listener);
+        signal.removeEventListener("abort", onAbort);
+        if (this.open === connection)
+          this.open = void 0;
+        try {
+          socket.close(1e3);
+        } catch {
+        }
+        const lost = fatal ? reason : new ConnectionFailed(this.url, 1, reason);
+        for (const waiting2 of connection.pending.values())
+          waiting2.reject(lost);
+        connection.pending.clear();
+        if (fatal)
+          reject(reason);
+        else
+          resolve({ reason, progressed: progressed || this.lastEventId !== startId });
+      };
+      const onAbort = () => end(signal.reason, true);
+      const listeners = [
+        ["open", () => {
+          if (socket.protocol !== wanted) {
+            end(new RemoteProtocolError(`${this.url} speaks ${socket.protocol || "no subprotocol"}, not ${wanted}`), true);
+            return;
+          }
+          this.readTimeout(wait);
+          try {
+            if (this.follows)
+              socket.send(this.codec.encode({ type: "follow", after: this.lastEventId || null }));
+          } catch (failure) {
+            end(failure);
+            return;
+          }
+          this.open = connection;
+          for (const waiter of this.opening)
+            waiter.go(connection);
+          this.opening.clear();
+        }],
+        ["message", (event) => {
+          this.readTimeout(wait);
+          try {
+            if (this.frame(event.data, connection))
+              progressed = true;
+          } catch (failure) {
+            end(failure, true);
+          }
+        }],
+        ["error", (event) => {
+          error = event.message ?? error;
+        }],
+        ["close", (event) => {
+          try {
+            end(this.whyClosed(event.code ?? 1006, event.reason ?? "", error));
+          } catch (failure) {
+            end(failure, true);
+          }
+        }]
+      ];
+      for (const [type, listener] of listeners)
+        socket.addEventListener(type, listener);
+      signal.addEventListener("abort", onAbort, { once: true });
+      if (signal.aborted)
+        onAbort();
+      else
+        wait(this.options.openTimeoutMs ?? 1e4, "no handshake in time");
+    });
+  }
+  readTimeout(wait) {
+    const ms = this.options.readTimeoutMs ?? 6e4;
+    wait(ms, `no frame for ${ms} ms`);
+  }
+  /**
+   * Why the socket closed, when the client is to connect again; throws for a
+   * close that no retry mends (wire.transports.ws_client's rules). `error`
+   * is what the WebSocket class said before: `ws` names the status of a
+   * handshake the server refused; a browser never does.
+   */
+  whyClosed(code, reason, error) {
+    const handshake = /Unexpected server response: (\d{3})/.exec(error ?? "");
+    if (handshake !== null) {
+      const failure = new HTTPStatusError("GET", this.url, Number(handshake[1]), "", "", "101 Switching Protocols");
+      if (RETRYABLE.has(failure.status))
+        return failure;
+      throw failure;
+    }
+    if (RETRY_CLOSES.has(code))
+      return new WireError(`${this.url}: the socket closed with ${code}${reason ? `: ${reason}` : ""}${error ? ` (${error})` : ""}`);
+    if (code === 1008) {
+      const refusal2 = /^(\d{3}) (.*)$/s.exec(reason);
+      if (refusal2 === null)
+        return new WireError(`${this.url}: the socket closed with 1008: ${reason}`);
+      const failure = new HTTPStatusError("GET", this.url, Number(refusal2[1]), "", refusal2[2], "an open socket");
+      if (RETRYABLE.has(failure.status))
+        return failure;
+      throw failure;
+    }
+    throw new SocketClosed(this.url, code, reason);
+  }
+  // -- the frames ------------------------------------------------------------------------
+  /**
+   * File one frame from the server; true when it brought news (entries or
+   * a result). A frame that is not the protocol's throws.
+   */
+  frame(data, connection) {
+    const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : void 0;
+    if (bytes === void 0 && typeof data !== "string") {
+      throw new RemoteProtocolError(`${this.url} sent a frame of neither text nor bytes`);
+    }
+    const frame = this.codec.decode(bytes ?? data);
+    if (typeof frame !== "object" || frame === null || Array.isArray(frame) || frame instanceof Uint8Array) {
+      throw new RemoteProtocolError(`${this.url} sent a frame that is not an object`);
+    }
+    const fields = frame;
+    const type = fields["type"];
+    if (typeof type !== "string")
+      throw new RemoteProtocolError(`${this.url} sent a frame without a type`);
+    if (type === "entries")
+      return this.entries(fields["entries"]);
+    if (type === "result")
+      return this.result(fields, connection);
+    if (type === "end") {
+      this.closed = true;
+      this.endLog();
+      for (const waiter of this.waiters) {
+        this.waiters.delete(waiter);
+        if (waiter.atEnd !== void 0)
+          waiter.resolve(waiter.atEnd());
+        else
+          waiter.reject(new WireError(`${this.url}: the session ended before what was waited for`));
+      }
+    }
+    return false;
+  }
+  /** An entries frame: its events, checked all before any is applied, then applied in order. */
+  entries(entries) {
+    if (!Array.isArray(entries))
+      throw new RemoteProtocolError(`${this.url} sent an entries frame without entries`);
+    const events = [];
+    let last;
+    for (const entry of entries) {
+      if (!Array.isArray(entry) || entry.length !== 2 || typeof entry[0] !== "string") {
+        throw new RemoteProtocolError(`${this.url} sent an entry that is not [entry id, event]`);
+      }
+      last = entry[0];
+      const value = entry[1];
+      const unknownType = checkEvent(value);
+      if (unknownType === void 0)
+        events.push(value);
+      else if (this.unknown === "raise")
+        throw new DecodeError(`unknown event type ${JSON.stringify(unknownType)}`);
+      else if (this.unknown === "keep") {
+        events.push(new UnknownEvent(unknownType, this.codec.raw(value), this.codec === JSON_CODEC ? "json" : "msgpack"));
+      }
+    }
+    if (last === void 0)
+      return false;
+    for (const event of events) {
+      this.stop.signal.throwIfAborted();
+      const changed = this.conversation.apply([event]).replies[0];
+      const msg = changed === void 0 ? void 0 : this.conversation.replies.get(changed);
+      if (changed !== void 0)
+        this.news.add(changed);
+      this.options.onEvent?.(event, msg, this.conversation);
+    }
+    const before = this.lastEventId;
+    this.lastEventId = last;
+    for (const waiter of this.waiters) {
+      const value = waiter.check();
+      if (value !== void 0 && value !== false) {
+        this.waiters.delete(waiter);
+        waiter.resolve(value);
+      }
+    }
+    return last !== before;
+  }
+  /** A result frame: settles the send waiting for it, if any on this socket; true if one was. */
+  result(fields, connection) {
+    const { request_id: requestId, status, detail, entry_id: entryId } = fields;
+    if (typeof requestId !== "string" || !Number.isInteger(status) || typeof (detail ?? "") !== "string" || !(entryId == null || typeof entryId === "string")) {
+      throw new RemoteProtocolError(`${this.url} sent a result frame whose fields are not the protocol's`);
+    }
+    const waiting2 = connection.pending.get(requestId);
+    if (waiting2 === void 0)
+      return false;
+    connection.pending.delete(requestId);
+    waiting2.resolve({ status, detail: detail ?? "", entryId: entryId ?? null });
+    return true;
+  }
+  /** The client is over: `error` goes to every waiter, send and `run`. */
+  fail(error) {
+    this.ended ??= { error };
+    for (const waiter of this.waiters)
+      waiter.reject(this.ended.error);
+    this.waiters.clear();
+    for (const waiter of this.opening)
+      waiter.reject(this.ended.error);
+    this.opening.clear();
+  }
+  // -- the API ---------------------------------------------------------------------------
+  waitFor(check) {
+    return this.wait(() => check(this.conversation), void 0);
+  }
+  /**
+   * `check()`'s first value that is neither undefined nor false, checked now
+   * and after each entries frame; at the log's end `atEnd()` (or a
+   * rejection). `settled` runs when it settles, before the next frame is read.
+   */
+  wait(check, atEnd, settled) {
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        check,
+        atEnd,
+        resolve: (value) => {
+          settled?.();
+          resolve(value);
+        },
+        reject: (reason) => {
+          settled?.();
+          reject(reason);
+        }
+      };
+      const now3 = check();
+      if (now3 !== void 0 && now3 !== false)
+        waiter.resolve(now3);
+      else if (this.ended !== void 0)
+        waiter.reject(this.ended.error);
+      else if (this.closed && atEnd !== void 0)
+        waiter.resolve(atEnd());
+      else if (this.closed)
+        waiter.reject(new WireError(`${this.url}: the session ended before what was waited for`));
+      else
+        this.waiters.add(waiter);
+    });
+  }
+  settled(replyId) {
+    return this.waitFor((c) => {
+      const msg = c.replies.get(replyId);
+      return msg !== void 0 && waiting(msg).state !== "running" ? msg : void 0;
+    });
+  }
+  run(options = {}) {
+    if (!this.follows) {
+      return Promise.reject(new LocalProtocolError("this socket does not follow the session (follow: false)"));
+    }
+    if (this.running) {
+      return Promise.reject(new LocalProtocolError("run() while another run() is under way: one reader at a time"));
+    }
+    this.running = true;
+    const over = () => finished(this.conversation, options, this.news) ? this.conversation : void 0;
+    const settled = () => {
+      this.running = false;
+      this.news = /* @__PURE__ */ new Set();
+    };
+    return this.wait(over, () => this.conversation, settled);
+  }
+  send(input, options = {}) {
+    const agentId = options.agentId ?? this.options.agentId;
+    const sessionId = options.sessionId ?? this.options.sessionId;
+    if (agentId === void 0 || sessionId === void 0) {
+      return Promise.reject(new LocalProtocolError("send() needs an agentId and a sessionId (connectSession's options or send's)"));
+    }
+    if (this.ended !== void 0)
+      return Promise.reject(this.ended.error);
+    const requestId = String(++this.ids);
+    const timeoutMs = options.timeoutMs ?? 3e4;
+    return new Promise((resolve, reject) => {
+      let sentOn;
+      const opening = { go, reject: settle(reject) };
+      const timer = setTimeout(() => {
+        sentOn?.pending.delete(requestId);
+        this.opening.delete(opening);
+        reject(new ConnectionFailed(this.url, 1, new WireError(`no result for input ${requestId} within ${timeoutMs} ms`)));
+      }, timeoutMs);
+      function settle(then) {
+        return (value) => {
+          clearTimeout(timer);
+          then(value);
+        };
+      }
+      const url = this.url;
+      const codec = () => this.codec;
+      function go(connection) {
+        sentOn = connection;
+        connection.pending.set(requestId, {
+          resolve: settle(({ status, detail, entryId }) => {
+            if (status === 200)
+              resolve({ status, sessionId, entryId });
+            else
+              reject(new InputRefused(url, requestId, status, detail));
+          }),
+          reject: settle(reject)
+        });
+        try {
+          connection.socket.send(codec().encode({
+            type: "input",
+            request_id: requestId,
+            body: { agent_id: agentId, session_id: sessionId, input }
+          }));
+        } catch (error) {
+          connection.pending.delete(requestId);
+          settle(reject)(new ConnectionFailed(url, 1, error));
+        }
+      }
+      if (this.open !== void 0)
+        go(this.open);
+      else
+        this.opening.add(opening);
+    });
+  }
+  close() {
+    this.stop.abort(new DOMException("connectSession closed", "AbortError"));
+  }
+};
+function finished(conversation, options, news) {
+  let replyId = options.replyId;
+  if (replyId === void 0 && options.turn) {
+    const last = conversation.last;
+    if (last === void 0 || !news.has(last.id ?? ""))
+      return false;
+    replyId = last.id ?? "";
+  }
+  if (replyId === void 0)
+    return false;
+  const msg = conversation.replies.get(replyId);
+  return msg !== void 0 && waiting(msg).state !== "running";
+}
+
+// schemas/dist/index.js
+init_streaming();
 export {
   AnomalyKind,
   CHECKPOINT,
@@ -3981,6 +5167,7 @@ export {
   EVENT_TYPES,
   FrameError,
   HTTPStatusError,
+  InputRefused,
   LocalProtocolError,
   MAX_ANSWER_BYTES,
   MsgpackFrameDecoder,
@@ -3992,8 +5179,10 @@ export {
   RemoteProtocolError,
   ReplyRequestError,
   ResponseTooLarge,
+  SOCKET_PROTOCOLS,
   SSEDecoder,
   Session,
+  SocketClosed,
   StreamOrderError,
   TURN,
   UnknownEvent,
@@ -4003,6 +5192,7 @@ export {
   appendEvent,
   beginReply,
   confirmation,
+  connectSession,
   decodeBase64,
   encodeBase64,
   extendEvents,
