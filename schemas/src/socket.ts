@@ -40,7 +40,6 @@
  */
 
 import type { Msg } from "../wire.js";
-import { CHECKPOINT } from "./checkpoint.js";
 import { type ChatInput, Conversation, waiting } from "./conversation.js";
 import { DecodeError, LocalProtocolError, RemoteProtocolError, WireError } from "./errors.js";
 import { checkEvent, UnknownEvent, type UnknownPolicy, type WireEvent } from "./events.js";
