@@ -73,6 +73,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("stores: the contract's test suite", {"stores.conformance"}),
     ("transports: the chat body, the agent hook", {"transports.chat", "transports.inputs"}),
     ("transports", {"transports", "transports.streams", "transports.http"}),
+    ("transports: what every socket shares", {"transports.ws_base"}),
     ("transports: the clients, the socket", {"transports.client", "transports.ws"}),
     ("transports: the socket's client", {"transports.ws_client"}),
     ("bridges and converters", {"bridges", "bridges.agui", "bridges.vercel",
@@ -98,6 +99,7 @@ OPTIONAL: dict[str, set[str]] = {
     "transports.streams": {"anyio"},
     "transports.http": {"starlette", "anyio"},
     "transports.client": {"anyio", "httpx"},
+    "transports.ws_base": {"starlette", "anyio"},
     "transports.ws": {"starlette", "anyio"},
     "transports.ws_client": {"anyio", "websockets"},
     "compat.agentscope_app": {"agentscope"},  # imported when an AgentscopeHistory is made
