@@ -78,7 +78,8 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("transports: the socket's client", {"transports.ws_client"}),
     ("bridges and converters", {"bridges", "bridges.agui", "bridges.vercel",
                                 "compat", "compat.agentscope1", "compat.agentx", "compat.agentscope_app"}),
-    ("bridges: http", {"bridges.agui_http", "bridges.vercel_http"}),
+    ("bridges: a Vercel session's turns and replies", {"bridges.vercel_session"}),
+    ("bridges: http and sockets", {"bridges.agui_http", "bridges.vercel_http", "bridges.vercel_ws"}),
     ("edges: the demo agent", {"demo"}),
     ("edges: the web demo", {"demo_web"}),
     ("edges: cli", {"cli"}),
@@ -105,6 +106,7 @@ OPTIONAL: dict[str, set[str]] = {
     "compat.agentscope_app": {"agentscope"},  # imported when an AgentscopeHistory is made
     "bridges.agui_http": {"starlette"},
     "bridges.vercel_http": {"starlette"},
+    "bridges.vercel_ws": {"starlette", "anyio"},
     "demo": {"anyio", "httpx", "uvicorn", "starlette"},
     "demo_web": {"anyio", "uvicorn", "starlette"},
 }
