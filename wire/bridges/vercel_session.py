@@ -217,20 +217,25 @@ def _running(replies: Iterable[Msg]) -> Msg | None:
     return running[-1] if running else None
 
 
-async def resumed(log: EventStore, make: Callable[[], VercelBridge], *,
-                  finished: bool = False) -> tuple[Reply, str | None, list[Chunk]] | None:
+async def resumed(log: EventStore, make: Callable[[], VercelBridge], *, finished: bool = False,
+                  parked: bool = False) -> tuple[Reply, str | None, list[Chunk]] | None:
     """What a resume request carries, as ``(reply, after, prelude)`` for
     :func:`reply_chunks`: the reply running in the session (the last to
     begin of those neither ended nor parked), from its start (the Msg so
     far as a catch-up, every part a live reader was sent, those still
-    growing left open), then live; while a turn waits for its reply to
-    begin, that reply. None when no reply runs (every reply ended or
-    parked, or the session is closed), unless ``finished``: then the reply
-    that began last, whole. A failing store raises
+    growing left open), then live; with ``parked``, else the last reply to
+    begin if it is parked for the user (whole, up to its park: a client cut
+    off mid-reply gets the question it must answer); while a turn waits for
+    its reply to begin, that reply. None when no reply runs (every reply
+    ended or parked, or the session is closed), unless ``finished``: then
+    the reply that began last, whole. A failing store raises
     :class:`~wire.errors.StoreError`."""
     session = await log.session()
     # A closed session runs nothing: a reply it cut short is over too.
     msg = _running(session.replies.values()) if not session.closed else None
+    if msg is None and parked and not session.closed and session.last is not None \
+            and waiting(session.last).state == "parked":
+        msg = session.last
     after = session.last_id or None
     if msg is not None or (finished and session.last is not None and session.turn is None):
         bridge = make()
