@@ -6,6 +6,7 @@
 //   node run.mjs encode CHUNKS.json  the bytes ai's own JsonToSseTransformStream
 //                                    writes for a list of chunks (stdout)
 //   node run.mjs live SERVER.json    useChat's requests to a real server (below)
+//   node run.mjs socket SERVER.json  a chat over ai's WebSocketChatTransport (below)
 //
 // `read` runs each stream three ways, all unmodified SDK code:
 // 1. readUIMessageStream over parseJsonEventStream + uiMessageChunkSchema (the
@@ -18,6 +19,7 @@
 //    useChat posts back.
 import { readFile } from 'node:fs/promises';
 import { parseJsonEventStream } from '@ai-sdk/provider-utils';
+import WebSocket from 'ws';
 import {
   AbstractChat,
   DefaultChatTransport,
@@ -26,6 +28,7 @@ import {
   uiMessageChunkSchema,
   UI_MESSAGE_STREAM_HEADERS,
   validateUIMessages,
+  WebSocketChatTransport,
 } from 'ai';
 
 function bytesStream(bytes) {
@@ -219,12 +222,82 @@ async function session({ api, chatId, turns }) {
   return { steps, reloaded: { messages: reloaded.chatState.messages, status: reloaded.chatState.status }, errors };
 }
 
+// `socket`: one chat over ai's WebSocketChatTransport (node 20 has no global
+// WebSocket: the `ws` package's, recorded so that the test can cut one),
+// served by wire.bridges.vercel_ws's chat_socket. Each turn sends a message
+// and answers the approvals as `session` does. A turn's `drop` ({phase:
+// "send" | "answer", text}) cuts the connection (ws's terminate(): no close
+// frame, as when a network goes) once a part of the reply shows that text;
+// the request fails as a disconnect, and the chat resumes with
+// resumeStream() (the transport's reconnectToStream, on a new connection).
+async function socket({ url, chatId, turns }) {
+  const errors = [];
+  const sockets = [];
+  class Recorded extends WebSocket {
+    constructor(...args) {
+      super(...args);
+      sockets.push(this);
+    }
+  }
+  let watch = null; // the text whose arrival cuts the connection
+  class WatchedState extends ArrayChatState {
+    replaceMessage = (index, message) => {
+      this.messages = [...this.messages.slice(0, index), message, ...this.messages.slice(index + 1)];
+      this.check(message);
+    };
+    pushMessage = message => {
+      this.messages = this.messages.concat(message);
+      this.check(message);
+    };
+    check(message) {
+      if (watch != null && message.parts.some(p => p.type === 'text' && p.text === watch)) {
+        watch = null;
+        sockets.at(-1).terminate();
+      }
+    }
+  }
+  const transport = new WebSocketChatTransport({ url, webSocket: Recorded });
+  const state = new WatchedState();
+  const chat = new (class extends AbstractChat {})({ id: chatId, transport, state,
+    onError: error => errors.push(String(error?.message ?? error)) });
+  const steps = [];
+  const record = what => steps.push({ what, status: state.status, error: state.error ? String(state.error.message) : null,
+    messages: structuredClone(state.messages) });
+  const request = async (phase, drop, send) => {
+    if (drop?.phase === phase) watch = drop.text;
+    await send();
+    if (drop?.phase === phase) {
+      record(`dropped ${phase}`);
+      await chat.resumeStream();
+      record(`resumed ${phase}`);
+    }
+  };
+  for (const { text, approve, drop } of turns) {
+    await request('send', drop, () => chat.sendMessage({ text }));
+    record(`sent ${text}`);
+    const asking = state.messages.at(-1).parts.filter(p => p.state === 'approval-requested');
+    for (const part of asking) await chat.addToolApprovalResponse({ id: part.approval.id, approved: approve });
+    if (asking.length) {
+      await request('answer', drop, () => chat.sendMessage());
+      record(`answered ${approve}`);
+    }
+  }
+  // A reloaded page on the same socket: nothing runs, the server says no-active.
+  const reloaded = new (class extends AbstractChat {})({ id: chatId, transport, state: new ArrayChatState() });
+  await reloaded.resumeStream();
+  transport.close();
+  return { steps, reloaded: { messages: reloaded.messages, status: reloaded.status }, errors,
+    connections: sockets.length };
+}
+
 const [mode, path] = process.argv.slice(2);
 const input = JSON.parse(await readFile(path, 'utf8'));
 if (mode === 'encode') {
   await encode(input);
 } else if (mode === 'session') {
   process.stdout.write(JSON.stringify(await session(input)));
+} else if (mode === 'socket') {
+  process.stdout.write(JSON.stringify(await socket(input)));
 } else if (mode === 'live') {
   process.stdout.write(JSON.stringify(await live(input)));
 } else {

@@ -158,8 +158,8 @@ def test_a_turn_event_carries_the_users_msgs(value: wire.Msg | None) -> None:
 def test_an_interrupt_after_the_turns_reply_began_is_the_same_in_one_batch_or_many() -> None:
     # Found by the TypeScript differential test: in one batch the interrupt was taken as withdrawing the turn.
     written = turn(wire.UserMsg("u", "hi"))
-    events = [written, wire.ReplyStartEvent(session_id="s", reply_id="r", name="F"),
-              wire.UserInterruptEvent(reply_id=written.id)]
+    events: list[wire.AgentEvent] = [written, wire.ReplyStartEvent(session_id="s", reply_id="r", name="F"),
+                                     wire.UserInterruptEvent(reply_id=written.id)]
     whole, one_by_one = Session(), Session()
     whole.apply(events)
     for event in events:

@@ -76,7 +76,8 @@ def test_the_readme_leads_with_the_clients() -> None:
 
 # Tokens that look like modules but are not: the declaration file, its import
 # path, the checkpoint, restart and turn events' names, and the socket's subprotocols.
-NOT_MODULES = {"wire.d.ts", "wire.js", "wire.checkpoint", "wire.restart", "wire.turn", "wire.v1.json", "wire.v1.msgpack"}
+NOT_MODULES = {"wire.d.ts", "wire.js", "wire.checkpoint", "wire.restart", "wire.turn", "wire.v1.json",
+               "wire.v1.msgpack"}
 SOURCES = [SCHEMAS / "README.md", *sorted((SCHEMAS / "src").glob("*.ts"))]
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import base64
 import enum
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final, Literal, TypeVar, get_args
 
 import msgspec
@@ -42,8 +42,8 @@ from wire.errors import DecodeError, EncodeError
 from wire.messages import Msg, UserMsg
 from wire.session import CHECKPOINT, blocks_once, join_reply, read_checkpoint, waiting
 
-__all__ = ("DONE", "HEADERS", "ChatBody", "Chunk", "VercelBridge", "approval_answers", "chat_answer", "encode_chunks",
-           "parse_chat_body", "to_chunks", "to_sse", "user_msg")
+__all__ = ("DONE", "HEADERS", "ChatBody", "Chunk", "VercelBridge", "approval_answers", "chat_answer", "chat_body",
+           "encode_chunks", "parse_chat_body", "to_chunks", "to_sse", "user_msg")
 
 Chunk = dict[str, Any]
 """One UI message chunk: a JSON object with a ``type``."""
@@ -936,10 +936,18 @@ def parse_chat_body(body: bytes | bytearray | memoryview) -> ChatBody:
         raw = _body_decoder.decode(data)
     except DECODE_ERRORS as exc:
         raise decode_error(exc, data=data) from exc
-    if not raw.messages:
+    return chat_body(raw.id, raw.trigger, raw.messageId, raw.messages)
+
+
+def chat_body(id: str, trigger: str, message_id: str | None, messages: Sequence[msgspec.Raw]) -> ChatBody:
+    """A :class:`ChatBody` from the fields of a body already decoded (ai's
+    ``WebSocketChatTransport`` sends them in its ``send`` frame): the last
+    of ``messages`` must be a UIMessage; else :class:`~wire.errors.DecodeError`
+    with the JSON path."""
+    if not messages:
         raise DecodeError("messages must hold the history, the new message last", path="$.messages")
-    where = f"$.messages[{len(raw.messages) - 1}]"
-    last = bytes(raw.messages[-1])
+    where = f"$.messages[{len(messages) - 1}]"
+    last = bytes(messages[-1])
     try:
         typed = msgspec.json.decode(last, type=_UIMessage)
         message = msgspec.json.decode(last)
@@ -947,7 +955,7 @@ def parse_chat_body(body: bytes | bytearray | memoryview) -> ChatBody:
         err = decode_error(exc, data=last, exact=False)
         err.path = where + (err.path or "$")[1:]
         raise err from exc
-    return ChatBody(id=raw.id, trigger=raw.trigger, message_id=raw.messageId, message=message, role=typed.role)
+    return ChatBody(id=id, trigger=trigger, message_id=message_id, message=message, role=typed.role)
 
 
 def user_msg(message: dict[str, Any], name: str = "user") -> Msg:

@@ -44,27 +44,16 @@ number of tabs can read one session.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from contextlib import aclosing
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response, StreamingResponse
 
-from wire.bridges.vercel import (
-    DONE,
-    HEADERS,
-    Chunk,
-    VercelBridge,
-    chat_answer,
-    encode_chunks,
-    parse_chat_body,
-    user_msg,
-)
+from wire.bridges.vercel import DONE, HEADERS, Chunk, VercelBridge, encode_chunks, parse_chat_body
+from wire.bridges.vercel_session import MAX_BATCH, Reply, bridges, reply_chunks, resumed, take_chat, user_input
 from wire.errors import DecodeError, StoreError
-from wire.events import CustomEvent, UserInterruptEvent
-from wire.messages import Msg
-from wire.session import ChatRequest, copy_msg, read_checkpoint, waiting
-from wire.stores import Entry, EventStore, StoredEvent
+from wire.session import read_checkpoint
+from wire.stores import Entry, EventStore
 from wire.transports.http import (
     KEEP_ALIVE,
     MAX_BODY_BYTES,
@@ -77,12 +66,9 @@ from wire.transports.http import (
     session_of,
     streaming,
 )
-from wire.transports.inputs import Admit, OnInput, Refused, take_input
+from wire.transports.inputs import Admit, OnInput, Refused
 
 __all__ = ("chat_endpoint", "resume_endpoint", "ui_message_stream_response")
-
-_MAX_BATCH = 512
-
 
 async def _body(batches: AsyncIterator[list[Entry]], bridge: VercelBridge, after: str | None, end_at_park: bool,
                 first: list[Entry] | None = None) -> AsyncIterator[bytes]:
@@ -115,7 +101,7 @@ async def _body(batches: AsyncIterator[list[Entry]], bridge: VercelBridge, after
             # Only a park this reader has caught up to ends the response: one
             # the reply has already gone past (a replay) does not.
             if end_at_park and sending and bridge.parked and not parked and i == len(batch) - 1 \
-                    and len(batch) < _MAX_BATCH:
+                    and len(batch) < MAX_BATCH:
                 yield encode_chunks(chunks) + DONE
                 return
         if chunks:
@@ -147,94 +133,21 @@ def ui_message_stream_response(log: EventStore, *, after: str | None = None, end
     log that holds a whole session, use :func:`chat_endpoint`: this
     response ends only when the log closes or a reply parks."""
     bridge = VercelBridge(message_id, dynamic_tools=dynamic_tools, external_tools=external_tools)
-    batches = aiter(log.follow(None, heartbeat=heartbeat, max_batch=_MAX_BATCH, coalesce=coalesce))
+    batches = aiter(log.follow(None, heartbeat=heartbeat, max_batch=MAX_BATCH, coalesce=coalesce))
     return streaming(_body(batches, bridge, after, end_at_park), HEADERS["content-type"], _headers())
 
 
 # -- a session's replies, one per response ----------------------------------------------------
 
 
-def _reply_of(event: StoredEvent) -> str | None:
-    """The reply an event (or a checkpoint) is about, if any."""
-    if type(event) is CustomEvent:
-        msg = read_checkpoint(event)
-        return msg.id if msg is not None else None
-    reply_id: str | None = getattr(event, "reply_id", None)
-    return reply_id
-
-
-class _Reply:
-    """The one reply a response carries, read from a session's log after an
-    entry: a bridge that already has the client's state, or (``known``) the
-    first reply not among ``known`` to begin (a turn's reply)."""
-
-    def __init__(self, make: Callable[[], VercelBridge], bridge: VercelBridge | None,
-                 known: set[str] | None = None) -> None:
-        self.make = make
-        self.bridge = bridge
-        self.known = known
-
-    def feed(self, event: StoredEvent) -> list[Chunk] | None:
-        """The chunks of ``event``; None when the response is over without a
-        reply (the turn was withdrawn before its reply began)."""
-        bridge = self.bridge
-        if bridge is None:
-            assert self.known is not None
-            if type(event) is UserInterruptEvent and event.reply_id not in self.known:
-                return None  # the interrupt of the turn itself: no reply will begin
-            reply_id = _reply_of(event)
-            if reply_id is None or reply_id in self.known:
-                return []  # the session's other replies, CUSTOM events
-            bridge = self.bridge = self.make()
-        return bridge.feed(event)
-
-    def close(self) -> list[Chunk]:
-        return self.bridge.close() if self.bridge is not None else []
-
-
-_WITHDRAWN: Chunk = {"type": "error", "errorText": "the turn was interrupted before its reply began"}
-
-
-async def _reply_body(log: EventStore, reply: _Reply, after: str | None, prelude: list[Chunk],
+async def _reply_body(log: EventStore, reply: Reply, after: str | None, prelude: list[Chunk],
                       heartbeat: float | None, coalesce: bool | float) -> AsyncIterator[bytes]:
-    """One reply as a UI message stream: ``prelude``, then the reply's
-    chunks from the entries after ``after``, up to and including the first
-    ``finish`` (the reply ended or parked: nothing after it is this
-    response's), then ``[DONE]``. A log that closes first ends it with the
-    bridge's ``close()``."""
-    if prelude:
-        yield encode_chunks(prelude)
-    batches = log.follow(after, heartbeat=heartbeat, max_batch=_MAX_BATCH, coalesce=coalesce)
-    async with aclosing(batches):  # type: ignore[type-var]  # a store's follow is an async generator
-        async for batch in batches:
-            if not batch:
-                yield KEEP_ALIVE
-                continue
-            chunks: list[Chunk] = []
-            for _, event in batch:
-                out = reply.feed(event)
-                if out is None:
-                    yield encode_chunks([*chunks, _WITHDRAWN]) + DONE
-                    return
-                for i, chunk in enumerate(out):
-                    if chunk["type"] == "finish":
-                        yield encode_chunks([*chunks, *out[:i + 1]]) + DONE
-                        return
-                chunks += out
-            if chunks:
-                yield encode_chunks(chunks)
-    yield encode_chunks(reply.close()) + DONE
-
-
-def _bridges(dynamic_tools: bool, external_tools: Iterable[str]) -> Callable[[], VercelBridge]:
-    tools = tuple(external_tools)
-    return lambda: VercelBridge(None, dynamic_tools=dynamic_tools, external_tools=tools)
-
-
-def _running(replies: Iterable[Msg]) -> Msg | None:
-    """The reply that began last of those still running (neither ended nor parked)."""
-    running = [msg for msg in replies if waiting(msg).state == "running"]
-    return running[-1] if running else None
+    """One reply as a UI message stream (``reply_chunks``), then ``[DONE]``."""
+    async for chunks, last in reply_chunks(log, reply, after, prelude, heartbeat=heartbeat, coalesce=coalesce):
+        if last:
+            yield encode_chunks(chunks) + DONE
+        else:
+            yield encode_chunks(chunks) if chunks else KEEP_ALIVE
 
 
 def chat_endpoint(find_log: Callable[..., Any], on_input: OnInput, *, agent_id: str = "",
@@ -279,61 +192,29 @@ def chat_endpoint(find_log: Callable[..., Any], on_input: OnInput, *, agent_id: 
     USER_INTERRUPT naming it) ends it with an ``error`` chunk. ``agent_id``
     goes into the chat request, ``user_name`` is the user Msg's name; the
     other options are ``VercelBridge``'s and the serving path's."""
-    make = _bridges(dynamic_tools, external_tools)
+    make = bridges(dynamic_tools, external_tools)
 
     async def endpoint(request: Request) -> Response:
         try:
             body = parse_chat_body(await read_body(request, body_limit))
-            if body.trigger != "submit-message":
-                raise DecodeError("a session cannot regenerate a reply (agentscope has no such input): "
-                                  "send a new message", path="$.trigger")
-            message = user_msg(body.message, user_name) if body.role == "user" else None
-        except Refused as exc:  # too large, or cut short
+            message = user_input(body, user_name)
+        except Refused as exc:  # too large, or cut short; a body agentscope cannot take
             return refused(exc)
         except DecodeError as exc:
             return PlainTextResponse(f"the request body is not valid: {exc}", status_code=400)
-        if body.role == "system":
-            return PlainTextResponse("the request body is not valid: the last message is a system message "
-                                     "(at $.messages[-1].role)", status_code=400)
         named = session_of(request, session_param) if request.path_params else None
         if named is not None and named != body.id:
             return PlainTextResponse(f"the body's id is not {named!r}, the URL's session", status_code=400)
         try:
             if authorize is not None and await find(authorize, request, body.id) is not True:
                 return PlainTextResponse("not allowed", status_code=403)
-            chat = ChatRequest(agent_id=agent_id, session_id=body.id, input=message)
-            log: EventStore | None = await find(find_log, request, chat)
-            if log is None:
-                return PlainTextResponse("no such session", status_code=404)
-            session = await log.session()
-            prelude: list[Chunk] = []
-            if message is None:
-                parked = session.replies.get(str(body.message["id"]))
-                if parked is None:
-                    raise Refused(409, f"the session has no reply {body.message['id']!r} to answer")
-                try:
-                    answer = chat_answer(body.message, parked)
-                except DecodeError as exc:
-                    exc.path = f"$.messages[-1]{(exc.path or '$')[1:]}"
-                    return PlainTextResponse(f"the request body is not valid: {exc}", status_code=400)
-                if answer is None:
-                    raise Refused(409, f"the message answers no tool call reply {parked.id!r} waits for")
-                chat = ChatRequest(agent_id=agent_id, session_id=body.id, input=answer)
-                # The client has the reply up to its park (a parked reply does not
-                # change until it is answered): the bridge starts from there.
-                bridge = make()
-                bridge.join(copy_msg(parked))
-                reply = _Reply(make, bridge)
-            else:
-                reply = _Reply(make, None, set(session.replies))
-            entry_id = await take_input(log, chat, request, on_input, admit=admit)
-            if reply.bridge is not None:
-                prelude = reply.bridge.feed(chat.input)  # type: ignore[arg-type]  # the answer, an AgentEvent
+            turn = await take_chat(body, message, lambda chat: find(find_log, request, chat), request, on_input,
+                                   make, agent_id=agent_id, admit=admit)
         except StoreError as exc:
             return PlainTextResponse(f"the store failed: {exc}", status_code=503)
         except Refused as exc:
             return refused(exc)
-        return streaming(_reply_body(log, reply, entry_id, prelude, heartbeat, coalesce),
+        return streaming(_reply_body(turn.log, turn.reply, turn.entry_id, turn.prelude, heartbeat, coalesce),
                          HEADERS["content-type"], _headers())
 
     return endpoint
@@ -356,25 +237,13 @@ def resume_endpoint(find_log: FindLog, *, finished: bool = False, heartbeat: flo
     ``authorize(request, session_id)`` is asked first about the session the
     route names (``wire.transports.http.session_of`` with ``session_param``:
     ``{chatId}`` in ai's route): False is 403."""
-    make = _bridges(dynamic_tools, external_tools)
+    make = bridges(dynamic_tools, external_tools)
 
     async def respond(log: EventStore, request: Request) -> Response:
-        session = await log.session()
-        # A closed session runs nothing: a reply it cut short is over too.
-        msg = _running(session.replies.values()) if not session.closed else None
-        after = session.last_id or None
-        if msg is not None or (finished and session.last is not None and session.turn is None):
-            bridge = make()
-            target = msg if msg is not None else session.last
-            assert target is not None
-            reply = _Reply(make, bridge)
-            prelude = bridge.join(copy_msg(target))
-            if any(chunk["type"] == "finish" for chunk in prelude):
-                return streaming(_done(prelude), HEADERS["content-type"], _headers())
-        elif session.turn is not None and not session.closed:
-            reply, prelude = _Reply(make, None, set(session.replies)), []
-        else:
+        found = await resumed(log, make, finished=finished)
+        if found is None:
             return Response(status_code=204)
+        reply, after, prelude = found
         return streaming(_reply_body(log, reply, after, prelude, heartbeat, coalesce),
                          HEADERS["content-type"], _headers())
 
@@ -384,8 +253,4 @@ def resume_endpoint(find_log: FindLog, *, finished: bool = False, heartbeat: flo
 
     endpoint = serve(find_log, respond, authorize=authorize, session_param=session_param)
     return none_is_no_content
-
-
-async def _done(chunks: list[Chunk]) -> AsyncIterator[bytes]:
-    yield encode_chunks(chunks) + DONE
 

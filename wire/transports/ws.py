@@ -109,12 +109,12 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeAlias
 
 import anyio
 import msgspec
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
 from wire import json as wire_json
 from wire import msgpack as wire_msgpack
@@ -125,6 +125,7 @@ from wire.session import decode_chat_request
 from wire.stores import Entry, EventStore, Resume, StoredEvent
 from wire.transports.http import MAX_BODY_BYTES, find, session_of
 from wire.transports.inputs import Admit, OnInput, Refused, take_input
+from wire.transports.ws_base import Bucket, Close, Connection, accept, choose
 
 __all__ = ("JSON_PROTOCOL", "MSGPACK_PROTOCOL", "PROTOCOLS", "SocketAuthorize", "SocketFindLog", "session_socket")
 
@@ -143,7 +144,6 @@ for another status (401). The socket's headers, cookies and query string
 are there to read; a browser cannot set headers on a WebSocket, so a token
 comes in a cookie or the query string."""
 
-_MAX_REASON = 123  # bytes of a close frame's reason (RFC 6455, 5.5: 125 of payload, 2 for the code)
 _ID = Annotated[str, msgspec.Meta(max_length=256)]
 
 
@@ -195,55 +195,6 @@ class _Codec:
             raise DecodeError(f"the body is not a MessagePack map of JSON values: {exc}", path="$.body") from exc
 
 
-class _Bucket:
-    """A token bucket: ``rate`` a second, a burst of ``max(1, rate)``."""
-
-    def __init__(self, rate: float) -> None:
-        self.rate = rate
-        self.size = max(1.0, rate)
-        self.tokens = self.size
-        self.at = anyio.current_time()
-
-    def _fill(self) -> None:
-        now = anyio.current_time()
-        self.tokens = min(self.size, self.tokens + (now - self.at) * self.rate)
-        self.at = now
-
-    def take(self) -> bool:
-        self._fill()
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
-
-    def wait(self) -> float:
-        """Seconds until a token is there (0 when one is)."""
-        self._fill()
-        return 0.0 if self.tokens >= 1 else (1 - self.tokens) / self.rate
-
-
-class _Close(Exception):
-    """End the socket with this code and reason."""
-
-    def __init__(self, code: int, reason: str) -> None:
-        self.code = code
-        self.reason = _cut(reason)
-        super().__init__(f"{code}: {self.reason}")
-
-
-def _cut(reason: str) -> str:
-    data = reason.encode()
-    return reason if len(data) <= _MAX_REASON else data[:_MAX_REASON - 3].decode("utf-8", "ignore") + "..."
-
-
-def _choose(offered: list[str]) -> str | None:
-    """The subprotocol to speak: the first of wire's the client offers,
-    JSON when it offers none, None when it offers only others."""
-    if not offered:
-        return JSON_PROTOCOL
-    return next((name for name in offered if name in PROTOCOLS), None)
-
-
 def session_socket(find_log: SocketFindLog, on_input: OnInput, *, authorize: SocketAuthorize | None = None,
                    admit: Admit | None = None, session_param: str = "session_id", resume: Resume = "checkpoint",
                    coalesce: bool | float = True, heartbeat: float | None = 15.0,
@@ -285,97 +236,50 @@ def session_socket(find_log: SocketFindLog, on_input: OnInput, *, authorize: Soc
         raise ValueError(f"heartbeat must be a positive number of seconds or None, not {heartbeat!r}")
 
     async def endpoint(websocket: WebSocket) -> None:
-        offered = list(websocket.scope.get("subprotocols") or [])
-        protocol = _choose(offered)
         session_id = session_of(websocket, session_param)
-        refusal: _Close | None = None
-        log: EventStore | None = None
-        try:
-            if authorize is not None and await find(authorize, websocket, session_id) is not True:
-                refusal = _Close(1008, "403 not allowed")
-            elif protocol is not None:
-                log = await find(find_log, websocket)
-                if log is None:
-                    refusal = _Close(1008, "404 no such session")
-        except Refused as exc:
-            refusal = _Close(1008, f"{exc.status} {exc.reason}")
-        except StoreError as exc:
-            refusal = _Close(1011, f"503 the store failed: {exc}")
-        # A client that offered none is answered with none (RFC 6455, 4.2.2): it speaks JSON.
-        await websocket.accept(subprotocol=protocol if offered else None)
-        if protocol is None:
-            refusal = _Close(1002, f"no subprotocol of wire's was offered ({', '.join(PROTOCOLS)})")
-        if refusal is not None or log is None or protocol is None:
-            assert refusal is not None
-            await _close(websocket, refusal)
-            return
-        closing = await _Socket(websocket, _Codec(protocol), session_id, log).run()
-        if closing is not None:
-            await _close(websocket, closing)
+        servable, offered = choose(list(websocket.scope.get("subprotocols") or []), PROTOCOLS)
+        found: list[EventStore] = []
 
-    class _Socket:
+        async def check() -> Close | None:
+            if authorize is not None and await find(authorize, websocket, session_id) is not True:
+                return Close(1008, "403 not allowed")
+            if servable:  # else closed with 1002: no lookup for a socket that cannot be served
+                log: EventStore | None = await find(find_log, websocket)
+                if log is None:
+                    return Close(1008, "404 no such session")
+                found.append(log)
+            return None
+
+        if await accept(websocket, PROTOCOLS, check):
+            # A client that offered no subprotocol speaks JSON.
+            await _Socket(websocket, _Codec(offered or JSON_PROTOCOL), session_id, found[0]).serve()
+
+    class _Socket(Connection):
         """One open socket: its reader (this task) and its follower."""
 
         def __init__(self, websocket: WebSocket, codec: _Codec, session_id: str, log: EventStore) -> None:
-            self.websocket = websocket
+            super().__init__(websocket, name=codec.name, binary=codec.binary, max_frame_bytes=max_frame_bytes,
+                             frames_per_second=frames_per_second, send_timeout=send_timeout)
             self.codec = codec
             self.session_id = session_id
             self.log = log
-            self.lock = anyio.Lock()
-            self.sent_at = anyio.current_time()
-            self.frames = _Bucket(frames_per_second)
-            self.inputs = _Bucket(inputs_per_second)
+            self.inputs = Bucket(inputs_per_second)
             self.following: anyio.CancelScope | None = None
             self.followed = anyio.Event()
             self.followed.set()
-            self.closing: _Close | None = None
 
-        async def run(self) -> _Close | None:
-            """Serve the socket until the client leaves (None) or the
-            server ends it (the close to send)."""
-            async with anyio.create_task_group() as tasks:
-                self.tasks = tasks
-                if heartbeat is not None:
-                    tasks.start_soon(self._guard, self._pings, heartbeat)
-                await self._guard(self._read)
-                tasks.cancel_scope.cancel()
-            return self.closing
-
-        async def _guard(self, part: Callable[..., Awaitable[None]], *args: Any) -> None:
-            """Run one part of the socket; a close it asks for, or the
-            client's leaving, ends every part."""
-            try:
-                await part(*args)
-            except _Close as close:
-                self.closing = self.closing or close
-            except WebSocketDisconnect:
-                pass
-            else:
-                return
-            self.tasks.cancel_scope.cancel()
+        async def serve(self) -> None:
+            """Serve the socket until the client leaves or the server ends it."""
+            await self.run(self._read, *([self._pings] if heartbeat is not None else []))
 
         # -- sending -------------------------------------------------------------------
 
-        async def send(self, frame: bytes) -> None:
-            """One frame, whole, or _Close when the client has not taken it
-            within ``send_timeout`` seconds."""
-            message: dict[str, Any] = {"type": "websocket.send"}
-            if self.codec.binary:
-                message["bytes"] = frame
-            else:
-                message["text"] = frame.decode()
-            async with self.lock:
-                with anyio.move_on_after(send_timeout) as scope:
-                    await self.websocket.send(message)
-                if scope.cancelled_caught:
-                    raise _Close(1008, "the client stopped reading")
-                self.sent_at = anyio.current_time()
-
-        async def _pings(self, every: float) -> None:
+        async def _pings(self) -> None:
+            assert heartbeat is not None
             ping = self.codec.encode({"type": "ping"})
             while True:
-                await anyio.sleep(max(0.0, self.sent_at + every - anyio.current_time()))
-                if anyio.current_time() - self.sent_at >= every:
+                await anyio.sleep(max(0.0, self.sent_at + heartbeat - anyio.current_time()))
+                if anyio.current_time() - self.sent_at >= heartbeat:
                     await self.send(ping)
 
         async def _follow(self, after: str | None, scope: anyio.CancelScope, done: anyio.Event) -> None:
@@ -386,7 +290,7 @@ def session_socket(find_log: SocketFindLog, on_input: OnInput, *, authorize: Soc
                         await self._entries(batch)
                     await self.send(self.codec.encode({"type": "end"}))
             except StoreError as exc:
-                raise _Close(1011, f"503 the store failed: {exc}") from exc
+                raise Close(1011, f"503 the store failed: {exc}") from exc
             finally:
                 aclose = getattr(batches, "aclose", None)  # every store's follow is an async generator
                 if aclose is not None:
@@ -403,7 +307,7 @@ def session_socket(find_log: SocketFindLog, on_input: OnInput, *, authorize: Soc
                 try:
                     data = self.codec.event(event)
                 except (EncodeError, *DECODE_ERRORS) as exc:
-                    raise _Close(1011, f"an event cannot be written: {exc}") from exc
+                    raise Close(1011, f"an event cannot be written: {exc}") from exc
                 if items and size + len(data) > max_send_bytes:
                     await self.send(self.codec.encode({"type": "entries", "entries": items}))
                     items, size = [], 0
@@ -419,14 +323,11 @@ def session_socket(find_log: SocketFindLog, on_input: OnInput, *, authorize: Soc
         # -- reading -------------------------------------------------------------------
 
         async def _read(self) -> None:
-            while True:
-                if wait := self.frames.wait():
-                    await anyio.sleep(wait)  # pacing: a flood is read no faster, and TCP holds it back
-                self.frames.take()
-                message = await self.websocket.receive()
-                if message["type"] == "websocket.disconnect":
-                    return
-                frame = self._frame(message)
+            while (buf := await self.receive()) is not None:
+                try:
+                    frame: _Frame = self.codec.decoder.decode(buf)
+                except _FRAME_ERRORS as exc:
+                    raise Close(1007, f"not a frame of {self.codec.name}: {exc}") from exc
                 if type(frame) is _Follow:
                     await self._restart(frame.after)
                 elif type(frame) is _Input:
@@ -434,26 +335,12 @@ def session_socket(find_log: SocketFindLog, on_input: OnInput, *, authorize: Soc
                 elif type(frame) is _Ping:
                     await self.send(self.codec.encode({"type": "pong"}))
 
-        def _frame(self, message: MutableMapping[str, Any]) -> _Frame:
-            text, data = message.get("text"), message.get("bytes")
-            if (data is not None) != self.codec.binary:
-                kind = "binary" if data is not None else "text"
-                raise _Close(1003, f"a {kind} frame on {self.codec.name}")
-            buf: bytes = data if data is not None else (text or "").encode()
-            if len(buf) > max_frame_bytes:
-                raise _Close(1009, f"a frame of {len(buf)} bytes; the limit is {max_frame_bytes}")
-            try:
-                frame: _Frame = self.codec.decoder.decode(buf)
-            except _FRAME_ERRORS as exc:
-                raise _Close(1007, f"not a frame of {self.codec.name}: {exc}") from exc
-            return frame
-
         async def _restart(self, after: str | None) -> None:
             if self.following is not None:
                 self.following.cancel()
                 await self.followed.wait()
             self.following, self.followed = anyio.CancelScope(), anyio.Event()
-            self.tasks.start_soon(self._guard, self._follow, after or None, self.following, self.followed)
+            self.start(self._follow, after or None, self.following, self.followed)
 
         async def _input(self, frame: _Input) -> None:
             request_id = frame.request_id
@@ -490,12 +377,4 @@ def session_socket(find_log: SocketFindLog, on_input: OnInput, *, authorize: Soc
 
     return endpoint
 
-
-async def _close(websocket: WebSocket, close: _Close) -> None:
-    """Close with ``close``'s code and reason, unless the client is gone or
-    does not take the close frame within a second (it stopped reading: the
-    server then drops the connection)."""
-    # WebSocketDisconnect: gone already; RuntimeError: closed by the ASGI server.
-    with anyio.move_on_after(1.0), contextlib.suppress(WebSocketDisconnect, RuntimeError):
-        await websocket.close(close.code, close.reason)
 
