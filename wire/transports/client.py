@@ -75,7 +75,7 @@ from wire.resume import RESTART, Conversation
 from wire.stores import StoredEvent
 from wire.transports.chat import ChatRequest, encode_chat_request, waiting
 
-__all__ = ("MAX_ANSWER_BYTES", "MAX_RETRY_AFTER", "RETRYABLE", "Answered", "ConnectionFailed", "Follower",
+__all__ = ("MAX_ANSWER_BYTES", "MAX_RETRY_AFTER", "RETRYABLE", "Answered", "Attempts", "ConnectionFailed", "Follower",
            "HTTPStatusError", "ResponseTooLarge", "answer", "finished", "retry_after")
 
 RETRYABLE = frozenset({408, 425, 429, *range(500, 600)})
@@ -218,17 +218,13 @@ class Follower:
                  max_backoff: float = 8.0, read_timeout: float = 60.0) -> None:
         if cursor not in ("header", "query"):
             raise ValueError(f"cursor must be 'header' or 'query', not {cursor!r}")
-        if retries < 0 or backoff < 0 or max_backoff < 0:
-            raise ValueError("retries, backoff and max_backoff must not be negative")
+        self.attempts = Attempts(url, retries, backoff, max_backoff)
         self.url = url
         self.conversation = conversation if conversation is not None else Conversation()
         self.last_event_id = after or None
         self.client = client
         self.headers = dict(headers or {})
         self.cursor = cursor
-        self.retries = retries
-        self.backoff = backoff
-        self.max_backoff = max_backoff
         self.timeout = httpx.Timeout(10.0, read=read_timeout)
         self.closed = False
         self.connections = 0
@@ -262,7 +258,7 @@ class Follower:
             client = self.client
             if client is None:
                 client = await stack.enter_async_context(httpx.AsyncClient(timeout=self.timeout))
-            failures = 0
+            self.attempts.failures = 0
             restarts = 0  # connections in a row that brought a wire.restart
             retry_ms: int | None = None  # the server's SSE retry field, once sent
             touched: set[str] = set()
@@ -286,17 +282,12 @@ class Follower:
                 # Only a connection that moved the position on counts as a success: the
                 # same checkpoint again, or the log started over, is no progress.
                 moved = attempt.applied and self.last_event_id != start and attempt.restart is None
-                failures = 1 if moved else failures + 1
-                if failures > self.retries:
-                    if restarts:
-                        cause = RemoteProtocolError(
-                            f"the server restarted the stream (wire.restart: {attempt.restart}) on {restarts} "
-                            f"connection{'s' if restarts > 1 else ''} in a row, then dropped it; the last "
-                            f"drop: {cause}")
-                    raise ConnectionFailed(self.url, failures, cause) from cause
-                first = self.backoff if retry_ms is None else retry_ms / 1000
-                delay = min(self.max_backoff, first * 2 ** (failures - 1)) * random.uniform(0.5, 1.0)
-                await anyio.sleep(max(delay, wait or 0.0))
+                if restarts:
+                    cause = RemoteProtocolError(
+                        f"the server restarted the stream (wire.restart: {attempt.restart}) on {restarts} "
+                        f"connection{'s' if restarts > 1 else ''} in a row, then dropped it; the last drop: {cause}")
+                await self.attempts.failed(cause, progressed=bool(moved),
+                                           first=None if retry_ms is None else retry_ms / 1000, at_least=wait)
 
     async def _connection(self, client: httpx.AsyncClient, touched: set[str],
                           attempt: _Attempt) -> AsyncGenerator[list[StoredEvent]]:
@@ -375,6 +366,37 @@ def finished(conversation: Conversation, reply_id: str | None, turn: bool, touch
     if reply_id is None or (msg := replies.get(reply_id)) is None:
         return False
     return waiting(msg).state != "running"
+
+
+class Attempts:
+    """The budget of one reader's reconnections, whatever it reads over (SSE
+    here, a socket in ``wire.transports.ws_client``): failed attempts in a
+    row, given up past ``retries`` with :class:`ConnectionFailed`, and the
+    wait before the next: ``backoff`` seconds (or the server's own first
+    wait), doubled per failed attempt up to ``max_backoff``, jittered, and
+    at least what a ``Retry-After`` asked for."""
+
+    def __init__(self, url: str, retries: int, backoff: float, max_backoff: float) -> None:
+        if retries < 0 or backoff < 0 or max_backoff < 0:
+            raise ValueError("retries, backoff and max_backoff must not be negative")
+        self.url = url
+        self.retries = retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.failures = 0
+
+    async def failed(self, cause: BaseException, *, progressed: bool = False, first: float | None = None,
+                     at_least: float | None = None) -> None:
+        """An attempt failed for ``cause``: ConnectionFailed past the budget,
+        else the wait before the next. An attempt that ``progressed`` (it
+        brought something new) starts the count over."""
+        self.failures = 1 if progressed else self.failures + 1
+        if self.failures > self.retries:
+            failures, self.failures = self.failures, 0
+            raise ConnectionFailed(self.url, failures, cause) from cause
+        start = self.backoff if first is None else first
+        delay = min(self.max_backoff, start * 2 ** (self.failures - 1)) * random.uniform(0.5, 1.0)
+        await anyio.sleep(max(delay, at_least or 0.0))
 
 
 class _Retry(Exception):

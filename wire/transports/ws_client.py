@@ -38,7 +38,6 @@ the server could not read raises :class:`SocketClosed`.
 from __future__ import annotations
 
 import itertools
-import random
 from collections import deque
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
@@ -58,7 +57,7 @@ from wire.messages import Msg
 from wire.resume import Conversation
 from wire.session import ChatRequest, encode_chat_request
 from wire.stores import StoredEvent
-from wire.transports.client import RETRYABLE, Answered, ConnectionFailed, HTTPStatusError, finished
+from wire.transports.client import RETRYABLE, Answered, Attempts, ConnectionFailed, HTTPStatusError, finished
 
 __all__ = ("PROTOCOLS", "InputRefused", "SessionSocket", "SocketClosed")
 
@@ -150,17 +149,13 @@ class SessionSocket:
             raise ValueError(f"a socket's URL begins with ws:// or wss://, not {url[:40]!r}")
         if protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be 'json' or 'msgpack', not {protocol!r}")
-        if retries < 0 or backoff < 0 or max_backoff < 0:
-            raise ValueError("retries, backoff and max_backoff must not be negative")
+        self.attempts = Attempts(url, retries, backoff, max_backoff)
         self.url = url
         self.conversation = conversation if conversation is not None else Conversation()
         self.last_event_id = after or None
         self.headers = dict(headers or {})
         self.protocol = protocol
         self.follow = follow
-        self.retries = retries
-        self.backoff = backoff
-        self.max_backoff = max_backoff
         self.read_timeout = read_timeout
         self.open_timeout = open_timeout
         self.max_size = max_size
@@ -177,7 +172,6 @@ class SessionSocket:
         self._waiting: set[str] = set()  # inputs sent on this socket, without a result yet
         self._results: dict[str, _Frame | BaseException] = {}
         self._ids = itertools.count(1)
-        self._failures = 0
 
     async def __aenter__(self) -> SessionSocket:
         await self.connect()
@@ -196,7 +190,7 @@ class SessionSocket:
                 await self._open()
                 return
             except _Lost as lost:
-                await self._failed(lost.cause)
+                await self.attempts.failed(lost.cause)
 
     async def aclose(self) -> None:
         """Close the socket (a normal close); inputs waiting for a result
@@ -211,16 +205,6 @@ class SessionSocket:
         if ws is not None:
             with anyio.move_on_after(1.0, shield=True):
                 await ws.close()
-
-    async def _failed(self, cause: BaseException) -> None:
-        """Count a failed attempt: ConnectionFailed past ``retries``, else
-        the backoff."""
-        self._failures += 1
-        if self._failures > self.retries:
-            failures, self._failures = self._failures, 0
-            raise ConnectionFailed(self.url, failures, cause) from cause
-        delay = min(self.max_backoff, self.backoff * 2 ** (self._failures - 1))
-        await anyio.sleep(delay * random.uniform(0.5, 1.0))
 
     async def _open(self) -> None:
         await self._drop(ConnectionFailed(self.url, 1, RuntimeError("the socket was opened again")))
@@ -293,7 +277,7 @@ class SessionSocket:
             self._file(data)
             return
         await self._drop(ConnectionFailed(self.url, 1, cause))
-        await self._failed(cause)
+        await self.attempts.failed(cause)
 
     def _file(self, data: str | bytes) -> None:
         if isinstance(data, bytes) != self._binary:
@@ -309,11 +293,11 @@ class SessionSocket:
             # A wire.restart comes with an empty id: the next connection starts over.
             self.last_event_id = frame.entries[-1][0] or None
             self._pending.append((events, touched))
-            self._failures = 0
+            self.attempts.failures = 0
         elif frame.type == "result" and frame.request_id in self._waiting:
             self._waiting.discard(frame.request_id)
             self._results[frame.request_id] = frame
-            self._failures = 0
+            self.attempts.failures = 0
         elif frame.type == "end":
             self.closed = True
             self._pending.append(None)
