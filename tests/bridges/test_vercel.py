@@ -470,7 +470,8 @@ def test_the_bridge_imports_only_the_model_and_msgspec() -> None:
                 for a in n.names}  # from wire import events as ev
     modules |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert modules <= {"__future__", "base64", "enum", "collections.abc", "typing", "msgspec", "wire._codec",
-                       "wire.blocks", "wire.errors", "wire.events", "wire.messages", "wire.session"}
+                       "wire.blocks", "wire.errors", "wire.events", "wire.messages", "wire.session",
+                       "wire.bridges._skeleton"}  # what both bridges share: math and msgspec only
 
 
 # -- serving: a real server, the real client's requests ---------------------------------------

@@ -38,6 +38,7 @@ import msgspec
 from wire import blocks as bk
 from wire import events as ev
 from wire._codec import DECODE_ERRORS, ENCODE_ERRORS, decode_error
+from wire.bridges._skeleton import gained
 from wire.errors import DecodeError, EncodeError
 from wire.messages import Msg, UserMsg
 from wire.session import CHECKPOINT, blocks_once, join_reply, read_checkpoint, waiting
@@ -330,11 +331,11 @@ class VercelBridge:
             out.append({"type": "text-start", "id": id, "providerMetadata": {"agentscope": {"block_id": id}}})
         else:
             sent = old.text
-        if block.text != sent and block.text.startswith(sent):
+        if rest := gained(sent, block.text):
             if id not in self._open_text:  # as a delta after END: a new part
                 self._open_text[id] = None
                 out.append({"type": "text-start", "id": id, "providerMetadata": {"agentscope": {"block_id": id}}})
-            out.append({"type": "text-delta", "id": id, "delta": block.text[len(sent):]})
+            out.append({"type": "text-delta", "id": id, "delta": rest})
         if block.finished_at is not None and id in self._open_text:
             del self._open_text[id]
             out.append({"type": "text-end", "id": id})
@@ -351,11 +352,11 @@ class VercelBridge:
             out.append({"type": "reasoning-start", "id": id})
         else:
             sent = old.thinking
-        if block.thinking != sent and block.thinking.startswith(sent):
+        if rest := gained(sent, block.thinking):
             if id not in self._open_reasoning:
                 self._open_reasoning[id] = None
                 out.append({"type": "reasoning-start", "id": id})
-            out.append({"type": "reasoning-delta", "id": id, "delta": block.thinking[len(sent):]})
+            out.append({"type": "reasoning-delta", "id": id, "delta": rest})
         if block.finished_at is not None and id in self._open_reasoning:
             del self._open_reasoning[id]
             out.append({"type": "reasoning-end", "id": id})
@@ -374,8 +375,8 @@ class VercelBridge:
             sent = call.block.input if call.block is not None else ""
             call.block = block
         if call.phase is _Phase.STREAMING:
-            if block.input != sent and block.input.startswith(sent):
-                out.append({"type": "tool-input-delta", "toolCallId": id, "inputTextDelta": block.input[len(sent):]})
+            if rest := gained(sent, block.input):
+                out.append({"type": "tool-input-delta", "toolCallId": id, "inputTextDelta": rest})
             if block.finished_at is not None:
                 out.append(self._input_available(id, call))
         if call.phase is _Phase.DONE or call.approval in ("approved", "denied"):
@@ -599,11 +600,11 @@ class VercelBridge:
             # The Msg already holds END's text; the streamed text is what the client has.
             streamed = self._streamed
             self._streamed = ""
-            if e.text != streamed:
-                if e.text.startswith(streamed):
-                    out.append({"type": "text-delta", "id": id, "delta": e.text[len(streamed):]})
-                else:  # the client cannot replace a part's text: the final text rides along
-                    end["providerMetadata"] = {"agentscope": {"block_id": id, "text": e.text}}
+            rest = gained(streamed, e.text)
+            if rest:
+                out.append({"type": "text-delta", "id": id, "delta": rest})
+            elif rest is None:  # the client cannot replace a part's text: the final text rides along
+                end["providerMetadata"] = {"agentscope": {"block_id": id, "text": e.text}}
         out.append(end)
         return out
 
