@@ -5,7 +5,8 @@ reply's events in order, get back UI message chunks (plain dicts, the
 ``UIMessageChunk`` objects of ``ai``'s ``ui-message-stream/ui-message-chunks.ts``),
 which ``useChat`` and ``readUIMessageStream`` fold into one assistant
 ``UIMessage``. :func:`encode_chunks` writes chunks as the ``data:`` frames of
-``ai``'s ``JsonToSseTransformStream``, and :data:`DONE` is the frame that ends
+``ai``'s ``JsonToSseTransformStream``, byte for byte (numbers spelled as
+``JSON.stringify`` spells them), and :data:`DONE` is the frame that ends
 a response; :func:`to_sse` does both for a whole capture. A server sends the
 bytes with :data:`HEADERS` (``wire.bridges.vercel_http`` does it for a
 ``wire.stores.memory.EventLog``).
@@ -38,7 +39,7 @@ import msgspec
 from wire import blocks as bk
 from wire import events as ev
 from wire._codec import DECODE_ERRORS, ENCODE_ERRORS, decode_error
-from wire.bridges._skeleton import gained
+from wire.bridges._skeleton import gained, js_value
 from wire.errors import DecodeError, EncodeError
 from wire.messages import Msg, UserMsg
 from wire.session import CHECKPOINT, blocks_once, join_reply, read_checkpoint, waiting
@@ -806,11 +807,21 @@ def encode_chunks(chunks: Iterable[Chunk]) -> bytes:
     return bytes(buf)
 
 
+# Chunks that hold only strings the bridge made: written as they are. Every
+# other chunk may carry free-form values (a tool's input or output, a data
+# part, metadata), whose floats and integer-like keys are written the
+# JavaScript way (``wire.bridges._skeleton.js_value``), as ai's
+# JsonToSseTransformStream writes them with JSON.stringify (1e+21, not 1e21).
+_PLAIN: Final = frozenset({"text-start", "text-delta", "text-end", "reasoning-start", "reasoning-delta",
+                           "reasoning-end", "tool-input-delta", "start-step", "finish-step"})
+
+
 def _encode_into(chunks: Iterable[Chunk], buf: bytearray) -> None:
+    plain = _PLAIN
     for chunk in chunks:
         buf += b"data: "
         try:
-            _ENCODER.encode_into(chunk, buf, -1)
+            _ENCODER.encode_into(chunk if chunk.get("type") in plain else js_value(chunk), buf, -1)
         except (*ENCODE_ERRORS, RecursionError) as exc:
             raise EncodeError(f"cannot encode a {chunk.get('type')!r} chunk: {exc}") from exc
         buf += b"\n\n"
