@@ -55,6 +55,7 @@ __all__ = (
     "parse_run_input",
     "to_agui",
     "to_agui_sse",
+    "to_sse",
     "user_msgs",
 )
 
@@ -241,8 +242,9 @@ class AGUIBridge:
         self._feed_into(event, out)
         return out
 
-    def feed_many(self, events: Iterable[ev.AgentEvent | ev.UnknownEvent]) -> list[AGUIEvent]:
-        """The AG-UI events that ``events`` produce, in order."""
+    def feed_all(self, events: Iterable[ev.AgentEvent | ev.UnknownEvent]) -> list[AGUIEvent]:
+        """The AG-UI events that ``events`` produce, in order (the name
+        ``VercelBridge`` gives it too; ``feed_many`` is the older name)."""
         out: list[AGUIEvent] = []
         feed = self._feed_into
         texts, open_texts = self._texts, self._open_texts
@@ -259,6 +261,8 @@ class AGUIBridge:
                     continue
             feed(event, out)
         return out
+
+    feed_many = feed_all
 
     def _feed_into(self, event: ev.AgentEvent | ev.UnknownEvent, out: list[AGUIEvent]) -> None:
         cls = type(event)
@@ -1198,6 +1202,11 @@ def to_agui(events: Iterable[ev.AgentEvent | ev.UnknownEvent]) -> list[AGUIEvent
     return out
 
 
-def to_agui_sse(events: Iterable[ev.AgentEvent | ev.UnknownEvent]) -> bytes:
-    """A capture as the AG-UI SSE body ``@ag-ui/encoder`` would write (``to_agui``)."""
+def to_sse(events: Iterable[ev.AgentEvent | ev.UnknownEvent]) -> bytes:
+    """A capture as the AG-UI SSE body ``@ag-ui/encoder`` would write
+    (``to_agui``): the name ``wire.bridges.vercel`` gives it too;
+    ``to_agui_sse`` is the older name."""
     return encode_sse_batch(to_agui(events))
+
+
+to_agui_sse = to_sse
