@@ -76,6 +76,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("transports: what every socket shares", {"transports.ws_base"}),
     ("transports: the clients, the socket", {"transports.client", "transports.ws"}),
     ("transports: the socket's client", {"transports.ws_client"}),
+    ("bridges: what both bridges share", {"bridges._skeleton"}),
     ("bridges and converters", {"bridges", "bridges.agui", "bridges.vercel",
                                 "compat", "compat.agentscope1", "compat.agentx", "compat.agentscope_app"}),
     ("bridges: a Vercel session's turns and replies", {"bridges.vercel_session"}),

@@ -422,3 +422,13 @@ def test_what_cannot_be_bridged_or_encoded_raises_wire_errors() -> None:
         encode_sse_batch([{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": object()}])
     with pytest.raises(wire.EncodeError):
         encode_sse_batch([{"no": "type"}])
+
+
+def test_the_bridges_share_their_names() -> None:
+    """One naming across both bridges (feed_all, to_sse); the older AG-UI names stay."""
+    from wire.bridges import agui, vercel
+
+    events = wire.json.decode_events(CASES[0].events_jsonl)
+    assert agui.AGUIBridge().feed_all(events) == agui.AGUIBridge().feed_many(events)
+    assert agui.to_sse(events) == agui.to_agui_sse(events)
+    assert hasattr(vercel.VercelBridge, "feed_all") and hasattr(vercel, "to_sse")

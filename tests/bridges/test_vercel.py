@@ -322,6 +322,11 @@ def test_the_bytes_are_those_of_ais_json_to_sse_transform_stream(tmp_path: Path)
     chunks += [c for events in EDGES.values() for c in to_chunks(events)]
     chunks += [{"type": "text-delta", "id": "t", "delta": text} for text in TRICKY]
     chunks.append({"type": "data-x", "data": {"n": 2**53 - 1, "neg": -5, "t": True, "nil": None, "list": [1, "a"]}})
+    # Floats as JSON.stringify spells them (1e+21, 1, 1e-7), integer-like keys first, in every free-form value.
+    floats = {"f": [1e21, 0.1 + 0.2, 1.0, 1e-7, -0.0, 5e-324], "b": 1, "0": 2}
+    chunks += [{"type": "data-x", "data": floats}, {"type": "message-metadata", "messageMetadata": floats},
+               {"type": "tool-input-available", "toolCallId": "c", "toolName": "t", "input": floats},
+               {"type": "tool-output-available", "toolCallId": "c", "output": floats}]
     assert run_client("encode", chunks, tmp_path).encode() == encode_chunks(chunks) + DONE
 
 
@@ -470,7 +475,8 @@ def test_the_bridge_imports_only_the_model_and_msgspec() -> None:
                 for a in n.names}  # from wire import events as ev
     modules |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert modules <= {"__future__", "base64", "enum", "collections.abc", "typing", "msgspec", "wire._codec",
-                       "wire.blocks", "wire.errors", "wire.events", "wire.messages", "wire.session"}
+                       "wire.blocks", "wire.errors", "wire.events", "wire.messages", "wire.session",
+                       "wire.bridges._skeleton"}  # what both bridges share: math and msgspec only
 
 
 # -- serving: a real server, the real client's requests ---------------------------------------

@@ -25,7 +25,6 @@ b'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"b1","delta":"Hi"}\\n\\n'
 from __future__ import annotations
 
 import base64
-import math
 from collections.abc import Callable, Iterable
 from typing import Any, TypeAlias
 
@@ -35,6 +34,7 @@ import wire.json
 from wire import blocks as bk
 from wire import events as ev
 from wire._codec import DECODE_ERRORS, ENCODE_ERRORS, decode_error
+from wire.bridges._skeleton import gained, js_value
 from wire.errors import DecodeError, EncodeError, LocalProtocolError, RemoteProtocolError
 from wire.messages import AssistantMsg, Msg, UserMsg
 from wire.session import CHECKPOINT, Session, blocks_once, read_checkpoint, waiting
@@ -55,6 +55,7 @@ __all__ = (
     "parse_run_input",
     "to_agui",
     "to_agui_sse",
+    "to_sse",
     "user_msgs",
 )
 
@@ -82,7 +83,7 @@ _encoder = msgspec.json.Encoder()
 
 
 # Events that carry free-form values (metadata, CUSTOM values, tool input):
-# their numbers and keys are written the JavaScript way (``_js``). The others
+# their numbers and keys are written the JavaScript way (``wire.bridges._skeleton.js_value``). The others
 # hold only strings and integers the bridge made, and skip the walk.
 _FREE_FORM = frozenset({"CUSTOM", "RAW", "TOOL_CALL_RESULT", "RUN_STARTED", "RUN_FINISHED", "RUN_ERROR",
                         "ACTIVITY_SNAPSHOT", "TEXT_MESSAGE_END", "STEP_FINISHED"})
@@ -100,7 +101,7 @@ def encode_sse_into(event: AGUIEvent, buf: bytearray) -> None:
     start = len(buf)
     try:
         buf += b"data: "
-        _encoder.encode_into(_js(event) if event.get("type") in _FREE_FORM else event, buf, -1)
+        _encoder.encode_into(js_value(event) if event.get("type") in _FREE_FORM else event, buf, -1)
     except _ENCODE_ERRORS as exc:
         del buf[start:]
         raise _encode_error(event, exc) from exc
@@ -127,67 +128,11 @@ def encode_sse_batch(events: Iterable[AGUIEvent]) -> bytes:
     try:
         for event in events:  # encode_sse_into, inlined: this loop is most of the time
             buf += b"data: "
-            encode_into(_js(event) if event["type"] in free_form else event, buf, -1)
+            encode_into(js_value(event) if event["type"] in free_form else event, buf, -1)
             buf += b"\n\n"
     except (*_ENCODE_ERRORS, KeyError) as exc:
         raise _encode_error(event, exc) from exc
     return bytes(buf)
-
-
-def _js_number(value: float) -> msgspec.Raw:
-    """``value`` spelled as JavaScript's ``JSON.stringify`` spells it (Python
-    writes ``1.0``, ``1e16`` and ``1e-07``; JavaScript ``1``, ``10000000000000000``
-    and ``1e-7``): ECMA-262 Number::toString, from Python's shortest digits."""
-    if not math.isfinite(value):
-        return msgspec.Raw(b"null")  # JSON.stringify(NaN) is null
-    if value == 0:
-        return msgspec.Raw(b"0")  # -0 too
-    sign = "-" if value < 0 else ""
-    mantissa, _, exp = repr(abs(value)).partition("e")
-    whole, _, frac = mantissa.partition(".")
-    if frac == "0":
-        frac = ""
-    digits = (whole + frac).lstrip("0")
-    point = len(whole) + (int(exp) if exp else 0)  # value = 0.<digits> * 10**point, before stripping
-    point -= len(whole + frac) - len((whole + frac).lstrip("0"))
-    digits = digits.rstrip("0") or "0"
-    k, n = len(digits), point
-    if k <= n <= 21:
-        text = digits + "0" * (n - k)
-    elif 0 < n <= 21:
-        text = digits[:n] + "." + digits[n:]
-    elif -6 < n <= 0:
-        text = "0." + "0" * -n + digits
-    else:
-        e = n - 1
-        text = digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + ("+" if e >= 0 else "-") + str(abs(e))
-    return msgspec.Raw((sign + text).encode())
-
-
-def _js(value: Any) -> Any:
-    """A free-form JSON value (metadata, a CUSTOM value) with every float in
-    JavaScript's spelling, so the bytes equal ``@ag-ui/encoder``'s."""
-    if isinstance(value, dict):
-        items = {key: _js(item) for key, item in value.items()}
-        index_keys = [key for key in items if _is_array_index(key)]
-        if not index_keys:
-            return items
-        # JavaScript objects list integer-like keys first, ascending (ECMA-262
-        # OrdinaryOwnPropertyKeys), and JSON.stringify writes them in that order.
-        ordered = {key: items[key] for key in sorted(index_keys, key=int)}
-        ordered.update(items)
-        return ordered
-    if isinstance(value, list | tuple):
-        return [_js(item) for item in value]
-    if isinstance(value, float):
-        return _js_number(value)
-    return value
-
-
-def _is_array_index(key: object) -> bool:
-    """``key`` is a canonical array index: "0", "7", never "07" or "-1"."""
-    return (isinstance(key, str) and key.isascii() and key.isdigit() and (key == "0" or key[0] != "0")
-            and int(key) < 2**32 - 1)
 
 
 def _builtins(obj: Any) -> Any:
@@ -297,8 +242,9 @@ class AGUIBridge:
         self._feed_into(event, out)
         return out
 
-    def feed_many(self, events: Iterable[ev.AgentEvent | ev.UnknownEvent]) -> list[AGUIEvent]:
-        """The AG-UI events that ``events`` produce, in order."""
+    def feed_all(self, events: Iterable[ev.AgentEvent | ev.UnknownEvent]) -> list[AGUIEvent]:
+        """The AG-UI events that ``events`` produce, in order (the name
+        ``VercelBridge`` gives it too; ``feed_many`` is the older name)."""
         out: list[AGUIEvent] = []
         feed = self._feed_into
         texts, open_texts = self._texts, self._open_texts
@@ -315,6 +261,8 @@ class AGUIBridge:
                     continue
             feed(event, out)
         return out
+
+    feed_many = feed_all
 
     def _feed_into(self, event: ev.AgentEvent | ev.UnknownEvent, out: list[AGUIEvent]) -> None:
         cls = type(event)
@@ -506,11 +454,10 @@ class AGUIBridge:
             return
         end: AGUIEvent = {"type": "TEXT_MESSAGE_END", "messageId": id}
         if e.text is not None:
-            streamed = "".join(parts)
-            if e.text != streamed:
-                if e.text.startswith(streamed):  # an extension: send the rest as content
-                    self._text_delta(ev.TextBlockDeltaEvent(reply_id=e.reply_id, block_id=id,
-                                                         delta=e.text[len(streamed):]), out)
+            rest = gained("".join(parts), e.text)
+            if rest != "":
+                if rest is not None:  # an extension: send the rest as content
+                    self._text_delta(ev.TextBlockDeltaEvent(reply_id=e.reply_id, block_id=id, delta=rest), out)
                 else:  # AG-UI cannot replace a message's content: carried in metadata
                     end = {"type": "TEXT_MESSAGE_END", "metadata": {"agentscope": {"text": e.text}},
                            "messageId": id}
@@ -910,14 +857,14 @@ class AGUIBridge:
             if self._role == "assistant":
                 self._parent = id
             self._emit(out, self._text_message_start(id))
-        sent = "".join(parts)
+        rest = gained("".join(parts), block.text)
         end: AGUIEvent = {"type": "TEXT_MESSAGE_END", "messageId": id}
-        if block.text != sent:
+        if rest != "":
             if id not in self._open_texts:
                 self._open_texts[id] = None
                 self._emit(out, self._text_message_start(id))
-            if block.text.startswith(sent):
-                self._emit(out, {"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": block.text[len(sent):]})
+            if rest is not None:
+                self._emit(out, {"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": rest})
             else:  # as a TEXT_BLOCK_END text that replaces: the message's content cannot be replaced
                 end = {"type": "TEXT_MESSAGE_END", "metadata": {"agentscope": {"text": block.text}}, "messageId": id}
                 if block.finished_at is None:
@@ -934,24 +881,21 @@ class AGUIBridge:
         if parts is None:
             parts = self._thinking[id] = []
             self._thinking_open(id, out)
-        sent = "".join(parts)
-        if block.thinking != sent and block.thinking.startswith(sent):
+        if rest := gained("".join(parts), block.thinking):
             if id not in self._open_thinking:
                 self._thinking_open(id, out)
-            self._emit(out, {"type": "REASONING_MESSAGE_CONTENT", "messageId": id,
-                             "delta": block.thinking[len(sent):]})
+            self._emit(out, {"type": "REASONING_MESSAGE_CONTENT", "messageId": id, "delta": rest})
             parts[:] = [block.thinking]
         if block.finished_at is not None and id in self._open_thinking:
             self._thinking_end(ev.ThinkingBlockEndEvent(reply_id=self.reply_id or "", block_id=id), out)
 
     def _catch_up_call(self, block: bk.ToolCallBlock, out: list[AGUIEvent]) -> None:
         id = block.id
-        sent = "".join(self._args[id])
-        if block.input != sent and block.input.startswith(sent):
+        if rest := gained("".join(self._args[id]), block.input):
             if id not in self._open_calls:
                 self._open_calls[id] = None
                 self._emit(out, self._call_start_event(id))
-            self._emit(out, {"type": "TOOL_CALL_ARGS", "toolCallId": id, "delta": block.input[len(sent):]})
+            self._emit(out, {"type": "TOOL_CALL_ARGS", "toolCallId": id, "delta": rest})
             self._args[id][:] = [block.input]
         if block.finished_at is not None and id in self._open_calls:
             del self._open_calls[id]
@@ -1258,6 +1202,11 @@ def to_agui(events: Iterable[ev.AgentEvent | ev.UnknownEvent]) -> list[AGUIEvent
     return out
 
 
-def to_agui_sse(events: Iterable[ev.AgentEvent | ev.UnknownEvent]) -> bytes:
-    """A capture as the AG-UI SSE body ``@ag-ui/encoder`` would write (``to_agui``)."""
+def to_sse(events: Iterable[ev.AgentEvent | ev.UnknownEvent]) -> bytes:
+    """A capture as the AG-UI SSE body ``@ag-ui/encoder`` would write
+    (``to_agui``): the name ``wire.bridges.vercel`` gives it too;
+    ``to_agui_sse`` is the older name."""
     return encode_sse_batch(to_agui(events))
+
+
+to_agui_sse = to_sse

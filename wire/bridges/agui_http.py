@@ -97,6 +97,7 @@ from wire.events import (
     UnknownEvent,
     UserInterruptEvent,
 )
+from wire.messages import Msg
 from wire.session import CHECKPOINT, RESTART, ChatRequest, Session, read_checkpoint
 from wire.stores import EventStore, Resume
 from wire.transports.http import (
@@ -105,7 +106,7 @@ from wire.transports.http import (
     Authorize,
     Refused,
     find,
-    read_body,
+    parsed_body,
     refused,
     serve,
     session_of,
@@ -430,6 +431,12 @@ async def _begin(log: EventStore, run_input: RunInput, chat: ChatRequest, reques
     return _Start(None, entry_id, chat.session_id, known=known)
 
 
+def _run_input(body: bytes) -> tuple[RunInput, list[Msg]]:
+    """A POST's ``RunAgentInput`` and the user Msgs at its end."""
+    run_input = parse_run_input(body)
+    return run_input, user_msgs(run_input)
+
+
 FindLog = Callable[..., "EventStore | Awaitable[EventStore | None] | None"]
 """The application's lookup: ``find_log(request, chat)`` for a session (see
 :func:`agui_endpoint`), ``find_log(request, run_input)`` for a log of one reply."""
@@ -471,13 +478,10 @@ def agui_endpoint(find_log: FindLog, on_input: OnInput | None = None, *, agent_i
                                authorize=authorize, session_param=session_param)
 
     async def endpoint(request: Request) -> Response:
-        try:
-            run_input = parse_run_input(await read_body(request, body_limit))
-            msgs = user_msgs(run_input)
-        except Refused as exc:  # too large, or cut short
-            return refused(exc)
-        except DecodeError as exc:
-            return PlainTextResponse(f"the request body is not valid: {exc}", status_code=400)
+        parsed = await parsed_body(request, body_limit, _run_input)
+        if isinstance(parsed, Response):
+            return parsed
+        run_input, msgs = parsed
         named = session_of(request, session_param) if request.path_params.keys() - {"agent_id"} else None
         thread_id = run_input.thread_id if run_input.thread_id is not None else named
         if thread_id is None:

@@ -5,7 +5,8 @@ reply's events in order, get back UI message chunks (plain dicts, the
 ``UIMessageChunk`` objects of ``ai``'s ``ui-message-stream/ui-message-chunks.ts``),
 which ``useChat`` and ``readUIMessageStream`` fold into one assistant
 ``UIMessage``. :func:`encode_chunks` writes chunks as the ``data:`` frames of
-``ai``'s ``JsonToSseTransformStream``, and :data:`DONE` is the frame that ends
+``ai``'s ``JsonToSseTransformStream``, byte for byte (numbers spelled as
+``JSON.stringify`` spells them), and :data:`DONE` is the frame that ends
 a response; :func:`to_sse` does both for a whole capture. A server sends the
 bytes with :data:`HEADERS` (``wire.bridges.vercel_http`` does it for a
 ``wire.stores.memory.EventLog``).
@@ -38,6 +39,7 @@ import msgspec
 from wire import blocks as bk
 from wire import events as ev
 from wire._codec import DECODE_ERRORS, ENCODE_ERRORS, decode_error
+from wire.bridges._skeleton import gained, js_value
 from wire.errors import DecodeError, EncodeError
 from wire.messages import Msg, UserMsg
 from wire.session import CHECKPOINT, blocks_once, join_reply, read_checkpoint, waiting
@@ -330,11 +332,11 @@ class VercelBridge:
             out.append({"type": "text-start", "id": id, "providerMetadata": {"agentscope": {"block_id": id}}})
         else:
             sent = old.text
-        if block.text != sent and block.text.startswith(sent):
+        if rest := gained(sent, block.text):
             if id not in self._open_text:  # as a delta after END: a new part
                 self._open_text[id] = None
                 out.append({"type": "text-start", "id": id, "providerMetadata": {"agentscope": {"block_id": id}}})
-            out.append({"type": "text-delta", "id": id, "delta": block.text[len(sent):]})
+            out.append({"type": "text-delta", "id": id, "delta": rest})
         if block.finished_at is not None and id in self._open_text:
             del self._open_text[id]
             out.append({"type": "text-end", "id": id})
@@ -351,11 +353,11 @@ class VercelBridge:
             out.append({"type": "reasoning-start", "id": id})
         else:
             sent = old.thinking
-        if block.thinking != sent and block.thinking.startswith(sent):
+        if rest := gained(sent, block.thinking):
             if id not in self._open_reasoning:
                 self._open_reasoning[id] = None
                 out.append({"type": "reasoning-start", "id": id})
-            out.append({"type": "reasoning-delta", "id": id, "delta": block.thinking[len(sent):]})
+            out.append({"type": "reasoning-delta", "id": id, "delta": rest})
         if block.finished_at is not None and id in self._open_reasoning:
             del self._open_reasoning[id]
             out.append({"type": "reasoning-end", "id": id})
@@ -374,8 +376,8 @@ class VercelBridge:
             sent = call.block.input if call.block is not None else ""
             call.block = block
         if call.phase is _Phase.STREAMING:
-            if block.input != sent and block.input.startswith(sent):
-                out.append({"type": "tool-input-delta", "toolCallId": id, "inputTextDelta": block.input[len(sent):]})
+            if rest := gained(sent, block.input):
+                out.append({"type": "tool-input-delta", "toolCallId": id, "inputTextDelta": rest})
             if block.finished_at is not None:
                 out.append(self._input_available(id, call))
         if call.phase is _Phase.DONE or call.approval in ("approved", "denied"):
@@ -599,11 +601,11 @@ class VercelBridge:
             # The Msg already holds END's text; the streamed text is what the client has.
             streamed = self._streamed
             self._streamed = ""
-            if e.text != streamed:
-                if e.text.startswith(streamed):
-                    out.append({"type": "text-delta", "id": id, "delta": e.text[len(streamed):]})
-                else:  # the client cannot replace a part's text: the final text rides along
-                    end["providerMetadata"] = {"agentscope": {"block_id": id, "text": e.text}}
+            rest = gained(streamed, e.text)
+            if rest:
+                out.append({"type": "text-delta", "id": id, "delta": rest})
+            elif rest is None:  # the client cannot replace a part's text: the final text rides along
+                end["providerMetadata"] = {"agentscope": {"block_id": id, "text": e.text}}
         out.append(end)
         return out
 
@@ -805,11 +807,21 @@ def encode_chunks(chunks: Iterable[Chunk]) -> bytes:
     return bytes(buf)
 
 
+# Chunks that hold only strings the bridge made: written as they are. Every
+# other chunk may carry free-form values (a tool's input or output, a data
+# part, metadata), whose floats and integer-like keys are written the
+# JavaScript way (``wire.bridges._skeleton.js_value``), as ai's
+# JsonToSseTransformStream writes them with JSON.stringify (1e+21, not 1e21).
+_PLAIN: Final = frozenset({"text-start", "text-delta", "text-end", "reasoning-start", "reasoning-delta",
+                           "reasoning-end", "tool-input-delta", "start-step", "finish-step"})
+
+
 def _encode_into(chunks: Iterable[Chunk], buf: bytearray) -> None:
+    plain = _PLAIN
     for chunk in chunks:
         buf += b"data: "
         try:
-            _ENCODER.encode_into(chunk, buf, -1)
+            _ENCODER.encode_into(chunk if chunk.get("type") in plain else js_value(chunk), buf, -1)
         except (*ENCODE_ERRORS, RecursionError) as exc:
             raise EncodeError(f"cannot encode a {chunk.get('type')!r} chunk: {exc}") from exc
         buf += b"\n\n"

@@ -49,9 +49,10 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response, StreamingResponse
 
-from wire.bridges.vercel import DONE, HEADERS, Chunk, VercelBridge, encode_chunks, parse_chat_body
+from wire.bridges.vercel import DONE, HEADERS, ChatBody, Chunk, VercelBridge, encode_chunks, parse_chat_body
 from wire.bridges.vercel_session import MAX_BATCH, Reply, bridges, reply_chunks, resumed, take_chat, user_input
-from wire.errors import DecodeError, StoreError
+from wire.errors import StoreError
+from wire.messages import Msg
 from wire.session import read_checkpoint
 from wire.stores import Entry, EventStore
 from wire.transports.http import (
@@ -60,7 +61,7 @@ from wire.transports.http import (
     Authorize,
     FindLog,
     find,
-    read_body,
+    parsed_body,
     refused,
     serve,
     session_of,
@@ -195,13 +196,14 @@ def chat_endpoint(find_log: Callable[..., Any], on_input: OnInput, *, agent_id: 
     make = bridges(dynamic_tools, external_tools)
 
     async def endpoint(request: Request) -> Response:
-        try:
-            body = parse_chat_body(await read_body(request, body_limit))
-            message = user_input(body, user_name)
-        except Refused as exc:  # too large, or cut short; a body agentscope cannot take
-            return refused(exc)
-        except DecodeError as exc:
-            return PlainTextResponse(f"the request body is not valid: {exc}", status_code=400)
+        def parse(raw: bytes) -> tuple[ChatBody, Msg | None]:
+            body = parse_chat_body(raw)
+            return body, user_input(body, user_name)  # Refused: a body agentscope cannot take
+
+        parsed = await parsed_body(request, body_limit, parse)
+        if isinstance(parsed, Response):
+            return parsed
+        body, message = parsed
         named = session_of(request, session_param) if request.path_params else None
         if named is not None and named != body.id:
             return PlainTextResponse(f"the body's id is not {named!r}, the URL's session", status_code=400)

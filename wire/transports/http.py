@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 from starlette.requests import ClientDisconnect, HTTPConnection, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
@@ -73,6 +73,7 @@ __all__ = (
     "OnInput",
     "Refused",
     "answer_endpoint",
+    "parsed_body",
     "cursor",
     "entries_body",
     "find",
@@ -258,6 +259,25 @@ def refused(exc: Refused) -> Response:
     return PlainTextResponse(exc.reason, status_code=exc.status, headers=headers)
 
 
+_T = TypeVar("_T")
+
+
+async def parsed_body(request: Request, limit: int, parse: Callable[[bytes], _T]) -> _T | Response:
+    """The request's body as ``parse`` reads it, or the response that
+    refuses it: 413 past ``limit`` bytes, a :class:`Refused`'s own status
+    (cut short; a body ``parse`` refuses itself), 400 for one ``parse``
+    raises :class:`~wire.errors.DecodeError` about (invalid UTF-8 anywhere in
+    it included: the message names the JSON path or the byte). Every door
+    that takes a POST body reads it so: ``answer_endpoint``, AG-UI's and
+    Vercel's."""
+    try:
+        return parse(await read_body(request, limit))
+    except Refused as exc:
+        return refused(exc)
+    except DecodeError as exc:
+        return PlainTextResponse(f"the request body is not valid: {exc}", status_code=400)
+
+
 class BodyTooLarge(Refused):
     """A request body past the endpoint's limit (answered with 413)."""
 
@@ -342,12 +362,9 @@ def answer_endpoint(find_log: Callable[..., Any], on_answer: OnAnswer, *, author
     """
 
     async def endpoint(request: Request) -> Response:
-        try:
-            chat = decode_chat_request(await read_body(request, body_limit))
-        except Refused as exc:  # too large, or cut short
-            return refused(exc)
-        except DecodeError as exc:
-            return PlainTextResponse(f"the request body is not valid: {exc}", status_code=400)
+        chat = await parsed_body(request, body_limit, decode_chat_request)
+        if isinstance(chat, Response):
+            return chat
         # On a route that names the session (session_of), the body must name the same one.
         named = session_of(request, session_param) if request.path_params else None
         if named is not None and named != chat.session_id:
