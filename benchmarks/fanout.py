@@ -631,6 +631,54 @@ def report(args: argparse.Namespace, results: list[Result], n_events: int) -> st
     return "\n".join(lines)
 
 
+def socket_costs(args: argparse.Namespace) -> str:
+    """What the session socket does for each reader that SSE does once for
+    all: the reply in the producer's batches, each step timed alone in this
+    process (best of 5, CPU time), per reader. SSE's plain frames are the
+    store's (Redis: the payloads as stored) and shared by every reader of a
+    batch; a socket reader's entries come from ``EventStore.follow``, as
+    events, so its endpoint writes each one again
+    (``wire/transports/ws.py``, ``_Socket._entries`` and ``send``)."""
+    events = workload.reply_events(seed=0, scale=args.scale)
+    batches = [events[i:i + args.step] for i in range(0, len(events), args.step)]
+    ids = [[f"1700000000000-{i + n}" for n in range(len(batch))] for i, batch in
+           zip(range(0, len(events), args.step), batches, strict=True)]
+    payloads = [[wire.json.encode(e) for e in batch] for batch in batches]
+
+    def entries_frames() -> list[bytes]:
+        return [msgspec.json.encode({"type": "entries", "entries": [(i, msgspec.Raw(p)) for i, p in
+                                                                    zip(b_ids, b, strict=True)]})
+                for b_ids, b in zip(ids, payloads, strict=True)]
+
+    frames = entries_frames()
+
+    def best(fn: Any) -> float:
+        times = []
+        for _ in range(5):
+            start = time.process_time()
+            fn()
+            times.append(time.process_time() - start)
+        return min(times)
+
+    steps = [
+        ("Redis only: the batch's payloads decoded to events (`RedisEventLog.follow`)",
+         lambda: [wire.json.decode_events(b"\n".join(b)) for b in payloads]),
+        ("each event encoded again (`ws.py`: `codec.event`)",
+         lambda: [[wire.json.encode(e) for e in batch] for batch in batches]),
+        ("the entries frame written around them (`msgspec.json.encode`)",
+         entries_frames),
+        ("the frame to text and back (`ws.py`: `frame.decode()`; uvicorn: `text.encode()`)",
+         lambda: [f.decode().encode() for f in frames]),
+    ]
+    rows = []
+    for name, fn in steps:
+        seconds = best(fn)
+        rows.append(f"| {name} | {seconds * 1000:.1f} ms | {seconds * args.readers:.1f} s |")
+    return "\n".join([f"Per reader, one reply of {len(events):,} events in batches of {args.step} "
+                      f"({sum(map(len, frames)) / 1e6:.2f} MB of frames); the last column times {args.readers} "
+                      "readers:", "", "| step | per reader | readers |", "|---|---:|---:|", *rows])
+
+
 async def main_async(args: argparse.Namespace) -> str:
     from tests.redis_server import running_server
 
@@ -674,6 +722,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="also write the table to this file")
     parser.add_argument("--profile", type=Path, metavar="DIR",
                         help="sample the server with py-spy (in the venv) into DIR/<variant>.txt, collapsed stacks")
+    parser.add_argument("--costs", action="store_true",
+                        help="time, per reader, what the session socket does that SSE shares, and stop")
     parser.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--variant", help=argparse.SUPPRESS)
     parser.add_argument("--redis-url", help=argparse.SUPPRESS)
@@ -686,6 +736,9 @@ def main() -> int:
         return 0
     if args.quick:
         args.readers, args.agentscope_readers = 100, 5
+    if args.costs:
+        print(socket_costs(args))
+        return 0
     table = asyncio.run(main_async(args))
     print(table)
     if args.out:
