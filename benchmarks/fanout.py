@@ -89,14 +89,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 import wire
 from benchmarks import workload
 from wire.framing import SSEDecoder
 
-VARIANTS = ("memory", "memory+coalesce", "memory+hold", "redis", "redis+coalesce", "redis+hold", "agentscope")
+SSE_VARIANTS = ("memory", "memory+coalesce", "memory+hold", "redis", "redis+coalesce", "redis+hold")
+SOCKET = "socket:"
+# Each SSE variant and its socket twin one after the other, so that a burst of load lands on both alike.
+VARIANTS = (*(name for sse in SSE_VARIANTS for name in (sse, SOCKET + sse)), "agentscope")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 # In a frame of the data block's base64 chunks (wire's JSON and agentscope's alike), and in no other.
 DATA_DELTA = b'"DATA_BLOCK_DELTA"'
+# In an entries frame of the socket's JSON, once per entry and nowhere else: each event is an object whose first
+# field is its tag, and inside a JSON string every quote is escaped.
+ENTRY = b'",{"type":"'
+END = b'{"type":"end"}'
 
 
 # -- the server process ---------------------------------------------------------------------------------------
@@ -107,11 +116,12 @@ def serve(args: argparse.Namespace) -> None:
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import PlainTextResponse, Response, StreamingResponse
-    from starlette.routing import Route
+    from starlette.routing import Route, WebSocketRoute
 
     from wire.transports.http import NO_BUFFERING, sse_endpoint
+    from wire.transports.ws import session_socket
 
-    variant: str = args.variant
+    variant: str = args.variant.removeprefix(SOCKET)
     store = variant.split("+")[0]
     coalesce: bool | float = {"": False, "coalesce": True, "hold": args.hold}[variant.partition("+")[2]]
     events = workload.reply_events(seed=0, scale=args.scale)
@@ -181,9 +191,15 @@ def serve(args: argparse.Namespace) -> None:
         return StreamingResponse(agentscope_endpoint(state["bus"], key, one_more), media_type="text/event-stream",
                                  headers=NO_BUFFERING)
 
+    async def no_input(chat: Any, log: Any, websocket: Any) -> None:
+        raise AssertionError("the readers send no input")
+
     routes = [Route("/start", start, methods=["POST"]), Route("/status", status),
               Route("/events", agentscope_stream if store == "agentscope"
-                    else sse_endpoint(lambda request: state["log"], coalesce=coalesce))]
+                    else sse_endpoint(lambda request: state["log"], coalesce=coalesce)),
+              # The session socket with its defaults but coalesce, as the SSE route has them.
+              WebSocketRoute("/sessions/{session_id}/socket",
+                             session_socket(lambda websocket: state["log"], no_input, coalesce=coalesce))]
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await startup()
@@ -195,10 +211,13 @@ def serve(args: argparse.Namespace) -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, args.sndbuf)  # inherited by each accepted socket
     sock.bind(("127.0.0.1", args.serve))
     # uvicorn[standard]'s event loop and HTTP parser, as its docs advise for
-    # serving, or its pure-Python fallbacks (asyncio and h11)
+    # serving, or its pure-Python fallbacks (asyncio and h11); sockets on
+    # websockets-sansio (uvicorn's choice when websockets is installed), with
+    # its defaults (permessage-deflate if a client asks: the readers here do not)
     standard = args.server == "standard"
     config = uvicorn.Config(app, log_level="warning", backlog=4096, timeout_keep_alive=60,
-                            loop="uvloop" if standard else "asyncio", http="httptools" if standard else "h11")
+                            loop="uvloop" if standard else "asyncio", http="httptools" if standard else "h11",
+                            ws="websockets-sansio")
     uvicorn.Server(config).run(sockets=[sock])
 
 
@@ -209,15 +228,16 @@ def serve(args: argparse.Namespace) -> None:
 class Reader:
     slow: bool
     decodes: bool  # decodes its body as it reads it
-    body_bytes: int = 0
-    wire_bytes: int = 0  # on the socket: the HTTP head and the chunked framing too
-    frames: int = 0
-    chunks: int = 0  # the body's chunks: one per write of the server's, about
+    socket: bool = False  # reads the session socket, not SSE
+    body_bytes: int = 0  # SSE: the body; a socket: its messages' payloads
+    wire_bytes: int = 0  # on the socket: the HTTP head and the chunked framing (WebSocket: the handshake, frame heads)
+    frames: int = 0  # events: SSE frames, or a socket's entries
+    chunks: int = 0  # the body's chunks (one per write of the server's, about), or a socket's messages
     data_bytes: int = 0  # bytes of the data block's frames (readers that decode only)
     tail: bytes = b""  # the unfinished frame, while counting them
     crc: int = 0
     seconds: float = 0.0  # from the producer's start to the end of the body
-    kept: list[bytes] | None = field(default_factory=list)
+    kept: list[bytes] | None = field(default_factory=list)  # SSE: the body's chunks; a socket: its messages
     msg: Any = None
     problem: str = ""
 
@@ -271,6 +291,62 @@ async def read(port: int, reader: Reader, args: argparse.Namespace, started: lis
         writer.close()
 
 
+class _Entries(msgspec.Struct):
+    """A socket's server frame, as a reader that decodes reads it."""
+
+    type: str
+    entries: list[tuple[str, msgspec.Raw]] = []
+
+
+async def read_socket(port: int, reader: Reader, args: argparse.Namespace, started: list[float]) -> None:
+    """One reader of the session socket: a websockets client, as cheap as
+    the SSE reader (its text messages taken as bytes, undecoded), counting
+    the bytes that reach its socket; a slow one has the same receive buffer
+    and pace as a slow SSE reader, and a queue of one message."""
+    from websockets.asyncio.client import ClientConnection, connect
+
+    class Counting(ClientConnection):
+        def data_received(self, data: bytes) -> None:
+            reader.wire_bytes += len(data)
+            super().data_received(data)
+
+    loop = asyncio.get_running_loop()
+    sock = socket.socket()
+    if reader.slow:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, args.rcvbuf)
+    sock.setblocking(False)
+    await loop.sock_connect(sock, ("127.0.0.1", port))
+    msg = workload.initial_msg() if reader.decodes else None
+    try:
+        async with connect(f"ws://127.0.0.1:{port}/sessions/fanout/socket", sock=sock, create_connection=Counting,
+                           subprotocols=["wire.v1.json"],  # type: ignore[list-item]
+                           compression=None, max_size=None, max_queue=1 if reader.slow else 16,
+                           ping_interval=None, open_timeout=120) as ws:
+            await ws.send('{"type":"follow","after":null}')
+            while True:
+                data = await ws.recv(decode=False)
+                if data == END:
+                    break
+                reader.body_bytes += len(data)
+                reader.chunks += 1
+                reader.frames += data.count(ENTRY)
+                reader.crc = zlib.crc32(data, zlib.crc32(len(data).to_bytes(4, "big"), reader.crc))
+                if msg is not None:
+                    entries = msgspec.json.decode(data, type=_Entries).entries
+                    msg.extend_events([wire.json.decode_event(raw) for _, raw in entries])
+                    reader.data_bytes += sum(len(raw) for _, raw in entries if DATA_DELTA in bytes(raw))
+                if reader.kept is not None:
+                    reader.kept.append(data)
+                    if reader.body_bytes > args.keep:
+                        reader.kept = None
+                if reader.slow:
+                    await asyncio.sleep(len(data) / args.slow_rate)
+            reader.seconds = time.perf_counter() - started[0]
+        reader.msg = msg
+    except Exception as exc:  # a run reports every failure, whatever it is
+        reader.problem = f"{type(exc).__name__}: {exc}"
+
+
 def cpu_seconds(pid: int) -> float:
     """utime + stime of ``pid`` (Linux ``/proc/<pid>/stat``)."""
     return sum(cpu_split(pid))
@@ -317,6 +393,18 @@ def final_msg(body: bytes) -> bytes:
     return wire.json.encode(msg)
 
 
+def final_socket_msg(messages: list[bytes]) -> bytes:
+    """The Msg a socket's messages build, as JSON; the error if they build none."""
+    msg = workload.initial_msg()
+    try:
+        for message in messages:
+            entries = msgspec.json.decode(message, type=_Entries).entries
+            msg.extend_events([wire.json.decode_event(raw) for _, raw in entries])
+    except (wire.WireError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+        return f"{type(exc).__name__}: {exc}".encode()
+    return wire.json.encode(msg)
+
+
 def check(readers: list[Reader], want: bytes) -> dict[str, int]:
     """Every reader's final Msg, byte for byte: decoded (once per distinct
     body), or identical (length and CRC-32) to a body that was."""
@@ -334,7 +422,7 @@ def check(readers: list[Reader], want: bytes) -> dict[str, int]:
             fingerprint = (reader.body_bytes, reader.crc)
             if fingerprint in exact:
                 checked["identical to a decoded body"] += 1
-            elif final_msg(b"".join(reader.kept)) == want:
+            elif (final_socket_msg(reader.kept) if reader.socket else final_msg(b"".join(reader.kept))) == want:
                 exact.add(fingerprint)
                 checked["decoded whole"] += 1
             else:
@@ -367,7 +455,8 @@ async def run_variant(variant: str, args: argparse.Namespace, redis_url: str, re
             except OSError:
                 await asyncio.sleep(0.05)
         # Slow readers spread evenly; a few of each kind decode as they read.
-        readers = [Reader(slow=(k * slow) // n != ((k + 1) * slow) // n, decodes=False) for k in range(n)]
+        readers = [Reader(slow=(k * slow) // n != ((k + 1) * slow) // n, decodes=False,
+                          socket=variant.startswith(SOCKET)) for k in range(n)]
         # A coalesced body is a few hundred frames: every reader decodes it.
         for kind in (True, False):
             for reader in [r for r in readers if r.slow is kind][:None if "+" in variant else args.decoders]:
@@ -375,7 +464,7 @@ async def run_variant(variant: str, args: argparse.Namespace, redis_url: str, re
         started = [0.0]
         tasks = []
         for reader in readers:
-            tasks.append(asyncio.create_task(read(port, reader, args, started)))
+            tasks.append(asyncio.create_task((read_socket if reader.socket else read)(port, reader, args, started)))
             await asyncio.sleep(0)
         await asyncio.sleep(1.0)
         if variant == "agentscope":  # every reader subscribed before the first event, as in its app
@@ -438,7 +527,10 @@ def report(args: argparse.Namespace, results: list[Result], n_events: int) -> st
         f"({args.agentscope_readers} for agentscope), {args.slow:.0%} of them slow (reading "
         f"{args.slow_rate / 1000:g} kB/s); server send buffers {args.sndbuf // 1024} KiB; "
         f"hold {args.hold * 1000:g} ms; uvicorn {importlib.metadata.version('uvicorn')} on "
-        f"{'uvloop and httptools' if args.server == 'standard' else 'asyncio and h11'}.",
+        f"{'uvloop and httptools' if args.server == 'standard' else 'asyncio and h11'}, its sockets on "
+        f"websockets-sansio (websockets {importlib.metadata.version('websockets')}). A `socket:` variant serves "
+        "the same log at `wire.transports.ws.session_socket` (JSON text frames, no permessage-deflate) to "
+        "websockets clients; its frames are entries (events), its chunks WebSocket messages.",
         "",
         "| variant | readers (slow) | server CPU s (kernel) | per reader, ms | redis-server CPU s "
         "| frames per fast reader "
@@ -461,7 +553,7 @@ def report(args: argparse.Namespace, results: list[Result], n_events: int) -> st
             f"{r.producer_seconds:.1f} s | {ok} of {len(r.readers)} ({how}) |")
     by = {r.variant: r for r in results}
     ratios = []
-    for store in ("memory", "redis"):
+    for store in ("memory", "redis", SOCKET + "memory", SOCKET + "redis"):
         base = by.get(store)
         for mode in ("coalesce", "hold"):
             other = by.get(f"{store}+{mode}")
@@ -503,6 +595,28 @@ def report(args: argparse.Namespace, results: list[Result], n_events: int) -> st
               "chunks of each body:", "",
               "| variant | chunks per fast reader | data block, fast | the rest, fast | chunks per slow reader "
               "| data block, slow | the rest, slow |", "|---|---:|---:|---:|---:|---:|---:|", *rows]
+    pairs = [(by[sse], by[SOCKET + sse]) for sse in SSE_VARIANTS if sse in by and SOCKET + sse in by]
+    if pairs:
+        rows = []
+        for sse, ws in pairs:
+            row = [f"| {sse.variant} | {sse.server_cpu:.2f} | {ws.server_cpu:.2f} | "
+                   f"{ws.server_cpu / sse.server_cpu:.2f} | {sse.redis_cpu:.2f} | {ws.redis_cpu:.2f} "]
+            for is_slow in (False, True):
+                a = [x for x in sse.readers if x.slow is is_slow]
+                b = [x for x in ws.readers if x.slow is is_slow]
+                row.append(f"| {_med([x.body_bytes for x in a]) / 1e6:.2f} MB, "
+                           f"{_med([x.wire_bytes for x in a]) / 1e6:.2f} MB | "
+                           f"{_med([x.body_bytes for x in b]) / 1e6:.2f} MB, "
+                           f"{_med([x.wire_bytes for x in b]) / 1e6:.2f} MB ")
+            row.append(f"| {_med([x.seconds for x in sse.readers if x.slow]):.1f} s | "
+                       f"{_med([x.seconds for x in ws.readers if x.slow]):.1f} s |")
+            rows.append("".join(row))
+        lines += ["", "SSE and the session socket side by side (each pair run one after the other; bytes per reader, "
+                  "median: the body or the messages' payloads, then all that reached the reader's socket):", "",
+                  "| store, mode | server CPU s, SSE | socket | socket / SSE | redis-server CPU s, SSE | socket "
+                  "| bytes per fast reader, SSE | socket | bytes per slow reader, SSE | socket "
+                  "| slow readers' time to the final Msg (median), SSE | socket |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *rows]
     agentscope = by.get("agentscope")
     if agentscope is not None:
         per = agentscope.server_cpu / len(agentscope.readers)
@@ -515,6 +629,54 @@ def report(args: argparse.Namespace, results: list[Result], n_events: int) -> st
     if failed:
         lines += ["", "Failures (first 10):"] + [f"* {variant}: {problem}" for variant, problem in failed[:10]]
     return "\n".join(lines)
+
+
+def socket_costs(args: argparse.Namespace) -> str:
+    """What the session socket does for each reader that SSE does once for
+    all: the reply in the producer's batches, each step timed alone in this
+    process (best of 5, CPU time), per reader. SSE's plain frames are the
+    store's (Redis: the payloads as stored) and shared by every reader of a
+    batch; a socket reader's entries come from ``EventStore.follow``, as
+    events, so its endpoint writes each one again
+    (``wire/transports/ws.py``, ``_Socket._entries`` and ``send``)."""
+    events = workload.reply_events(seed=0, scale=args.scale)
+    batches = [events[i:i + args.step] for i in range(0, len(events), args.step)]
+    ids = [[f"1700000000000-{i + n}" for n in range(len(batch))] for i, batch in
+           zip(range(0, len(events), args.step), batches, strict=True)]
+    payloads = [[wire.json.encode(e) for e in batch] for batch in batches]
+
+    def entries_frames() -> list[bytes]:
+        return [msgspec.json.encode({"type": "entries", "entries": [(i, msgspec.Raw(p)) for i, p in
+                                                                    zip(b_ids, b, strict=True)]})
+                for b_ids, b in zip(ids, payloads, strict=True)]
+
+    frames = entries_frames()
+
+    def best(fn: Any) -> float:
+        times = []
+        for _ in range(5):
+            start = time.process_time()
+            fn()
+            times.append(time.process_time() - start)
+        return min(times)
+
+    steps = [
+        ("Redis only: the batch's payloads decoded to events (`RedisEventLog.follow`)",
+         lambda: [wire.json.decode_events(b"\n".join(b)) for b in payloads]),
+        ("each event encoded again (`ws.py`: `codec.event`)",
+         lambda: [[wire.json.encode(e) for e in batch] for batch in batches]),
+        ("the entries frame written around them (`msgspec.json.encode`)",
+         entries_frames),
+        ("the frame to text and back (`ws.py`: `frame.decode()`; uvicorn: `text.encode()`)",
+         lambda: [f.decode().encode() for f in frames]),
+    ]
+    rows = []
+    for name, fn in steps:
+        seconds = best(fn)
+        rows.append(f"| {name} | {seconds * 1000:.1f} ms | {seconds * args.readers:.1f} s |")
+    return "\n".join([f"Per reader, one reply of {len(events):,} events in batches of {args.step} "
+                      f"({sum(map(len, frames)) / 1e6:.2f} MB of frames); the last column times {args.readers} "
+                      "readers:", "", "| step | per reader | readers |", "|---|---:|---:|", *rows])
 
 
 async def main_async(args: argparse.Namespace) -> str:
@@ -560,6 +722,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="also write the table to this file")
     parser.add_argument("--profile", type=Path, metavar="DIR",
                         help="sample the server with py-spy (in the venv) into DIR/<variant>.txt, collapsed stacks")
+    parser.add_argument("--costs", action="store_true",
+                        help="time, per reader, what the session socket does that SSE shares, and stop")
     parser.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--variant", help=argparse.SUPPRESS)
     parser.add_argument("--redis-url", help=argparse.SUPPRESS)
@@ -572,6 +736,9 @@ def main() -> int:
         return 0
     if args.quick:
         args.readers, args.agentscope_readers = 100, 5
+    if args.costs:
+        print(socket_costs(args))
+        return 0
     table = asyncio.run(main_async(args))
     print(table)
     if args.out:

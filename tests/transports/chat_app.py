@@ -149,8 +149,12 @@ async def resumed(log: EventStore, session_id: str, answer: Any, pause: float) -
 
 
 def make_app(redis_url: str | None = None, *, pause: float = 0.001, max_len: int | None = None,
-             on_turn: Callable[[ChatRequest], None] | None = None) -> Starlette:
-    """The service. ``on_turn`` sees every input the endpoint took."""
+             on_turn: Callable[[ChatRequest], None] | None = None, socket_rate: float | None = None) -> Starlette:
+    """The service. ``on_turn`` sees every input the endpoint took;
+    ``socket_rate`` raises the socket's ``inputs_per_second`` and
+    ``frames_per_second`` (the latency benchmark sends a turn and an answer
+    every few milliseconds, which the defaults of 5 and 50 would refuse and
+    pace)."""
     sessions = Sessions(redis_url, max_len=max_len)
     drops: dict[str, int] = {}
 
@@ -224,6 +228,7 @@ def make_app(redis_url: str | None = None, *, pause: float = 0.001, max_len: int
     async def html(request: Request) -> Response:
         return Response("<!doctype html><title>Sign in</title>", media_type="text/html")
 
+    rate = 5.0 if socket_rate is None else socket_rate  # session_socket's default inputs_per_second
     return Starlette(lifespan=lifespan, routes=[
         Route("/sessions", create, methods=["POST"]),
         Route("/sessions/{session_id}/stream", stream),
@@ -234,8 +239,10 @@ def make_app(redis_url: str | None = None, *, pause: float = 0.001, max_len: int
         Route("/chat", answer_endpoint(find_log, on_answer, authorize=authorize),
               methods=["POST"]),
         WebSocketRoute("/sessions/{session_id}/socket", session_socket(find_log, on_answer, authorize=authorize,
-                                                                        heartbeat=1.0)),
+                                                                        heartbeat=1.0, inputs_per_second=rate,
+                                                                        frames_per_second=max(rate, 50.0))),
     ])
 
 
-app = make_app(os.environ.get("REDIS_URL") or None, pause=float(os.environ.get("CHAT_PAUSE", "0.001")))
+app = make_app(os.environ.get("REDIS_URL") or None, pause=float(os.environ.get("CHAT_PAUSE", "0.001")),
+               socket_rate=float(os.environ["CHAT_SOCKET_RATE"]) if os.environ.get("CHAT_SOCKET_RATE") else None)
