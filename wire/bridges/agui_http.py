@@ -105,6 +105,7 @@ from wire.transports.http import (
     MAX_BODY_BYTES,
     Authorize,
     Refused,
+    check_session,
     find,
     parsed_body,
     refused,
@@ -486,14 +487,11 @@ def agui_endpoint(find_log: FindLog, on_input: OnInput | None = None, *, agent_i
         thread_id = run_input.thread_id if run_input.thread_id is not None else named
         if thread_id is None:
             return PlainTextResponse("the request names no thread (threadId)", status_code=400)
-        if named is not None and named != thread_id:
-            return PlainTextResponse(f"the body's threadId is not {named!r}, the URL's", status_code=400)
         answers = bool(run_input.resume) or bool(run_input.messages and run_input.messages[-1].role == "tool")
         chat = ChatRequest(agent_id=str(request.path_params.get("agent_id", agent_id)), session_id=thread_id,
                            input=msgs if msgs and not answers else None)
         try:
-            if authorize is not None and await find(authorize, request, thread_id) is not True:
-                return PlainTextResponse("not allowed", status_code=403)
+            await check_session(request, thread_id, authorize, named)
             log: EventStore | None = await find(find_log, request, chat)
             if log is None:
                 return PlainTextResponse("no such session", status_code=404)

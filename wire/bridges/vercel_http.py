@@ -60,6 +60,7 @@ from wire.transports.http import (
     MAX_BODY_BYTES,
     Authorize,
     FindLog,
+    check_session,
     find,
     parsed_body,
     refused,
@@ -204,12 +205,9 @@ def chat_endpoint(find_log: Callable[..., Any], on_input: OnInput, *, agent_id: 
         if isinstance(parsed, Response):
             return parsed
         body, message = parsed
-        named = session_of(request, session_param) if request.path_params else None
-        if named is not None and named != body.id:
-            return PlainTextResponse(f"the body's id is not {named!r}, the URL's session", status_code=400)
         try:
-            if authorize is not None and await find(authorize, request, body.id) is not True:
-                return PlainTextResponse("not allowed", status_code=403)
+            await check_session(request, body.id, authorize,
+                                session_of(request, session_param) if request.path_params else None)
             turn = await take_chat(body, message, lambda chat: find(find_log, request, chat), request, on_input,
                                    make, agent_id=agent_id, admit=admit)
         except StoreError as exc:

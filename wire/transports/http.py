@@ -73,6 +73,7 @@ __all__ = (
     "OnInput",
     "Refused",
     "answer_endpoint",
+    "check_session",
     "parsed_body",
     "cursor",
     "entries_body",
@@ -318,6 +319,17 @@ def session_of(request: HTTPConnection, session_param: str = "session_id") -> st
         "naming the one that holds the session id, or put the session id in the path")
 
 
+async def check_session(request: Request, session_id: str, authorize: Authorize | None, named: str | None) -> None:
+    """The session a body names, checked before its log is looked up:
+    against the one the route names (``named``, if it names one; 400 when
+    they differ) and by ``authorize`` (403, or the status of its
+    :class:`Refused`). Every door that takes an input asks it."""
+    if named is not None and named != session_id:
+        raise Refused(400, f"the body names session {session_id!r}; the URL names {named!r}")
+    if authorize is not None and await find(authorize, request, session_id) is not True:
+        raise Refused(403, "not allowed")
+
+
 def answer_endpoint(find_log: Callable[..., Any], on_answer: OnAnswer, *, authorize: Authorize | None = None,
                     admit: Admit | None = None, body_limit: int = MAX_BODY_BYTES,
                     session_param: str = "session_id") -> Callable[[Request], Awaitable[Response]]:
@@ -365,13 +377,9 @@ def answer_endpoint(find_log: Callable[..., Any], on_answer: OnAnswer, *, author
         chat = await parsed_body(request, body_limit, decode_chat_request)
         if isinstance(chat, Response):
             return chat
-        # On a route that names the session (session_of), the body must name the same one.
-        named = session_of(request, session_param) if request.path_params else None
-        if named is not None and named != chat.session_id:
-            return PlainTextResponse(f"the body's session_id is not {named!r}, the URL's", status_code=400)
         try:
-            if authorize is not None and await find(authorize, request, chat.session_id) is not True:
-                return PlainTextResponse("not allowed", status_code=403)
+            await check_session(request, chat.session_id, authorize,
+                                session_of(request, session_param) if request.path_params else None)
             log: EventStore | None = await find(find_log, request, chat)
             if log is None:
                 return PlainTextResponse("no such session", status_code=404)
