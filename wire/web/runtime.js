@@ -14,27 +14,97 @@ function isBase64(text) {
   return pad < 0 || pad === last || pad === last - 1 && text.charCodeAt(last) === 61;
 }
 function encodeBase64(bytes) {
-  let out = "";
-  const full = bytes.length - bytes.length % 3;
-  let piece = "";
-  for (let i = 0; i < full; i += 3) {
-    const n = bytes[i] << 16 | bytes[i + 1] << 8 | bytes[i + 2];
-    piece += ALPHABET[n >>> 18] + ALPHABET[n >>> 12 & 63] + ALPHABET[n >>> 6 & 63] + ALPHABET[n & 63];
-    if (piece.length >= 8192) {
-      out += piece;
-      piece = "";
+  const carry = { bytes: 0, value: 0 };
+  return appendBase64("", carry, bytes) + tailBase64(carry);
+}
+function tailBase64(carry) {
+  const v = carry.value;
+  if (carry.bytes === 1)
+    return ALPHABET[v >>> 2] + ALPHABET[(v & 3) << 4] + "==";
+  if (carry.bytes === 2)
+    return ALPHABET[v >>> 10] + ALPHABET[v >>> 4 & 63] + ALPHABET[(v & 15) << 2] + "=";
+  return "";
+}
+function appendBase64(text, carry, chunk) {
+  if (typeof chunk === "string") {
+    if (chunk.length === 0)
+      return text;
+    const pad = chunk.charCodeAt(chunk.length - 1) !== 61 ? 0 : chunk.charCodeAt(chunk.length - 2) === 61 ? 2 : 1;
+    const whole = pad ? chunk.length - 4 : chunk.length;
+    if (carry.bytes === 0)
+      text += pad ? chunk.slice(0, whole) : chunk;
+    else
+      text += shifted(chunk, whole, carry);
+    if (pad) {
+      const a = CODES[chunk.charCodeAt(whole)], b = CODES[chunk.charCodeAt(whole + 1)];
+      if (pad === 2)
+        text = push(text, carry, a << 2 | b >>> 4, 1);
+      else
+        text = push(text, carry, a << 10 | b << 4 | CODES[chunk.charCodeAt(whole + 2)] >>> 2, 2);
     }
+    return text;
   }
-  out += piece;
-  const rest = bytes.length - full;
-  if (rest === 1) {
-    const n = bytes[full] << 16;
-    out += ALPHABET[n >>> 18] + ALPHABET[n >>> 12 & 63] + "==";
-  } else if (rest === 2) {
-    const n = bytes[full] << 16 | bytes[full + 1] << 8;
-    out += ALPHABET[n >>> 18] + ALPHABET[n >>> 12 & 63] + ALPHABET[n >>> 6 & 63] + "=";
+  let at = 0;
+  while (carry.bytes !== 0 && at < chunk.length)
+    text = push(text, carry, chunk[at++], 1);
+  const end = chunk.length - (chunk.length - at) % 3;
+  const out = buffer((end - at) / 3 * 4);
+  let o = 0;
+  for (let i = at; i < end; i += 3) {
+    o = group(out, o, chunk[i] << 16 | chunk[i + 1] << 8 | chunk[i + 2]);
   }
-  return out;
+  text += ascii(out, o);
+  for (let i = end; i < chunk.length; i++)
+    text = push(text, carry, chunk[i], 1);
+  return text;
+}
+function shifted(chunk, whole, carry) {
+  const out = buffer(whole / 4 * 4);
+  let o = 0;
+  let p = carry.value;
+  const keep = carry.bytes * 8;
+  const mask = (1 << keep) - 1;
+  for (let i = 0; i < whole; i += 4) {
+    const n = CODES[chunk.charCodeAt(i)] << 18 | CODES[chunk.charCodeAt(i + 1)] << 12 | CODES[chunk.charCodeAt(i + 2)] << 6 | CODES[chunk.charCodeAt(i + 3)];
+    o = group(out, o, p << 24 - keep | n >>> keep);
+    p = n & mask;
+  }
+  carry.value = p;
+  return ascii(out, o);
+}
+function push(text, carry, value, count) {
+  let bytes = carry.bytes + count;
+  let v = carry.value * (1 << 8 * count) + value;
+  if (bytes >= 3) {
+    const rest = 2 ** (8 * (bytes - 3));
+    const n = Math.floor(v / rest);
+    text += ALPHABET[n >>> 18] + ALPHABET[n >>> 12 & 63] + ALPHABET[n >>> 6 & 63] + ALPHABET[n & 63];
+    v %= rest;
+    bytes -= 3;
+  }
+  carry.bytes = bytes;
+  carry.value = v;
+  return text;
+}
+var CHARS = new Uint8Array(64);
+for (let i = 0; i < 64; i++)
+  CHARS[i] = ALPHABET.charCodeAt(i);
+function group(out, o, n) {
+  out[o] = CHARS[n >>> 18];
+  out[o + 1] = CHARS[n >>> 12 & 63];
+  out[o + 2] = CHARS[n >>> 6 & 63];
+  out[o + 3] = CHARS[n & 63];
+  return o + 4;
+}
+var scratch = new Uint8Array(8192);
+var LATIN1 = new TextDecoder("latin1");
+function buffer(size) {
+  if (scratch.length < size)
+    scratch = new Uint8Array(Math.max(size, scratch.length * 2));
+  return scratch;
+}
+function ascii(out, length) {
+  return length === 0 ? "" : LATIN1.decode(out.subarray(0, length));
 }
 function decodeBase64(text) {
   const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
@@ -928,32 +998,17 @@ function copyBlock(block) {
   return block_(copyJson(block));
 }
 var GROWTH = /* @__PURE__ */ new WeakMap();
-var NO_BYTES = new Uint8Array(0);
 function appendBytes(source, chunk) {
   let growth = GROWTH.get(source);
   if (growth === void 0) {
+    const carry = { bytes: 0, value: 0 };
     const data = source.data;
-    growth = data.endsWith("=") ? { body: data.slice(0, -4), carry: decodeBase64(data.slice(-4)) } : { body: data, carry: NO_BYTES };
+    const padded = data.endsWith("=");
+    growth = { body: appendBase64(padded ? data.slice(0, -4) : data, carry, padded ? data.slice(-4) : ""), carry };
     GROWTH.set(source, growth);
   }
-  if (typeof chunk === "string") {
-    if (growth.carry.length === 0 && !chunk.endsWith("=")) {
-      growth.body += chunk;
-      source.data = growth.body;
-      return;
-    }
-    chunk = decodeBase64(chunk);
-  }
-  let bytes = chunk;
-  if (growth.carry.length) {
-    bytes = new Uint8Array(growth.carry.length + chunk.length);
-    bytes.set(growth.carry);
-    bytes.set(chunk, growth.carry.length);
-  }
-  const full = bytes.length - bytes.length % 3;
-  growth.body += encodeBase64(bytes.subarray(0, full));
-  growth.carry = bytes.slice(full);
-  source.data = growth.carry.length ? growth.body + encodeBase64(growth.carry) : growth.body;
+  growth.body = appendBase64(growth.body, growth.carry, chunk);
+  source.data = growth.carry.bytes ? growth.body + tailBase64(growth.carry) : growth.body;
 }
 function normalizeUrl(url) {
   try {
@@ -1408,7 +1463,7 @@ function numberOutOfRange(text) {
 
 // schemas/dist/sse.js
 var BOM = [239, 187, 191];
-var NO_BYTES2 = new Uint8Array(0);
+var NO_BYTES = new Uint8Array(0);
 var MESSAGE = [109, 101, 115, 115, 97, 103, 101];
 var MAX_RETRY = 9223372036854775807n;
 var SSEDecoder = class extends StreamDecoder {
@@ -1419,7 +1474,7 @@ var SSEDecoder = class extends StreamDecoder {
   lastEventId;
   /** The reconnection time in milliseconds the server asked for, if it did. */
   retry = void 0;
-  head = NO_BYTES2;
+  head = NO_BYTES;
   // the first bytes, until a BOM is ruled in or out
   pos = 0;
   // stream offset of the next byte
@@ -2106,18 +2161,18 @@ var ExtensionCodec = class _ExtensionCodec {
 };
 
 // ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/utils/typedArrays.mjs
-function isArrayBufferLike(buffer) {
-  return buffer instanceof ArrayBuffer || typeof SharedArrayBuffer !== "undefined" && buffer instanceof SharedArrayBuffer;
+function isArrayBufferLike(buffer2) {
+  return buffer2 instanceof ArrayBuffer || typeof SharedArrayBuffer !== "undefined" && buffer2 instanceof SharedArrayBuffer;
 }
-function ensureUint8Array(buffer) {
-  if (buffer instanceof Uint8Array) {
-    return buffer;
-  } else if (ArrayBuffer.isView(buffer)) {
-    return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-  } else if (isArrayBufferLike(buffer)) {
-    return new Uint8Array(buffer);
+function ensureUint8Array(buffer2) {
+  if (buffer2 instanceof Uint8Array) {
+    return buffer2;
+  } else if (ArrayBuffer.isView(buffer2)) {
+    return new Uint8Array(buffer2.buffer, buffer2.byteOffset, buffer2.byteLength);
+  } else if (isArrayBufferLike(buffer2)) {
+    return new Uint8Array(buffer2);
   } else {
-    return Uint8Array.from(buffer);
+    return Uint8Array.from(buffer2);
   }
 }
 
@@ -2320,18 +2375,18 @@ var Decoder = class _Decoder {
     this.headByte = HEAD_BYTE_REQUIRED;
     this.stack.reset();
   }
-  setBuffer(buffer) {
-    const bytes = ensureUint8Array(buffer);
+  setBuffer(buffer2) {
+    const bytes = ensureUint8Array(buffer2);
     this.bytes = bytes;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.pos = 0;
   }
-  appendBuffer(buffer) {
+  appendBuffer(buffer2) {
     if (this.headByte === HEAD_BYTE_REQUIRED && !this.hasRemaining(1)) {
-      this.setBuffer(buffer);
+      this.setBuffer(buffer2);
     } else {
       const remainingData = this.bytes.subarray(this.pos);
-      const newData = ensureUint8Array(buffer);
+      const newData = ensureUint8Array(buffer2);
       const newBuffer = new Uint8Array(remainingData.length + newData.length);
       newBuffer.set(remainingData);
       newBuffer.set(newData, remainingData.length);
@@ -2349,15 +2404,15 @@ var Decoder = class _Decoder {
    * @throws {@link DecodeError}
    * @throws {@link RangeError}
    */
-  decode(buffer) {
+  decode(buffer2) {
     if (this.entered) {
       const instance = this.clone();
-      return instance.decode(buffer);
+      return instance.decode(buffer2);
     }
     try {
       this.entered = true;
       this.reinitializeState();
-      this.setBuffer(buffer);
+      this.setBuffer(buffer2);
       const object = this.doDecodeSync();
       if (this.hasRemaining(1)) {
         throw this.createExtraByteError(this.pos);
@@ -2367,16 +2422,16 @@ var Decoder = class _Decoder {
       this.entered = false;
     }
   }
-  *decodeMulti(buffer) {
+  *decodeMulti(buffer2) {
     if (this.entered) {
       const instance = this.clone();
-      yield* instance.decodeMulti(buffer);
+      yield* instance.decodeMulti(buffer2);
       return;
     }
     try {
       this.entered = true;
       this.reinitializeState();
-      this.setBuffer(buffer);
+      this.setBuffer(buffer2);
       while (this.hasRemaining(1)) {
         yield this.doDecodeSync();
       }
@@ -2393,12 +2448,12 @@ var Decoder = class _Decoder {
       this.entered = true;
       let decoded = false;
       let object;
-      for await (const buffer of stream) {
+      for await (const buffer2 of stream) {
         if (decoded) {
           this.entered = false;
           throw this.createExtraByteError(this.totalPos);
         }
-        this.appendBuffer(buffer);
+        this.appendBuffer(buffer2);
         try {
           object = this.doDecodeSync();
           decoded = true;
@@ -2437,11 +2492,11 @@ var Decoder = class _Decoder {
       this.entered = true;
       let isArrayHeaderRequired = isArray;
       let arrayItemsLeft = -1;
-      for await (const buffer of stream) {
+      for await (const buffer2 of stream) {
         if (isArray && arrayItemsLeft === 0) {
           throw this.createExtraByteError(this.totalPos);
         }
-        this.appendBuffer(buffer);
+        this.appendBuffer(buffer2);
         if (isArrayHeaderRequired) {
           arrayItemsLeft = this.readArraySize();
           isArrayHeaderRequired = false;
