@@ -6,16 +6,16 @@ var CODES = new Uint8Array(128).fill(255);
 for (let i = 0; i < ALPHABET.length; i++)
   CODES[ALPHABET.charCodeAt(i)] = i;
 var OUTSIDE = /[^A-Za-z0-9+/=]/;
-function isBase64(text) {
-  if (text.length % 4 !== 0 || OUTSIDE.test(text))
+function isBase64(text2) {
+  if (text2.length % 4 !== 0 || OUTSIDE.test(text2))
     return false;
-  const pad = text.indexOf("=");
-  const last = text.length - 1;
-  return pad < 0 || pad === last || pad === last - 1 && text.charCodeAt(last) === 61;
+  const pad = text2.indexOf("=");
+  const last = text2.length - 1;
+  return pad < 0 || pad === last || pad === last - 1 && text2.charCodeAt(last) === 61;
 }
-function encodeBase64(bytes) {
+function encodeBase64(bytes2) {
   const carry = { bytes: 0, value: 0 };
-  return appendBase64("", carry, bytes) + tailBase64(carry);
+  return appendBase64("", carry, bytes2) + tailBase64(carry);
 }
 function tailBase64(carry) {
   const v = carry.value;
@@ -25,38 +25,38 @@ function tailBase64(carry) {
     return ALPHABET[v >>> 10] + ALPHABET[v >>> 4 & 63] + ALPHABET[(v & 15) << 2] + "=";
   return "";
 }
-function appendBase64(text, carry, chunk) {
+function appendBase64(text2, carry, chunk) {
   if (typeof chunk === "string") {
     if (chunk.length === 0)
-      return text;
+      return text2;
     const pad = chunk.charCodeAt(chunk.length - 1) !== 61 ? 0 : chunk.charCodeAt(chunk.length - 2) === 61 ? 2 : 1;
     const whole = pad ? chunk.length - 4 : chunk.length;
     if (carry.bytes === 0)
-      text += pad ? chunk.slice(0, whole) : chunk;
+      text2 += pad ? chunk.slice(0, whole) : chunk;
     else
-      text += shifted(chunk, whole, carry);
+      text2 += shifted(chunk, whole, carry);
     if (pad) {
       const a = CODES[chunk.charCodeAt(whole)], b = CODES[chunk.charCodeAt(whole + 1)];
       if (pad === 2)
-        text = push(text, carry, a << 2 | b >>> 4, 1);
+        text2 = push(text2, carry, a << 2 | b >>> 4, 1);
       else
-        text = push(text, carry, a << 10 | b << 4 | CODES[chunk.charCodeAt(whole + 2)] >>> 2, 2);
+        text2 = push(text2, carry, a << 10 | b << 4 | CODES[chunk.charCodeAt(whole + 2)] >>> 2, 2);
     }
-    return text;
+    return text2;
   }
   let at = 0;
   while (carry.bytes !== 0 && at < chunk.length)
-    text = push(text, carry, chunk[at++], 1);
+    text2 = push(text2, carry, chunk[at++], 1);
   const end = chunk.length - (chunk.length - at) % 3;
   const out = buffer((end - at) / 3 * 4);
   let o = 0;
   for (let i = at; i < end; i += 3) {
     o = group(out, o, chunk[i] << 16 | chunk[i + 1] << 8 | chunk[i + 2]);
   }
-  text += ascii(out, o);
+  text2 += ascii(out, o);
   for (let i = end; i < chunk.length; i++)
-    text = push(text, carry, chunk[i], 1);
-  return text;
+    text2 = push(text2, carry, chunk[i], 1);
+  return text2;
 }
 function shifted(chunk, whole, carry) {
   const out = buffer(whole / 4 * 4);
@@ -72,19 +72,19 @@ function shifted(chunk, whole, carry) {
   carry.value = p;
   return ascii(out, o);
 }
-function push(text, carry, value, count) {
-  let bytes = carry.bytes + count;
+function push(text2, carry, value, count) {
+  let bytes2 = carry.bytes + count;
   let v = carry.value * (1 << 8 * count) + value;
-  if (bytes >= 3) {
-    const rest = 2 ** (8 * (bytes - 3));
+  if (bytes2 >= 3) {
+    const rest = 2 ** (8 * (bytes2 - 3));
     const n = Math.floor(v / rest);
-    text += ALPHABET[n >>> 18] + ALPHABET[n >>> 12 & 63] + ALPHABET[n >>> 6 & 63] + ALPHABET[n & 63];
+    text2 += ALPHABET[n >>> 18] + ALPHABET[n >>> 12 & 63] + ALPHABET[n >>> 6 & 63] + ALPHABET[n & 63];
     v %= rest;
-    bytes -= 3;
+    bytes2 -= 3;
   }
-  carry.bytes = bytes;
+  carry.bytes = bytes2;
   carry.value = v;
-  return text;
+  return text2;
 }
 var CHARS = new Uint8Array(64);
 for (let i = 0; i < 64; i++)
@@ -106,12 +106,12 @@ function buffer(size) {
 function ascii(out, length) {
   return length === 0 ? "" : LATIN1.decode(out.subarray(0, length));
 }
-function decodeBase64(text) {
-  const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
-  const out = new Uint8Array(text.length / 4 * 3 - padding);
+function decodeBase64(text2) {
+  const padding = text2.endsWith("==") ? 2 : text2.endsWith("=") ? 1 : 0;
+  const out = new Uint8Array(text2.length / 4 * 3 - padding);
   let o = 0;
-  for (let i = 0; i < text.length; i += 4) {
-    const n = CODES[text.charCodeAt(i)] << 18 | CODES[text.charCodeAt(i + 1)] << 12 | (CODES[text.charCodeAt(i + 2)] & 63) << 6 | CODES[text.charCodeAt(i + 3)] & 63;
+  for (let i = 0; i < text2.length; i += 4) {
+    const n = CODES[text2.charCodeAt(i)] << 18 | CODES[text2.charCodeAt(i + 1)] << 12 | (CODES[text2.charCodeAt(i + 2)] & 63) << 6 | CODES[text2.charCodeAt(i + 3)] & 63;
     out[o++] = n >>> 16;
     if (o < out.length)
       out[o++] = n >>> 8 & 255;
@@ -206,8 +206,8 @@ function isDefault(value, fallback) {
     return Array.isArray(value) && value.length === 0;
   return value === fallback;
 }
-function put(obj, struct, key, value) {
-  const fields = FIELDS[struct];
+function put(obj, struct2, key, value) {
+  const fields = FIELDS[struct2];
   const order = ORDER.get(fields);
   const at = order.get(key);
   if (isDefault(value, fields[at][1])) {
@@ -233,18 +233,18 @@ function put(obj, struct, key, value) {
 function define(obj, key, value) {
   Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
 }
-function canonical(obj, struct) {
-  const fields = FIELDS[struct];
+function canonical(obj, struct2) {
+  const fields = FIELDS[struct2];
   const entries = [];
   for (const [name, fallback] of fields) {
     let value = obj[name];
     if (isDefault(value, fallback))
       continue;
     if (value !== null)
-      value = nested(struct, name, value);
+      value = nested(struct2, name, value);
     entries.push([name, value]);
   }
-  if (struct === "thinking") {
+  if (struct2 === "thinking") {
     const order = ORDER.get(fields);
     for (const key of Object.keys(obj)) {
       if (!order.has(key) && obj[key] !== void 0)
@@ -262,8 +262,8 @@ function canonical(obj, struct) {
     define(obj, key, value);
   return obj;
 }
-function nested(struct, name, value) {
-  switch (`${struct}.${name}`) {
+function nested(struct2, name, value) {
+  switch (`${struct2}.${name}`) {
     case "msg.content":
       for (const block of value)
         block_(block);
@@ -283,8 +283,8 @@ function nested(struct, name, value) {
     case "base64.data":
       return value instanceof Uint8Array ? encodeBase64(value) : value;
     case "tool_call.suggested_rules":
-      for (const rule of value)
-        canonical(rule, "rule");
+      for (const rule2 of value)
+        canonical(rule2, "rule");
       return value;
     default:
       return value;
@@ -355,26 +355,271 @@ var LocalProtocolError = class extends WireError {
   name = "LocalProtocolError";
 };
 
+// schemas/dist/msgcheck.js
+function fail(message, path) {
+  throw new DecodeError(message, { path });
+}
+function got(value) {
+  if (value === null)
+    return "null";
+  if (Array.isArray(value))
+    return "array";
+  if (value instanceof Uint8Array)
+    return "bytes";
+  switch (typeof value) {
+    case "string":
+      return "str";
+    case "boolean":
+      return "bool";
+    case "number":
+      return Number.isInteger(value) ? "int" : "float";
+    case "object":
+      return "object";
+    default:
+      return typeof value;
+  }
+}
+function expected(what, value, path) {
+  return fail(`Expected \`${what}\`, got \`${got(value)}\``, path);
+}
+function isObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+}
+function repr(value) {
+  return `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+}
+var str = (v, path) => typeof v === "string" ? v : expected("str", v, path);
+var strOrNull = (v, path) => v === null || typeof v === "string" ? v : expected("str | null", v, path);
+var object = (v, path) => isObject(v) ? v : expected("object", v, path);
+var objectOrNull = (v, path) => v === null || isObject(v) ? v : expected("object | null", v, path);
+var INT_MIN = -(2 ** 63);
+var INT_MAX = 2 ** 64 - 1;
+var int = (v, path) => {
+  if (typeof v !== "number" || !Number.isInteger(v))
+    return expected("int", v, path);
+  return v;
+};
+function oneOf(values, nullable = false) {
+  const set = new Set(values);
+  return (v, path) => {
+    if (v === null && nullable)
+      return v;
+    if (typeof v !== "string")
+      return expected(nullable ? "str | null" : "str", v, path);
+    if (!set.has(v))
+      fail(`Invalid enum value ${repr(v)}`, path);
+    return v;
+  };
+}
+function list(item) {
+  return (v, path) => {
+    if (!Array.isArray(v))
+      return expected("array", v, path);
+    for (let i = 0; i < v.length; i++)
+      v[i] = item(v[i], `${path}[${i}]`);
+    return v;
+  };
+}
+function strOrList(item) {
+  const items = list(item);
+  return (v, path) => typeof v === "string" ? v : Array.isArray(v) ? items(v, path) : expected("str | array", v, path);
+}
+var bytes = (v, path) => {
+  if (v instanceof Uint8Array)
+    return v;
+  if (typeof v !== "string")
+    return expected("bytes", v, path);
+  if (!isBase64(v))
+    fail("Invalid base64 encoded string", path);
+  return v;
+};
+function struct(spec, tagged2 = false) {
+  return (v, path) => {
+    if (!isObject(v))
+      return expected("object", v, path);
+    for (const key of Object.keys(v)) {
+      if (tagged2 && key === "type")
+        continue;
+      const check = Object.hasOwn(spec.fields, key) ? spec.fields[key] : void 0;
+      if (check !== void 0)
+        v[key] = check(v[key], `${path}.${key}`);
+    }
+    for (const field of spec.required) {
+      if (!Object.hasOwn(v, field))
+        fail(`Object missing required field \`${field}\``, path);
+    }
+    spec.after?.(v, path);
+    return v;
+  };
+}
+function orNull(check) {
+  return (v, path) => {
+    if (v === null)
+      return v;
+    if (!isObject(v))
+      return expected("object | null", v, path);
+    return check(v, path);
+  };
+}
+function tagged(members) {
+  return (v, path) => {
+    if (!isObject(v))
+      return expected("object", v, path);
+    if (!Object.hasOwn(v, "type"))
+      fail("Object missing required field `type`", path);
+    const tag = v["type"];
+    if (typeof tag !== "string")
+      return expected("str", tag, `${path}.type`);
+    const check = Object.hasOwn(members, tag) ? members[tag] : void 0;
+    if (check === void 0)
+      fail(`Invalid value ${repr(tag)}`, `${path}.type`);
+    return check(v, path);
+  };
+}
+function normalizeUrl(url2) {
+  try {
+    return new URL(url2).href;
+  } catch {
+    return void 0;
+  }
+}
+var stamps = { id: str, created_at: str, finished_at: strOrNull };
+var base64 = struct({ fields: { data: bytes, media_type: str }, required: ["data", "media_type"] }, true);
+var url = struct({
+  fields: { url: str, media_type: str },
+  required: ["url", "media_type"],
+  after: (source, path) => {
+    const normalized = normalizeUrl(source["url"]);
+    if (normalized === void 0)
+      fail(`not an absolute URL: ${repr(source["url"])}`, path);
+    source["url"] = normalized;
+  }
+}, true);
+var text = struct({ fields: { text: str, ...stamps }, required: ["text"] }, true);
+var thinking = struct({ fields: { thinking: str, ...stamps }, required: ["thinking"] }, true);
+var data = struct({
+  fields: { ...stamps, source: tagged({ base64, url }), name: strOrNull },
+  required: ["source"]
+}, true);
+var textOrData = tagged({ text, data });
+var hint = struct({
+  fields: { hint: strOrList(textOrData), ...stamps, source: strOrNull },
+  required: ["hint"]
+}, true);
+var rule = struct({
+  fields: {
+    tool_name: str,
+    rule_content: strOrNull,
+    behavior: oneOf(["allow", "deny", "ask", "passthrough"]),
+    source: str
+  },
+  required: ["tool_name", "rule_content", "behavior", "source"]
+});
+var toolCall = struct({
+  fields: {
+    id: str,
+    name: str,
+    input: str,
+    state: oneOf(["pending", "asking", "allowed", "submitted", "finished"]),
+    suggested_rules: list(rule),
+    created_at: str,
+    finished_at: strOrNull
+  },
+  required: ["id", "name", "input"]
+}, true);
+var toolResult = struct({
+  fields: {
+    id: str,
+    name: str,
+    output: strOrList(textOrData),
+    state: oneOf(["success", "error", "interrupted", "denied", "running"]),
+    metadata: object,
+    created_at: str,
+    finished_at: strOrNull
+  },
+  required: ["id", "name", "output"]
+}, true);
+var checkBlock = tagged({
+  text,
+  thinking,
+  hint,
+  data,
+  tool_call: toolCall,
+  tool_result: toolResult
+});
+var TOKENS = ["input_tokens", "output_tokens", "cache_input_tokens", "cache_creation_input_tokens"];
+var usage = orNull(struct({
+  fields: Object.fromEntries(TOKENS.map((name) => [name, int])),
+  required: ["input_tokens", "output_tokens"],
+  after: (counts, path) => {
+    for (const name of TOKENS) {
+      const n = counts[name];
+      if (typeof n === "number" && (n < INT_MIN || n > INT_MAX)) {
+        fail(`an integer outside -2**63 .. 2**64-1, which MessagePack cannot carry - in \`${name}\``, path);
+      }
+    }
+  }
+}));
+var error = orNull(struct({
+  fields: {
+    type: oneOf([
+      "authentication",
+      "permission",
+      "rate_limit",
+      "invalid_request",
+      "upstream",
+      "connection",
+      "internal",
+      "setup",
+      "unknown"
+    ]),
+    message: str
+  },
+  required: ["message"]
+}));
+var ROLE_BLOCKS = {
+  user: [/* @__PURE__ */ new Set(["text", "data"]), "text and data blocks"],
+  system: [/* @__PURE__ */ new Set(["text"]), "text blocks"]
+};
+var msg = struct({
+  fields: {
+    name: str,
+    content: list(checkBlock),
+    role: oneOf(["user", "assistant", "system"]),
+    id: str,
+    metadata: object,
+    created_at: str,
+    usage,
+    finished_at: strOrNull,
+    finished_reason: oneOf(["completed", "interrupted", "exceed_max_iters", "error"], true),
+    structured_output: objectOrNull,
+    error
+  },
+  required: ["name", "content", "role"],
+  after: (m, path) => {
+    const rule2 = ROLE_BLOCKS[m["role"]];
+    if (rule2 === void 0)
+      return;
+    m["content"].forEach((block, i) => {
+      if (!rule2[0].has(block["type"])) {
+        fail(`content[${i}] is a ${repr(block["type"])} block, but a ${m["role"]} message can only contain ${rule2[1]}`, `${path}.content[${i}]`);
+      }
+    });
+  }
+});
+function checkMsg(value) {
+  return msg(value, "$");
+}
+
 // schemas/dist/checkpoint.js
 var CHECKPOINT = "wire.checkpoint";
-var ROLES = /* @__PURE__ */ new Set(["user", "assistant", "system"]);
 function readCheckpoint(event) {
   if (event.type !== "CUSTOM" || !("name" in event) || event.name !== CHECKPOINT)
     return void 0;
-  const msg = (event.value ?? {})["msg"];
-  if (msg === void 0)
+  const value = event.value ?? {};
+  if (!Object.hasOwn(value, "msg"))
     throw new DecodeError("a checkpoint without a msg", { path: "$.value.msg" });
-  if (typeof msg !== "object" || msg === null || Array.isArray(msg)) {
-    throw new DecodeError("Expected `object`", { path: "$.value.msg" });
-  }
-  const copy = copyJson(msg);
-  if (typeof copy["name"] !== "string")
-    throw new DecodeError("Expected `str`", { path: "$.value.msg.name" });
-  if (!ROLES.has(copy["role"]))
-    throw new DecodeError("Invalid role", { path: "$.value.msg.role" });
-  if (!Array.isArray(copy["content"]))
-    throw new DecodeError("Expected `array`", { path: "$.value.msg.content" });
-  return canonical(copy, "msg");
+  return canonical(checkMsg(copyJson(value["msg"])), "msg");
 }
 
 // schemas/dist/events.js
@@ -459,7 +704,7 @@ var REQUIRED = {
   CUSTOM: { name: "s", value: "o?" }
 };
 var ENVELOPE = { id: "s?", created_at: "s?", metadata: "o?" };
-function isObject(value) {
+function isObject2(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
 }
 var WHAT = {
@@ -485,7 +730,7 @@ function fieldError(type, field, kind, value) {
   if (values !== void 0 && !values.has(value))
     return `Invalid enum value ${JSON.stringify(value)}`;
   const base = optional ? kind.slice(0, -1) : kind;
-  const ok = base === "s" ? typeof value === "string" : base === "i" ? Number.isInteger(value) : base === "a" ? Array.isArray(value) : base === "h" ? typeof value === "string" || Array.isArray(value) : isObject(value);
+  const ok = base === "s" ? typeof value === "string" : base === "i" ? Number.isInteger(value) : base === "a" ? Array.isArray(value) : base === "h" ? typeof value === "string" || Array.isArray(value) : isObject2(value);
   return ok ? void 0 : `Expected \`${WHAT[base] ?? base}\`, got \`${describe(value)}\` in a ${type} event`;
 }
 function describe(value) {
@@ -498,7 +743,7 @@ function describe(value) {
   return typeof value === "number" && Number.isInteger(value) ? "int" : typeof value;
 }
 function checkEvent(value) {
-  if (!isObject(value))
+  if (!isObject2(value))
     throw new DecodeError(`Expected \`object\`, got \`${describe(value)}\``, { path: "$" });
   const type = value["type"];
   if (typeof type !== "string") {
@@ -520,14 +765,14 @@ function checkEvent(value) {
   }
   for (let i = 0; i < fields.length; i++) {
     const [field, kind, plain] = fields[i];
-    const got = value[field];
-    if (plain && typeof got === "string")
+    const got2 = value[field];
+    if (plain && typeof got2 === "string")
       continue;
     if (kind === "b") {
       checkDataOrUrl(value);
       continue;
     }
-    const problem = fieldError(type, field, kind, got);
+    const problem = fieldError(type, field, kind, got2);
     if (problem !== void 0)
       throw new DecodeError(problem, { path: `$.${field}` });
   }
@@ -535,16 +780,16 @@ function checkEvent(value) {
 }
 var SPECS = Object.fromEntries(Object.entries(REQUIRED).map(([type, fields]) => [type, Object.entries(fields).map(([field, kind]) => [field, kind, kind === "s" && !Object.hasOwn(ENUMS, field)])]));
 function checkDataOrUrl(value) {
-  const data = value["data"] ?? null;
-  const url = value["url"] ?? null;
-  if (data === null === (url === null)) {
+  const data2 = value["data"] ?? null;
+  const url2 = value["url"] ?? null;
+  if (data2 === null === (url2 === null)) {
     throw new DecodeError("Exactly one of `data` or `url` must be provided.", { path: "$" });
   }
-  if (url !== null && typeof url !== "string") {
-    throw new DecodeError(`Expected \`str | null\`, got \`${describe(url)}\``, { path: "$.url" });
+  if (url2 !== null && typeof url2 !== "string") {
+    throw new DecodeError(`Expected \`str | null\`, got \`${describe(url2)}\``, { path: "$.url" });
   }
-  if (data !== null && !(data instanceof Uint8Array) && !(typeof data === "string" && isBase64(data))) {
-    throw new DecodeError(typeof data === "string" ? "Invalid base64 encoded string" : "Expected `bytes | null`", {
+  if (data2 !== null && !(data2 instanceof Uint8Array) && !(typeof data2 === "string" && isBase64(data2))) {
+    throw new DecodeError(typeof data2 === "string" ? "Invalid base64 encoded string" : "Expected `bytes | null`", {
       path: "$.data"
     });
   }
@@ -582,16 +827,16 @@ var ROLE_ALLOWS = {
   user: /* @__PURE__ */ new Set(["text", "data"]),
   system: /* @__PURE__ */ new Set(["text"])
 };
-function stateOf(msg) {
-  let state = STATES.get(msg);
+function stateOf(msg2) {
+  let state = STATES.get(msg2);
   if (state === void 0) {
-    canonical(msg, "msg");
+    canonical(msg2, "msg");
     state = {
-      msg,
+      msg: msg2,
       index: 0,
       anomalies: [],
       strict: false,
-      allowed: ROLE_ALLOWS[msg.role] ?? null,
+      allowed: ROLE_ALLOWS[msg2.role] ?? null,
       text: /* @__PURE__ */ new Map(),
       thinking: /* @__PURE__ */ new Map(),
       data: /* @__PURE__ */ new Map(),
@@ -599,9 +844,9 @@ function stateOf(msg) {
       results: /* @__PURE__ */ new Map(),
       resultData: /* @__PURE__ */ new Map()
     };
-    for (const block of msg.content)
+    for (const block of msg2.content)
       index(state, block);
-    STATES.set(msg, state);
+    STATES.set(msg2, state);
   }
   return state;
 }
@@ -634,11 +879,11 @@ function index(s, block) {
       return;
   }
 }
-function anomaliesOf(msg) {
-  return STATES.get(msg)?.anomalies ?? [];
+function anomaliesOf(msg2) {
+  return STATES.get(msg2)?.anomalies ?? [];
 }
-function appendEvent(msg, event, options) {
-  const s = stateOf(msg);
+function appendEvent(msg2, event, options) {
+  const s = stateOf(msg2);
   s.strict = options?.strict ?? false;
   const before = s.anomalies.length;
   try {
@@ -648,8 +893,8 @@ function appendEvent(msg, event, options) {
   }
   return s.anomalies.length > before ? s.anomalies[s.anomalies.length - 1] : void 0;
 }
-function extendEvents(msg, events, options) {
-  const s = stateOf(msg);
+function extendEvents(msg2, events, options) {
+  const s = stateOf(msg2);
   s.strict = options?.strict ?? false;
   const before = s.anomalies.length;
   for (const event of events) {
@@ -728,7 +973,7 @@ function apply(s, event) {
     return;
   }
   const at = event.created_at ?? now();
-  const msg = s.msg;
+  const msg2 = s.msg;
   switch (event.type) {
     case "REPLY_START":
     // a continuation REPLY_START must not reset anything
@@ -737,19 +982,19 @@ function apply(s, event) {
     case "USER_INTERRUPT":
       return;
     case "REPLY_END":
-      put(msg, "msg", "finished_at", at);
-      put(msg, "msg", "finished_reason", event.finished_reason ?? "completed");
-      put(msg, "msg", "error", event.error == null ? null : canonical({ ...event.error }, "error"));
+      put(msg2, "msg", "finished_at", at);
+      put(msg2, "msg", "finished_reason", event.finished_reason ?? "completed");
+      put(msg2, "msg", "error", event.error == null ? null : canonical({ ...event.error }, "error"));
       return;
     case "MODEL_CALL_END": {
       const u = s.msg.usage;
-      const usage = {
+      const usage2 = {
         input_tokens: (u?.input_tokens ?? 0) + event.input_tokens,
         output_tokens: (u?.output_tokens ?? 0) + event.output_tokens,
         cache_input_tokens: (u?.cache_input_tokens ?? 0) + (event.cache_input_tokens ?? 0),
         cache_creation_input_tokens: (u?.cache_creation_input_tokens ?? 0) + (event.cache_creation_input_tokens ?? 0)
       };
-      put(msg, "msg", "usage", canonical(usage, "usage"));
+      put(msg2, "msg", "usage", canonical(usage2, "usage"));
       return;
     }
     case "TEXT_BLOCK_START":
@@ -806,8 +1051,8 @@ function apply(s, event) {
       finish(s, s.data, event.type, event.block_id, at);
       return;
     case "HINT_BLOCK": {
-      const hint = typeof event.hint === "string" ? event.hint : event.hint.map((part) => copyBlock(part));
-      const block = { type: "hint", hint, id: event.block_id };
+      const hint2 = typeof event.hint === "string" ? event.hint : event.hint.map((part) => copyBlock(part));
+      const block = { type: "hint", hint: hint2, id: event.block_id };
       if (event.source != null)
         block["source"] = event.source;
       block["created_at"] = at;
@@ -924,19 +1169,19 @@ function lookUpCalls(s, type, ids) {
     return call;
   });
 }
-function dataDelta(s, type, id, mediaType2, data, url) {
-  if (url) {
+function dataDelta(s, type, id, mediaType2, data2, url2) {
+  if (url2) {
     const block = find(s, s.data, type, id);
     if (block === void 0)
       return;
-    const normalized = normalizeUrl(url);
+    const normalized = normalizeUrl2(url2);
     if (normalized === void 0) {
-      anomaly(s, AnomalyKind.INVALID_URL, type, id, `not an absolute URL: ${JSON.stringify(url)}`);
+      anomaly(s, AnomalyKind.INVALID_URL, type, id, `not an absolute URL: ${JSON.stringify(url2)}`);
       return;
     }
     afterEnd(s, block, type, id, "a chunk after the block's END is still applied");
     block.source = { type: "url", url: normalized, media_type: mediaType2 };
-  } else if (data !== null && data.length > 0) {
+  } else if (data2 !== null && data2.length > 0) {
     const block = find(s, s.data, type, id);
     if (block === void 0)
       return;
@@ -945,20 +1190,20 @@ function dataDelta(s, type, id, mediaType2, data, url) {
       return;
     }
     afterEnd(s, block, type, id, "a chunk after the block's END is still appended");
-    appendBytes(block.source, data);
+    appendBytes(block.source, data2);
   }
 }
-function resultData(s, type, callId, blockId, mediaType2, data, url, eventId, at) {
+function resultData(s, type, callId, blockId, mediaType2, data2, url2, eventId, at) {
   const block = find(s, s.results, type, callId);
   if (block === void 0)
     return;
   let source;
-  if (data !== null) {
+  if (data2 !== null) {
     source = { type: "base64", data: "", media_type: mediaType2 };
   } else {
-    const normalized = normalizeUrl(url ?? "");
+    const normalized = normalizeUrl2(url2 ?? "");
     if (normalized === void 0) {
-      anomaly(s, AnomalyKind.INVALID_URL, type, blockId, `not an absolute URL: ${JSON.stringify(url)}`);
+      anomaly(s, AnomalyKind.INVALID_URL, type, blockId, `not an absolute URL: ${JSON.stringify(url2)}`);
       return;
     }
     source = { type: "url", url: normalized, media_type: mediaType2 };
@@ -975,15 +1220,15 @@ function resultData(s, type, callId, blockId, mediaType2, data, url, eventId, at
     }
     s.resultData.set(block.id, chunks);
   }
-  if (data !== null) {
+  if (data2 !== null) {
     const target = chunks.get(blockId);
     if (target !== void 0) {
-      appendBytes(target, data);
+      appendBytes(target, data2);
       if (mediaType2)
         target.media_type = mediaType2;
       return;
     }
-    appendBytes(source, data);
+    appendBytes(source, data2);
     chunks.set(blockId, source);
   }
   output.push({ type: "data", id: blockId, source, created_at: at });
@@ -1002,25 +1247,25 @@ function appendBytes(source, chunk) {
   let growth = GROWTH.get(source);
   if (growth === void 0) {
     const carry = { bytes: 0, value: 0 };
-    const data = source.data;
-    const padded = data.endsWith("=");
-    growth = { body: appendBase64(padded ? data.slice(0, -4) : data, carry, padded ? data.slice(-4) : ""), carry };
+    const data2 = source.data;
+    const padded = data2.endsWith("=");
+    growth = { body: appendBase64(padded ? data2.slice(0, -4) : data2, carry, padded ? data2.slice(-4) : ""), carry };
     GROWTH.set(source, growth);
   }
   growth.body = appendBase64(growth.body, growth.carry, chunk);
   source.data = growth.carry.bytes ? growth.body + tailBase64(growth.carry) : growth.body;
 }
-function normalizeUrl(url) {
+function normalizeUrl2(url2) {
   try {
-    return new URL(url).href;
+    return new URL(url2).href;
   } catch {
     return void 0;
   }
 }
 function newId() {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const bytes2 = crypto.getRandomValues(new Uint8Array(16));
   let out = "";
-  for (const byte of bytes)
+  for (const byte of bytes2)
     out += byte.toString(16).padStart(2, "0");
   return out;
 }
@@ -1031,14 +1276,14 @@ function now() {
 // schemas/dist/conversation.js
 var RESTART = "wire.restart";
 function beginReply(event) {
-  const msg = {
+  const msg2 = {
     name: event.name,
     content: [],
     role: event.role ?? "assistant",
     id: event.reply_id,
     created_at: event.created_at
   };
-  return canonical(msg, "msg");
+  return canonical(msg2, "msg");
 }
 function joinReply(replyId) {
   return canonical({ name: "", content: [], role: "assistant", id: replyId, created_at: now2() }, "msg");
@@ -1058,14 +1303,14 @@ var Conversation = class {
   /** The CUSTOM events that are neither checkpoints nor restarts, in order. */
   custom = [];
   constructor(...msgs) {
-    for (const msg of msgs)
-      this.replies.set(msg.id ?? "", msg);
+    for (const msg2 of msgs)
+      this.replies.set(msg2.id ?? "", msg2);
   }
   /** The Msg of the reply that began last. */
   get last() {
     let last;
-    for (const msg of this.replies.values())
-      last = msg;
+    for (const msg2 of this.replies.values())
+      last = msg2;
     return last;
   }
   /**
@@ -1076,9 +1321,9 @@ var Conversation = class {
   apply(event) {
     if (event.type === "CUSTOM" && "name" in event) {
       if (event.name === CHECKPOINT) {
-        const msg2 = readCheckpoint(event);
-        this.replies.set(msg2.id ?? "", msg2);
-        return msg2;
+        const msg3 = readCheckpoint(event);
+        this.replies.set(msg3.id ?? "", msg3);
+        return msg3;
       }
       if (event.name === RESTART) {
         this.replies.clear();
@@ -1091,33 +1336,33 @@ var Conversation = class {
     const replyId = event.reply_id;
     if (event instanceof UnknownEvent || typeof replyId !== "string")
       return void 0;
-    let msg = this.replies.get(replyId);
-    if (msg === void 0) {
-      msg = openReply(event);
-      this.replies.set(replyId, msg);
+    let msg2 = this.replies.get(replyId);
+    if (msg2 === void 0) {
+      msg2 = openReply(event);
+      this.replies.set(replyId, msg2);
     }
-    appendEvent(msg, event);
-    return msg;
+    appendEvent(msg2, event);
+    return msg2;
   }
   /** `apply` each event in order; the Msgs they touched, each once, in the order first touched. */
   extend(events) {
     const touched = /* @__PURE__ */ new Set();
     for (const event of events) {
-      const msg = this.apply(event);
-      if (msg !== void 0)
-        touched.add(msg);
+      const msg2 = this.apply(event);
+      if (msg2 !== void 0)
+        touched.add(msg2);
     }
     return [...touched];
   }
 };
-function waiting(msg) {
-  const replyId = msg.id ?? "";
-  if (msg.finished_at != null)
+function waiting(msg2) {
+  const replyId = msg2.id ?? "";
+  if (msg2.finished_at != null)
     return { replyId, state: "ended", confirm: [], external: [] };
-  const results = new Set(msg.content.filter((block) => block.type === "tool_result").map((block) => block.id));
+  const results = new Set(msg2.content.filter((block) => block.type === "tool_result").map((block) => block.id));
   const confirm = [];
   const external = [];
-  for (const block of msg.content) {
+  for (const block of msg2.content) {
     if (block.type !== "tool_call")
       continue;
     if (block.state === "asking")
@@ -1127,14 +1372,14 @@ function waiting(msg) {
   }
   return { replyId, state: confirm.length || external.length ? "parked" : "running", confirm, external };
 }
-function confirmation(msg, confirmed) {
-  const results = waiting(msg).confirm.map((call) => {
+function confirmation(msg2, confirmed) {
+  const results = waiting(msg2).confirm.map((call) => {
     const allowed = typeof confirmed === "boolean" ? confirmed : confirmed[call.id];
     if (typeof allowed !== "boolean")
       throw new LocalProtocolError(`no decision for tool call ${JSON.stringify(call.id)}`);
     return { confirmed: allowed, tool_call: call };
   });
-  return { type: "USER_CONFIRM_RESULT", reply_id: msg.id ?? "", confirm_results: results };
+  return { type: "USER_CONFIRM_RESULT", reply_id: msg2.id ?? "", confirm_results: results };
 }
 var ANSWERS = /* @__PURE__ */ new Set(["USER_CONFIRM_RESULT", "EXTERNAL_EXECUTION_RESULT", "USER_INTERRUPT"]);
 function isAnswer(input) {
@@ -1142,11 +1387,11 @@ function isAnswer(input) {
 }
 function refusal(input, replies) {
   if (isAnswer(input)) {
-    const msg = replies.get(input.reply_id);
-    if (msg === void 0)
+    const msg2 = replies.get(input.reply_id);
+    if (msg2 === void 0)
       return `the session has no reply ${pyRepr(input.reply_id)}`;
-    const state = waiting(msg);
-    const id = pyRepr(msg.id ?? "");
+    const state = waiting(msg2);
+    const id = pyRepr(msg2.id ?? "");
     if (state.state === "ended")
       return `reply ${id} is over: it waits for nothing`;
     if (input.type === "USER_INTERRUPT")
@@ -1169,14 +1414,14 @@ function refusal(input, replies) {
     }
     return void 0;
   }
-  for (const msg of replies.values()) {
-    const state = waiting(msg);
+  for (const msg2 of replies.values()) {
+    const state = waiting(msg2);
     if (state.state === "parked") {
       const calls = [...state.confirm, ...state.external].map((call) => call.id).join(", ");
-      return `reply ${pyRepr(msg.id ?? "")} waits for an answer about ${calls}: answer or interrupt it first`;
+      return `reply ${pyRepr(msg2.id ?? "")} waits for an answer about ${calls}: answer or interrupt it first`;
     }
     if (state.state === "running")
-      return `reply ${pyRepr(msg.id ?? "")} is still running`;
+      return `reply ${pyRepr(msg2.id ?? "")} is still running`;
   }
   return void 0;
 }
@@ -1191,10 +1436,10 @@ function byCodePoint(a, b) {
   return x.length - y.length;
 }
 var UNPRINTABLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
-function pyRepr(text) {
-  const quote2 = text.includes("'") && !text.includes('"') ? '"' : "'";
+function pyRepr(text2) {
+  const quote2 = text2.includes("'") && !text2.includes('"') ? '"' : "'";
   let out = quote2;
-  for (const ch of text) {
+  for (const ch of text2) {
     const code = ch.codePointAt(0);
     if (ch === quote2 || ch === "\\")
       out += "\\" + ch;
@@ -1214,19 +1459,19 @@ function pyRepr(text) {
 function hex(code, width) {
   return code.toString(16).padStart(width, "0");
 }
-function userMsg(name, text) {
+function userMsg(name, text2) {
   return {
     name,
-    content: [{ type: "text", text, id: randomId() }],
+    content: [{ type: "text", text: text2, id: randomId() }],
     role: "user",
     id: randomId(),
     created_at: (/* @__PURE__ */ new Date()).toISOString()
   };
 }
 function randomId() {
-  const bytes = new Uint8Array(12);
-  globalThis.crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  const bytes2 = new Uint8Array(12);
+  globalThis.crypto.getRandomValues(bytes2);
+  return Array.from(bytes2, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 // schemas/dist/streaming.js
@@ -1277,8 +1522,8 @@ var StreamDecoder = class {
     const out = [];
     try {
       this.take(utf8(chunk), out);
-    } catch (error) {
-      this.fail(error, out);
+    } catch (error2) {
+      this.fail(error2, out);
     }
     return out;
   }
@@ -1291,17 +1536,17 @@ var StreamDecoder = class {
     const out = [];
     try {
       this.end(out);
-    } catch (error) {
-      this.fail(error, out);
+    } catch (error2) {
+      this.fail(error2, out);
     }
     this.state = "closed";
     return out;
   }
-  fail(error, out) {
+  fail(error2, out) {
     this.state = "failed";
-    if (error instanceof RemoteProtocolError)
-      error.events = [...out, ...error.events];
-    throw error;
+    if (error2 instanceof RemoteProtocolError)
+      error2.events = [...out, ...error2.events];
+    throw error2;
   }
   /**
    * One JSON payload (its bytes, or its text when it was decoded with the
@@ -1310,29 +1555,29 @@ var StreamDecoder = class {
    * contiguous there, so that a position inside it can be added.
    */
   json(payload, out, offset, exact = true) {
-    let text;
+    let text2;
     if (typeof payload === "string") {
-      text = payload;
+      text2 = payload;
     } else {
       try {
-        text = STRICT_UTF8.decode(payload);
+        text2 = STRICT_UTF8.decode(payload);
       } catch {
         throw new DecodeError("invalid UTF-8", { offset, index: this.index });
       }
     }
     let value;
     try {
-      value = JSON.parse(text);
-    } catch (error) {
-      const at = /position (\d+)/.exec(String(error))?.[1];
-      const inside = at !== void 0 && exact ? UTF8.encode(text.slice(0, Number(at))).length : 0;
-      throw new DecodeError(`JSON is malformed: ${error.message}`, {
+      value = JSON.parse(text2);
+    } catch (error2) {
+      const at = /position (\d+)/.exec(String(error2))?.[1];
+      const inside = at !== void 0 && exact ? UTF8.encode(text2.slice(0, Number(at))).length : 0;
+      throw new DecodeError(`JSON is malformed: ${error2.message}`, {
         offset: offset + inside,
         index: this.index
       });
     }
     if (mayBeOutOfRange(value)) {
-      const reason = numberOutOfRange(text);
+      const reason = numberOutOfRange(text2);
       if (reason !== void 0)
         throw new DecodeError(reason, { offset, index: this.index });
     }
@@ -1343,13 +1588,13 @@ var StreamDecoder = class {
     let unknownType;
     try {
       unknownType = checkEvent(value);
-    } catch (error) {
-      if (error instanceof DecodeError) {
-        error.offset = offset;
-        error.index = this.index;
-        error.message = error.render();
+    } catch (error2) {
+      if (error2 instanceof DecodeError) {
+        error2.offset = offset;
+        error2.index = this.index;
+        error2.message = error2.render();
       }
-      throw error;
+      throw error2;
     }
     if (unknownType !== void 0) {
       if (this.unknown === "raise") {
@@ -1366,7 +1611,7 @@ var StreamDecoder = class {
 };
 function unknownTypeReason(tag) {
   const shown = tag.slice(0, 64);
-  let text = `unknown event type ${JSON.stringify(shown).replace(/^"|"$/g, "'")}`;
+  let text2 = `unknown event type ${JSON.stringify(shown).replace(/^"|"$/g, "'")}`;
   const upper = shown.toUpperCase();
   let best;
   let bestDistance = Math.max(2, Math.floor(upper.length / 5)) + 1;
@@ -1376,8 +1621,8 @@ function unknownTypeReason(tag) {
       [best, bestDistance] = [known, distance];
   }
   if (best !== void 0)
-    text += `: did you mean '${best}'?`;
-  return text;
+    text2 += `: did you mean '${best}'?`;
+  return text2;
 }
 function editDistance(a, b) {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -1425,12 +1670,12 @@ function mayBeOutOfRange(value) {
   }
 }
 var NUMBER = /-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
-var INT_MIN = -(2n ** 63n);
-var INT_MAX = 2n ** 64n - 1n;
-function numberOutOfRange(text) {
+var INT_MIN2 = -(2n ** 63n);
+var INT_MAX2 = 2n ** 64n - 1n;
+function numberOutOfRange(text2) {
   let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+  for (let i = 0; i < text2.length; i++) {
+    const c = text2.charCodeAt(i);
     if (inString) {
       if (c === 92)
         i++;
@@ -1442,7 +1687,7 @@ function numberOutOfRange(text) {
       inString = true;
     } else if (c === 45 || c >= 48 && c <= 57) {
       NUMBER.lastIndex = i;
-      const match = NUMBER.exec(text);
+      const match = NUMBER.exec(text2);
       if (match === null)
         continue;
       const token = match[0];
@@ -1451,7 +1696,7 @@ function numberOutOfRange(text) {
           return "Number out of range";
       } else if (token.length > 15) {
         const value = BigInt(token);
-        if (value < INT_MIN || value > INT_MAX) {
+        if (value < INT_MIN2 || value > INT_MAX2) {
           return "an integer outside -2**63 .. 2**64-1, which MessagePack cannot carry";
         }
       }
@@ -1502,47 +1747,47 @@ var SSEDecoder = class extends StreamDecoder {
       throw new TypeError(`named must be "skip" or "decode", not ${named}`);
     this.decodeNamed = named === "decode";
   }
-  take(data, out) {
+  take(data2, out) {
     if (this.head !== null) {
-      const head = concat([this.head, data], this.head.length + data.length);
+      const head = concat([this.head, data2], this.head.length + data2.length);
       const bom = head.length >= 3 && head[0] === BOM[0] && head[1] === BOM[1] && head[2] === BOM[2];
       if (!bom && head.length < 3 && head.every((byte, i2) => byte === BOM[i2])) {
         this.head = head.slice();
         return;
       }
       this.head = null;
-      data = bom ? head.subarray(3) : head;
+      data2 = bom ? head.subarray(3) : head;
       if (bom)
         this.pos = 3;
     }
     let i = 0;
-    if (this.cr && data.length) {
+    if (this.cr && data2.length) {
       this.cr = false;
-      if (data[0] === 10) {
+      if (data2[0] === 10) {
         i = 1;
         this.pos++;
       }
     }
-    let lf = data.indexOf(10, i);
-    let cr = data.indexOf(13, i);
-    while (i < data.length) {
+    let lf = data2.indexOf(10, i);
+    let cr = data2.indexOf(13, i);
+    while (i < data2.length) {
       if (lf !== -1 && lf < i)
-        lf = data.indexOf(10, i);
+        lf = data2.indexOf(10, i);
       if (cr !== -1 && cr < i)
-        cr = data.indexOf(13, i);
+        cr = data2.indexOf(13, i);
       const eol = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
       if (eol === -1)
         break;
       let next = eol + 1;
-      if (data[eol] === 13) {
-        if (eol + 1 < data.length) {
-          if (data[eol + 1] === 10)
+      if (data2[eol] === 13) {
+        if (eol + 1 < data2.length) {
+          if (data2[eol + 1] === 10)
             next++;
         } else {
           this.cr = true;
         }
       }
-      let segment = data.subarray(i, eol);
+      let segment = data2.subarray(i, eol);
       let start = this.pos;
       if (this.line.length) {
         segment = concat([...this.line, segment], this.lineLength + segment.length);
@@ -1554,8 +1799,8 @@ var SSEDecoder = class extends StreamDecoder {
       this.parseLine(segment, start, this.pos, out);
       i = next;
     }
-    if (i < data.length) {
-      const tail = data.slice(i);
+    if (i < data2.length) {
+      const tail = data2.slice(i);
       if (!this.line.length)
         this.lineStart = this.pos;
       this.line.push(tail);
@@ -1614,11 +1859,11 @@ var SSEDecoder = class extends StreamDecoder {
     }
   }
   dispatch(out) {
-    const data = this.data;
-    if (data.length) {
-      const payload = data.length === 1 ? data[0] : joinLines(data);
+    const data2 = this.data;
+    if (data2.length) {
+      const payload = data2.length === 1 ? data2[0] : joinLines(data2);
       if (!this.named && !payload.every((b) => b === 32 || b === 9 || b === 13 || b === 10)) {
-        this.json(payload, out, this.dataOffset, data.length === 1);
+        this.json(payload, out, this.dataOffset, data2.length === 1);
       }
       this.data = [];
     }
@@ -1666,22 +1911,22 @@ var HTTPStatusError = class extends RemoteProtocolError {
   contentType;
   text;
   name = "HTTPStatusError";
-  constructor(method, url, status, contentType, text, expected) {
-    super(`${method} ${url} answered ${status} with ${contentType || "no content type"}, not ${expected}` + (text ? `: ${text}` : ""));
+  constructor(method, url2, status, contentType, text2, expected2) {
+    super(`${method} ${url2} answered ${status} with ${contentType || "no content type"}, not ${expected2}` + (text2 ? `: ${text2}` : ""));
     this.method = method;
-    this.url = url;
+    this.url = url2;
     this.status = status;
     this.contentType = contentType;
-    this.text = text;
+    this.text = text2;
   }
 };
 var ConnectionFailed = class extends WireError {
   url;
   attempts;
   name = "ConnectionFailed";
-  constructor(url, attempts, cause) {
-    super(`GET ${url}: ${attempts} attempts in a row failed; the last: ${String(cause)}`, { cause });
-    this.url = url;
+  constructor(url2, attempts, cause) {
+    super(`GET ${url2}: ${attempts} attempts in a row failed; the last: ${String(cause)}`, { cause });
+    this.url = url2;
     this.attempts = attempts;
   }
 };
@@ -1689,7 +1934,7 @@ function mediaType(response) {
   return (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
 }
 var SNIPPET = 300;
-async function unexpected(response, method, url, expected) {
+async function unexpected(response, method, url2, expected2) {
   let head = new Uint8Array(0);
   const reader = response.body?.getReader();
   try {
@@ -1706,8 +1951,8 @@ async function unexpected(response, method, url, expected) {
   } finally {
     void reader?.cancel().catch(() => void 0);
   }
-  const text = new TextDecoder().decode(head.subarray(0, SNIPPET)).trim();
-  return new HTTPStatusError(method, url, response.status, response.headers.get("content-type") ?? "", text, expected);
+  const text2 = new TextDecoder().decode(head.subarray(0, SNIPPET)).trim();
+  return new HTTPStatusError(method, url2, response.status, response.headers.get("content-type") ?? "", text2, expected2);
 }
 function stopper(outer) {
   const stop = new AbortController();
@@ -1718,7 +1963,7 @@ function stopper(outer) {
     outer?.addEventListener("abort", onAbort, { once: true });
   return { stop, release: () => outer?.removeEventListener("abort", onAbort) };
 }
-async function follow(url, options, unknown, reader, position, signal) {
+async function follow(url2, options, unknown, reader, position, signal) {
   const initial = options.backoff?.initialMs ?? DEFAULTS.initialMs;
   const max = options.backoff?.maxMs ?? DEFAULTS.maxMs;
   const retries = options.backoff?.retries ?? options.backoff?.maxAttempts ?? DEFAULTS.retries;
@@ -1728,48 +1973,48 @@ async function follow(url, options, unknown, reader, position, signal) {
     signal.throwIfAborted();
     const startId = position.lastEventId;
     const decoder = new SSEDecoder({ lastEventId: position.lastEventId, unknown });
-    const outcome = await connect(url, options, reader, position, signal, decoder);
+    const outcome = await connect(url2, options, reader, position, signal, decoder);
     if (outcome === "done")
       return;
     retryMs = decoder.retry ?? retryMs;
     failures = outcome.applied > 0 && position.lastEventId !== startId ? 1 : failures + 1;
     if (failures > retries)
-      throw new ConnectionFailed(url, failures, outcome.reason);
+      throw new ConnectionFailed(url2, failures, outcome.reason);
     const base = Math.min(max, (retryMs ?? initial) * 2 ** (failures - 1));
     const delay = Math.max(base / 2 + Math.random() * (base / 2), outcome.waitMs ?? 0);
     options.onReconnect?.(failures, delay, outcome.reason);
     await sleep(delay, signal);
   }
 }
-function request(url, options, lastEventId) {
+function request(url2, options, lastEventId) {
   const headers = new Headers(options.headers);
   headers.set("Accept", "text/event-stream");
   if (!lastEventId)
-    return [url, headers];
+    return [url2, headers];
   if (options.cursor === "query") {
-    const parsed = new URL(url, globalThis.location?.href);
+    const parsed = new URL(url2, globalThis.location?.href);
     parsed.searchParams.set("after", lastEventId);
     return [parsed.href, headers];
   }
   headers.set("Last-Event-ID", lastEventId);
-  return [url, headers];
+  return [url2, headers];
 }
 function retryAfterMs(value, nowMs = Date.now()) {
   if (value === null)
     return void 0;
-  const text = value.trim();
+  const text2 = value.trim();
   let ms;
-  if (/^\d+$/.test(text))
-    ms = Number(text) * 1e3;
+  if (/^\d+$/.test(text2))
+    ms = Number(text2) * 1e3;
   else {
-    const at = Date.parse(text);
+    const at = Date.parse(text2);
     if (Number.isNaN(at))
       return void 0;
     ms = at - nowMs;
   }
   return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
 }
-async function connect(url, options, reader, position, signal, decoder) {
+async function connect(url2, options, reader, position, signal, decoder) {
   let applied = 0;
   const apply2 = (events) => {
     let done = false;
@@ -1786,35 +2031,35 @@ async function connect(url, options, reader, position, signal, decoder) {
     return done;
   };
   const retry = (reason, waitMs) => ({ applied, reason, waitMs });
-  const network = (error) => {
+  const network = (error2) => {
     if (signal.aborted)
       throw signal.reason;
-    if (!(error instanceof TypeError))
-      throw error;
-    return retry(error);
+    if (!(error2 instanceof TypeError))
+      throw error2;
+    return retry(error2);
   };
   const closed = () => {
     reader.closed();
     return "done";
   };
-  const [target, headers] = request(url, options, position.lastEventId);
+  const [target, headers] = request(url2, options, position.lastEventId);
   position.connections++;
   let response;
   try {
     response = await (options.fetch ?? globalThis.fetch)(target, { headers, signal, cache: "no-store" });
-  } catch (error) {
-    return network(error);
+  } catch (error2) {
+    return network(error2);
   }
   if (response.status === 204 && reader.closed !== void 0) {
     await response.body?.cancel();
     return closed();
   }
   if (response.status !== 200 || mediaType(response) !== "text/event-stream" || response.body === null) {
-    const error = await unexpected(response, "GET", target, "200 with text/event-stream");
+    const error2 = await unexpected(response, "GET", target, "200 with text/event-stream");
     if (!RETRYABLE.has(response.status))
-      throw error;
+      throw error2;
     const wait = RETRY_AFTER.has(response.status) ? retryAfterMs(response.headers.get("retry-after")) : void 0;
-    return retry(error, wait);
+    return retry(error2, wait);
   }
   const body = response.body.getReader();
   try {
@@ -1822,8 +2067,8 @@ async function connect(url, options, reader, position, signal, decoder) {
       let chunk;
       try {
         chunk = await body.read();
-      } catch (error) {
-        return network(error);
+      } catch (error2) {
+        return network(error2);
       }
       if (chunk.done)
         break;
@@ -1848,10 +2093,10 @@ async function connect(url, options, reader, position, signal, decoder) {
 function decode(step, signal) {
   try {
     return { events: step() };
-  } catch (error) {
-    if (!(error instanceof RemoteProtocolError) || signal.aborted)
-      throw error;
-    return { events: error.events, error };
+  } catch (error2) {
+    if (!(error2 instanceof RemoteProtocolError) || signal.aborted)
+      throw error2;
+    return { events: error2.events, error: error2 };
   }
 }
 function sleep(ms, signal) {
@@ -1874,7 +2119,7 @@ function sleep(ms, signal) {
 
 // schemas/dist/client.js
 var ReplyRequestError = HTTPStatusError;
-function followReply(url, options = {}) {
+function followReply(url2, options = {}) {
   const { stop, release } = stopper(options.signal);
   const state = {
     msg: options.msg,
@@ -1882,10 +2127,10 @@ function followReply(url, options = {}) {
     connections: 0
   };
   const reader = { apply: (event) => applyOne(event, state, options) };
-  const done = follow(String(url), options, options.unknown ?? "skip", reader, state, stop.signal).then(() => {
-    const msg = state.msg;
-    options.onComplete?.(msg);
-    return msg;
+  const done = follow(String(url2), options, options.unknown ?? "skip", reader, state, stop.signal).then(() => {
+    const msg2 = state.msg;
+    options.onComplete?.(msg2);
+    return msg2;
   }).finally(release);
   return {
     get msg() {
@@ -1921,26 +2166,26 @@ function applyOne(event, state, options) {
 // ../main/schemas/node_modules/@msgpack/msgpack/dist.esm/utils/utf8.mjs
 var sharedTextEncoder = new TextEncoder();
 var CHUNK_SIZE = 4096;
-function utf8DecodeJs(bytes, inputOffset, byteLength) {
+function utf8DecodeJs(bytes2, inputOffset, byteLength) {
   let offset = inputOffset;
   const end = offset + byteLength;
   const units = [];
   let result = "";
   while (offset < end) {
-    const byte1 = bytes[offset++];
+    const byte1 = bytes2[offset++];
     if ((byte1 & 128) === 0) {
       units.push(byte1);
     } else if ((byte1 & 224) === 192) {
-      const byte2 = bytes[offset++] & 63;
+      const byte2 = bytes2[offset++] & 63;
       units.push((byte1 & 31) << 6 | byte2);
     } else if ((byte1 & 240) === 224) {
-      const byte2 = bytes[offset++] & 63;
-      const byte3 = bytes[offset++] & 63;
+      const byte2 = bytes2[offset++] & 63;
+      const byte3 = bytes2[offset++] & 63;
       units.push((byte1 & 31) << 12 | byte2 << 6 | byte3);
     } else if ((byte1 & 248) === 240) {
-      const byte2 = bytes[offset++] & 63;
-      const byte3 = bytes[offset++] & 63;
-      const byte4 = bytes[offset++] & 63;
+      const byte2 = bytes2[offset++] & 63;
+      const byte3 = bytes2[offset++] & 63;
+      const byte4 = bytes2[offset++] & 63;
       let unit = (byte1 & 7) << 18 | byte2 << 12 | byte3 << 6 | byte4;
       if (unit > 65535) {
         unit -= 65536;
@@ -1963,15 +2208,15 @@ function utf8DecodeJs(bytes, inputOffset, byteLength) {
 }
 var sharedTextDecoder = new TextDecoder();
 var TEXT_DECODER_THRESHOLD = 200;
-function utf8DecodeTD(bytes, inputOffset, byteLength) {
-  const stringBytes = bytes.subarray(inputOffset, inputOffset + byteLength);
+function utf8DecodeTD(bytes2, inputOffset, byteLength) {
+  const stringBytes = bytes2.subarray(inputOffset, inputOffset + byteLength);
   return sharedTextDecoder.decode(stringBytes);
 }
-function utf8Decode(bytes, inputOffset, byteLength) {
+function utf8Decode(bytes2, inputOffset, byteLength) {
   if (byteLength > TEXT_DECODER_THRESHOLD) {
-    return utf8DecodeTD(bytes, inputOffset, byteLength);
+    return utf8DecodeTD(bytes2, inputOffset, byteLength);
   } else {
-    return utf8DecodeJs(bytes, inputOffset, byteLength);
+    return utf8DecodeJs(bytes2, inputOffset, byteLength);
   }
 }
 
@@ -1979,9 +2224,9 @@ function utf8Decode(bytes, inputOffset, byteLength) {
 var ExtData = class {
   type;
   data;
-  constructor(type, data) {
+  constructor(type, data2) {
     this.type = type;
-    this.data = data;
+    this.data = data2;
   }
 };
 
@@ -2056,17 +2301,17 @@ function encodeDateToTimeSpec(date) {
     nsec: nsec - nsecInSec * 1e9
   };
 }
-function encodeTimestampExtension(object) {
-  if (object instanceof Date) {
-    const timeSpec = encodeDateToTimeSpec(object);
+function encodeTimestampExtension(object2) {
+  if (object2 instanceof Date) {
+    const timeSpec = encodeDateToTimeSpec(object2);
     return encodeTimeSpecToTimestamp(timeSpec);
   } else {
     return null;
   }
 }
-function decodeTimestampToTimeSpec(data) {
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  switch (data.byteLength) {
+function decodeTimestampToTimeSpec(data2) {
+  const view = new DataView(data2.buffer, data2.byteOffset, data2.byteLength);
+  switch (data2.byteLength) {
     case 4: {
       const sec = view.getUint32(0);
       const nsec = 0;
@@ -2085,11 +2330,11 @@ function decodeTimestampToTimeSpec(data) {
       return { sec, nsec };
     }
     default:
-      throw new DecodeError2(`Unrecognized data size for timestamp (expected 4, 8, or 12): ${data.length}`);
+      throw new DecodeError2(`Unrecognized data size for timestamp (expected 4, 8, or 12): ${data2.length}`);
   }
 }
-function decodeTimestampExtension(data) {
-  const timeSpec = decodeTimestampToTimeSpec(data);
+function decodeTimestampExtension(data2) {
+  const timeSpec = decodeTimestampToTimeSpec(data2);
   return new Date(timeSpec.sec * 1e3 + timeSpec.nsec / 1e6);
 }
 var timestampExtension = {
@@ -2124,38 +2369,38 @@ var ExtensionCodec = class _ExtensionCodec {
       this.builtInDecoders[index2] = decode2;
     }
   }
-  tryToEncode(object, context) {
+  tryToEncode(object2, context) {
     for (let i = 0; i < this.builtInEncoders.length; i++) {
       const encodeExt = this.builtInEncoders[i];
       if (encodeExt != null) {
-        const data = encodeExt(object, context);
-        if (data != null) {
+        const data2 = encodeExt(object2, context);
+        if (data2 != null) {
           const type = -1 - i;
-          return new ExtData(type, data);
+          return new ExtData(type, data2);
         }
       }
     }
     for (let i = 0; i < this.encoders.length; i++) {
       const encodeExt = this.encoders[i];
       if (encodeExt != null) {
-        const data = encodeExt(object, context);
-        if (data != null) {
+        const data2 = encodeExt(object2, context);
+        if (data2 != null) {
           const type = i;
-          return new ExtData(type, data);
+          return new ExtData(type, data2);
         }
       }
     }
-    if (object instanceof ExtData) {
-      return object;
+    if (object2 instanceof ExtData) {
+      return object2;
     }
     return null;
   }
-  decode(data, type, context) {
+  decode(data2, type, context) {
     const decodeExt = type < 0 ? this.builtInDecoders[-1 - type] : this.decoders[type];
     if (decodeExt) {
-      return decodeExt(data, type, context);
+      return decodeExt(data2, type, context);
     } else {
-      return new ExtData(type, data);
+      return new ExtData(type, data2);
     }
   }
 };
@@ -2201,12 +2446,12 @@ var CachedKeyDecoder = class {
   canBeCached(byteLength) {
     return byteLength > 0 && byteLength <= this.maxKeyLength;
   }
-  find(bytes, inputOffset, byteLength) {
+  find(bytes2, inputOffset, byteLength) {
     const records = this.caches[byteLength - 1];
     FIND_CHUNK: for (const record of records) {
       const recordBytes = record.bytes;
       for (let j = 0; j < byteLength; j++) {
-        if (recordBytes[j] !== bytes[inputOffset + j]) {
+        if (recordBytes[j] !== bytes2[inputOffset + j]) {
           continue FIND_CHUNK;
         }
       }
@@ -2214,26 +2459,26 @@ var CachedKeyDecoder = class {
     }
     return null;
   }
-  store(bytes, value) {
-    const records = this.caches[bytes.length - 1];
-    const record = { bytes, str: value };
+  store(bytes2, value) {
+    const records = this.caches[bytes2.length - 1];
+    const record = { bytes: bytes2, str: value };
     if (records.length >= this.maxLengthPerKey) {
       records[Math.random() * records.length | 0] = record;
     } else {
       records.push(record);
     }
   }
-  decode(bytes, inputOffset, byteLength) {
-    const cachedValue = this.find(bytes, inputOffset, byteLength);
+  decode(bytes2, inputOffset, byteLength) {
+    const cachedValue = this.find(bytes2, inputOffset, byteLength);
     if (cachedValue != null) {
       this.hit++;
       return cachedValue;
     }
     this.miss++;
-    const str = utf8DecodeJs(bytes, inputOffset, byteLength);
-    const slicedCopyOfBytes = Uint8Array.prototype.slice.call(bytes, inputOffset, inputOffset + byteLength);
-    this.store(slicedCopyOfBytes, str);
-    return str;
+    const str2 = utf8DecodeJs(bytes2, inputOffset, byteLength);
+    const slicedCopyOfBytes = Uint8Array.prototype.slice.call(bytes2, inputOffset, inputOffset + byteLength);
+    this.store(slicedCopyOfBytes, str2);
+    return str2;
   }
 };
 
@@ -2376,9 +2621,9 @@ var Decoder = class _Decoder {
     this.stack.reset();
   }
   setBuffer(buffer2) {
-    const bytes = ensureUint8Array(buffer2);
-    this.bytes = bytes;
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const bytes2 = ensureUint8Array(buffer2);
+    this.bytes = bytes2;
+    this.view = new DataView(bytes2.buffer, bytes2.byteOffset, bytes2.byteLength);
     this.pos = 0;
   }
   appendBuffer(buffer2) {
@@ -2413,11 +2658,11 @@ var Decoder = class _Decoder {
       this.entered = true;
       this.reinitializeState();
       this.setBuffer(buffer2);
-      const object = this.doDecodeSync();
+      const object2 = this.doDecodeSync();
       if (this.hasRemaining(1)) {
         throw this.createExtraByteError(this.pos);
       }
-      return object;
+      return object2;
     } finally {
       this.entered = false;
     }
@@ -2447,7 +2692,7 @@ var Decoder = class _Decoder {
     try {
       this.entered = true;
       let decoded = false;
-      let object;
+      let object2;
       for await (const buffer2 of stream) {
         if (decoded) {
           this.entered = false;
@@ -2455,7 +2700,7 @@ var Decoder = class _Decoder {
         }
         this.appendBuffer(buffer2);
         try {
-          object = this.doDecodeSync();
+          object2 = this.doDecodeSync();
           decoded = true;
         } catch (e) {
           if (!(e instanceof RangeError)) {
@@ -2468,7 +2713,7 @@ var Decoder = class _Decoder {
         if (this.hasRemaining(1)) {
           throw this.createExtraByteError(this.totalPos);
         }
-        return object;
+        return object2;
       }
       const { headByte, pos, totalPos } = this;
       throw new RangeError(`Insufficient data in parsing ${prettyByte(headByte)} at ${totalPos} (${pos} in the current buffer)`);
@@ -2523,12 +2768,12 @@ var Decoder = class _Decoder {
   doDecodeSync() {
     DECODE: while (true) {
       const headByte = this.readHeadByte();
-      let object;
+      let object2;
       if (headByte >= 224) {
-        object = headByte - 256;
+        object2 = headByte - 256;
       } else if (headByte < 192) {
         if (headByte < 128) {
-          object = headByte;
+          object2 = headByte;
         } else if (headByte < 144) {
           const size = headByte - 128;
           if (size !== 0) {
@@ -2536,7 +2781,7 @@ var Decoder = class _Decoder {
             this.complete();
             continue DECODE;
           } else {
-            object = {};
+            object2 = {};
           }
         } else if (headByte < 160) {
           const size = headByte - 144;
@@ -2545,55 +2790,55 @@ var Decoder = class _Decoder {
             this.complete();
             continue DECODE;
           } else {
-            object = [];
+            object2 = [];
           }
         } else {
           const byteLength = headByte - 160;
-          object = this.decodeString(byteLength, 0);
+          object2 = this.decodeString(byteLength, 0);
         }
       } else if (headByte === 192) {
-        object = null;
+        object2 = null;
       } else if (headByte === 194) {
-        object = false;
+        object2 = false;
       } else if (headByte === 195) {
-        object = true;
+        object2 = true;
       } else if (headByte === 202) {
-        object = this.readF32();
+        object2 = this.readF32();
       } else if (headByte === 203) {
-        object = this.readF64();
+        object2 = this.readF64();
       } else if (headByte === 204) {
-        object = this.readU8();
+        object2 = this.readU8();
       } else if (headByte === 205) {
-        object = this.readU16();
+        object2 = this.readU16();
       } else if (headByte === 206) {
-        object = this.readU32();
+        object2 = this.readU32();
       } else if (headByte === 207) {
         if (this.useBigInt64) {
-          object = this.readU64AsBigInt();
+          object2 = this.readU64AsBigInt();
         } else {
-          object = this.readU64();
+          object2 = this.readU64();
         }
       } else if (headByte === 208) {
-        object = this.readI8();
+        object2 = this.readI8();
       } else if (headByte === 209) {
-        object = this.readI16();
+        object2 = this.readI16();
       } else if (headByte === 210) {
-        object = this.readI32();
+        object2 = this.readI32();
       } else if (headByte === 211) {
         if (this.useBigInt64) {
-          object = this.readI64AsBigInt();
+          object2 = this.readI64AsBigInt();
         } else {
-          object = this.readI64();
+          object2 = this.readI64();
         }
       } else if (headByte === 217) {
         const byteLength = this.lookU8();
-        object = this.decodeString(byteLength, 1);
+        object2 = this.decodeString(byteLength, 1);
       } else if (headByte === 218) {
         const byteLength = this.lookU16();
-        object = this.decodeString(byteLength, 2);
+        object2 = this.decodeString(byteLength, 2);
       } else if (headByte === 219) {
         const byteLength = this.lookU32();
-        object = this.decodeString(byteLength, 4);
+        object2 = this.decodeString(byteLength, 4);
       } else if (headByte === 220) {
         const size = this.readU16();
         if (size !== 0) {
@@ -2601,7 +2846,7 @@ var Decoder = class _Decoder {
           this.complete();
           continue DECODE;
         } else {
-          object = [];
+          object2 = [];
         }
       } else if (headByte === 221) {
         const size = this.readU32();
@@ -2610,7 +2855,7 @@ var Decoder = class _Decoder {
           this.complete();
           continue DECODE;
         } else {
-          object = [];
+          object2 = [];
         }
       } else if (headByte === 222) {
         const size = this.readU16();
@@ -2619,7 +2864,7 @@ var Decoder = class _Decoder {
           this.complete();
           continue DECODE;
         } else {
-          object = {};
+          object2 = {};
         }
       } else if (headByte === 223) {
         const size = this.readU32();
@@ -2628,36 +2873,36 @@ var Decoder = class _Decoder {
           this.complete();
           continue DECODE;
         } else {
-          object = {};
+          object2 = {};
         }
       } else if (headByte === 196) {
         const size = this.lookU8();
-        object = this.decodeBinary(size, 1);
+        object2 = this.decodeBinary(size, 1);
       } else if (headByte === 197) {
         const size = this.lookU16();
-        object = this.decodeBinary(size, 2);
+        object2 = this.decodeBinary(size, 2);
       } else if (headByte === 198) {
         const size = this.lookU32();
-        object = this.decodeBinary(size, 4);
+        object2 = this.decodeBinary(size, 4);
       } else if (headByte === 212) {
-        object = this.decodeExtension(1, 0);
+        object2 = this.decodeExtension(1, 0);
       } else if (headByte === 213) {
-        object = this.decodeExtension(2, 0);
+        object2 = this.decodeExtension(2, 0);
       } else if (headByte === 214) {
-        object = this.decodeExtension(4, 0);
+        object2 = this.decodeExtension(4, 0);
       } else if (headByte === 215) {
-        object = this.decodeExtension(8, 0);
+        object2 = this.decodeExtension(8, 0);
       } else if (headByte === 216) {
-        object = this.decodeExtension(16, 0);
+        object2 = this.decodeExtension(16, 0);
       } else if (headByte === 199) {
         const size = this.lookU8();
-        object = this.decodeExtension(size, 1);
+        object2 = this.decodeExtension(size, 1);
       } else if (headByte === 200) {
         const size = this.lookU16();
-        object = this.decodeExtension(size, 2);
+        object2 = this.decodeExtension(size, 2);
       } else if (headByte === 201) {
         const size = this.lookU32();
-        object = this.decodeExtension(size, 4);
+        object2 = this.decodeExtension(size, 4);
       } else {
         throw new DecodeError2(`Unrecognized type byte: ${prettyByte(headByte)}`);
       }
@@ -2666,26 +2911,26 @@ var Decoder = class _Decoder {
       while (stack.length > 0) {
         const state = stack.top();
         if (state.type === STATE_ARRAY) {
-          state.array[state.position] = object;
+          state.array[state.position] = object2;
           state.position++;
           if (state.position === state.size) {
-            object = state.array;
+            object2 = state.array;
             stack.release(state);
           } else {
             continue DECODE;
           }
         } else if (state.type === STATE_MAP_KEY) {
-          if (object === "__proto__") {
+          if (object2 === "__proto__") {
             throw new DecodeError2("The key __proto__ is not allowed");
           }
-          state.key = this.mapKeyConverter(object);
+          state.key = this.mapKeyConverter(object2);
           state.type = STATE_MAP_VALUE;
           continue DECODE;
         } else {
-          state.map[state.key] = object;
+          state.map[state.key] = object2;
           state.readCount++;
           if (state.readCount === state.size) {
-            object = state.map;
+            object2 = state.map;
             stack.release(state);
           } else {
             state.key = null;
@@ -2694,7 +2939,7 @@ var Decoder = class _Decoder {
           }
         }
       }
-      return object;
+      return object2;
     }
   }
   readHeadByte() {
@@ -2751,14 +2996,14 @@ var Decoder = class _Decoder {
       throw MORE_DATA;
     }
     const offset = this.pos + headerOffset;
-    let object;
+    let object2;
     if (this.stateIsMapKey() && this.keyDecoder?.canBeCached(byteLength)) {
-      object = this.keyDecoder.decode(this.bytes, offset, byteLength);
+      object2 = this.keyDecoder.decode(this.bytes, offset, byteLength);
     } else {
-      object = utf8Decode(this.bytes, offset, byteLength);
+      object2 = utf8Decode(this.bytes, offset, byteLength);
     }
     this.pos += headerOffset + byteLength;
-    return object;
+    return object2;
   }
   stateIsMapKey() {
     if (this.stack.length > 0) {
@@ -2778,21 +3023,21 @@ var Decoder = class _Decoder {
       throw MORE_DATA;
     }
     const offset = this.pos + headOffset;
-    const object = this.bytes.subarray(offset, offset + byteLength);
+    const object2 = this.bytes.subarray(offset, offset + byteLength);
     this.pos += headOffset + byteLength;
-    return object;
+    return object2;
   }
   decodeExtension(size, headOffset) {
     if (size > this.maxExtLength) {
       throw new DecodeError2(`Max length exceeded: ext length (${size}) > maxExtLength (${this.maxExtLength})`);
     }
     const extType = this.view.getInt8(this.pos + headOffset);
-    const data = this.decodeBinary(
+    const data2 = this.decodeBinary(
       size,
       headOffset + 1
       /* extType */
     );
-    return this.extensionCodec.decode(data, extType, this.context);
+    return this.extensionCodec.decode(data2, extType, this.context);
   }
   lookU8() {
     return this.view.getUint8(this.pos);
@@ -2888,14 +3133,14 @@ function refused(payload) {
     let map = false;
     let size = 0;
     let header = 1;
-    let str = false;
+    let str2 = false;
     if (head <= 127 || head >= 224 || head >= 192 && head <= 195) {
     } else if (head <= 143) {
       [items, map] = [2 * (head & 15), true];
     } else if (head <= 159) {
       items = head & 15;
     } else if (head <= 191) {
-      [str, size] = [true, head & 31];
+      [str2, size] = [true, head & 31];
     } else if (head >= 199 && head <= 201 || head >= 212 && head <= 216) {
       return { at: pos, reason: "a value of type Ext, which JSON and MessagePack do not both carry" };
     } else if ((head === 202 || head === 203) && pos + (head === 202 ? 5 : 9) <= payload.length && !Number.isFinite(head === 202 ? view.getFloat32(pos + 1) : view.getFloat64(pos + 1))) {
@@ -2906,13 +3151,13 @@ function refused(payload) {
     } else {
       switch (head) {
         case 217:
-          [str, size, header] = [true, view.getUint8(pos + 1), 2];
+          [str2, size, header] = [true, view.getUint8(pos + 1), 2];
           break;
         case 218:
-          [str, size, header] = [true, view.getUint16(pos + 1), 3];
+          [str2, size, header] = [true, view.getUint16(pos + 1), 3];
           break;
         case 219:
-          [str, size, header] = [true, view.getUint32(pos + 1), 5];
+          [str2, size, header] = [true, view.getUint32(pos + 1), 5];
           break;
         case 196:
           [size, header] = [view.getUint8(pos + 1), 2];
@@ -2985,7 +3230,7 @@ function refused(payload) {
           return void 0;
       }
     }
-    if (str && size && !(isKey && open.length === 2)) {
+    if (str2 && size && !(isKey && open.length === 2)) {
       const body = payload.subarray(pos + header, pos + header + size);
       if (body.some((byte) => byte >= 128)) {
         try {
@@ -3010,13 +3255,13 @@ var MsgpackFrameDecoder = class extends StreamDecoder {
   // the length at which a frame may be complete
   offset = 0;
   // stream offset of the first buffered byte
-  take(data, out) {
-    if (!data.length)
+  take(data2, out) {
+    if (!data2.length)
       return;
-    this.parts.push(data);
-    this.have += data.length;
+    this.parts.push(data2);
+    this.have += data2.length;
     if (this.have < this.need) {
-      this.parts[this.parts.length - 1] = data.slice();
+      this.parts[this.parts.length - 1] = data2.slice();
       return;
     }
     const buf = concat(this.parts, this.have);
@@ -3042,8 +3287,8 @@ var MsgpackFrameDecoder = class extends StreamDecoder {
         }
         try {
           value = MSGPACK.decode(payload);
-        } catch (error) {
-          throw new DecodeError(`MessagePack data is malformed: ${error.message}`, {
+        } catch (error2) {
+          throw new DecodeError(`MessagePack data is malformed: ${error2.message}`, {
             offset: this.offset + pos + 4,
             index: this.index
           });
@@ -3076,13 +3321,13 @@ var NDJSONDecoder = class extends StreamDecoder {
   // its length
   offset = 0;
   // stream offset of the incomplete line
-  take(data, out) {
-    const last = data.lastIndexOf(10);
+  take(data2, out) {
+    const last = data2.lastIndexOf(10);
     if (last < 0) {
-      this.keep(data);
+      this.keep(data2);
       return;
     }
-    const head = data.subarray(0, last + 1);
+    const head = data2.subarray(0, last + 1);
     const region = this.parts.length ? concat([...this.parts, head], this.pending + head.length) : head;
     this.parts = [];
     this.pending = 0;
@@ -3090,27 +3335,27 @@ var NDJSONDecoder = class extends StreamDecoder {
     this.offset = base + region.length;
     if (!this.fast(region, out))
       this.lines(region, base, out);
-    if (last + 1 < data.length)
-      this.keep(data.slice(last + 1));
+    if (last + 1 < data2.length)
+      this.keep(data2.slice(last + 1));
   }
-  keep(data) {
-    if (this.pending + data.length > this.max) {
+  keep(data2) {
+    if (this.pending + data2.length > this.max) {
       throw new FrameError(`line longer than maxFrameBytes (${this.max})`, { offset: this.offset, index: this.index });
     }
-    if (data.length) {
-      this.parts.push(data.slice());
-      this.pending += data.length;
+    if (data2.length) {
+      this.parts.push(data2.slice());
+      this.pending += data2.length;
     }
   }
   /** The lines of `region` (whole lines) decoded in one go; false, with nothing changed, if any is wrong. */
   fast(region, out) {
-    let text;
+    let text2;
     try {
-      text = STRICT_UTF8.decode(region);
+      text2 = STRICT_UTF8.decode(region);
     } catch {
       return false;
     }
-    const lines = text.split("\n");
+    const lines = text2.split("\n");
     lines.pop();
     if (region.length - lines.length > this.max)
       return false;
@@ -3125,9 +3370,9 @@ var NDJSONDecoder = class extends StreamDecoder {
           continue;
         this.json(line, out, 0, false);
       }
-    } catch (error) {
-      if (!(error instanceof DecodeError))
-        throw error;
+    } catch (error2) {
+      if (!(error2 instanceof DecodeError))
+        throw error2;
       out.length = start;
       this.index = index2;
       return false;
@@ -3161,14 +3406,14 @@ var NDJSONDecoder = class extends StreamDecoder {
     this.parts = [];
     try {
       this.line(line, this.offset, out);
-    } catch (error) {
-      if (!(error instanceof DecodeError))
-        throw error;
+    } catch (error2) {
+      if (!(error2 instanceof DecodeError))
+        throw error2;
       const framing = new FrameError("the stream ended inside a line that is not a whole event", {
         offset: this.offset,
         index: this.index
       });
-      framing.cause = error;
+      framing.cause = error2;
       throw framing;
     }
   }
@@ -3338,10 +3583,10 @@ var PartialJSON = class {
       throw new LocalProtocolError("feed() after close()");
     try {
       this.#parse(fragment);
-    } catch (error) {
-      if (error instanceof PartialJSONError)
-        this.#error = error;
-      throw error;
+    } catch (error2) {
+      if (error2 instanceof PartialJSONError)
+        this.#error = error2;
+      throw error2;
     }
     this.#offset += fragment.length;
   }
@@ -3362,42 +3607,42 @@ var PartialJSON = class {
     }
     return this.#root;
   }
-  #parse(text) {
+  #parse(text2) {
     let i = 0;
-    const n = text.length;
+    const n = text2.length;
     while (i < n) {
       const mode = this.#mode;
       if (mode === 7) {
-        i = this.#stringRun(text, i, n);
+        i = this.#stringRun(text2, i, n);
         continue;
       }
       if (mode === 8) {
-        i = this.#escapeRun(text, i, n);
+        i = this.#escapeRun(text2, i, n);
         continue;
       }
       if (mode === 9) {
-        i = this.#numberRun(text, i, n);
+        i = this.#numberRun(text2, i, n);
         continue;
       }
       if (mode === 10) {
-        i = this.#literalRun(text, i, n);
+        i = this.#literalRun(text2, i, n);
         continue;
       }
       WHITESPACE.lastIndex = i;
-      WHITESPACE.test(text);
+      WHITESPACE.test(text2);
       i = WHITESPACE.lastIndex;
       if (i === n)
         break;
-      const char = text[i];
+      const char = text2[i];
       const at = this.#offset + i;
       if (mode === 5) {
-        const isObject2 = !Array.isArray(this.#stack[this.#stack.length - 1]);
+        const isObject3 = !Array.isArray(this.#stack[this.#stack.length - 1]);
         if (char === ",") {
-          this.#mode = isObject2 ? 3 : 0;
-        } else if (char === (isObject2 ? "}" : "]")) {
+          this.#mode = isObject3 ? 3 : 0;
+        } else if (char === (isObject3 ? "}" : "]")) {
           this.#endContainer();
         } else {
-          throw this.#fail(`expected ',' or '${isObject2 ? "}" : "]"}' after a value, not ${quote(char)}`, at);
+          throw this.#fail(`expected ',' or '${isObject3 ? "}" : "]"}' after a value, not ${quote(char)}`, at);
         }
         i += 1;
       } else if (mode === 0 || mode === 1) {
@@ -3413,8 +3658,8 @@ var PartialJSON = class {
         } else if (char === "}" && mode === 2) {
           this.#endContainer();
         } else {
-          const expected = mode === 2 ? "a key or '}'" : "a key";
-          throw this.#fail(`expected ${expected} (a string), not ${quote(char)}`, at);
+          const expected2 = mode === 2 ? "a key or '}'" : "a key";
+          throw this.#fail(`expected ${expected2} (a string), not ${quote(char)}`, at);
         }
         i += 1;
       } else if (mode === 4) {
@@ -3467,17 +3712,17 @@ var PartialJSON = class {
     if (!this.#stringIsKey)
       this.#place(this.#string);
   }
-  #stringRun(text, i, n) {
+  #stringRun(text2, i, n) {
     PLAIN.lastIndex = i;
-    if (PLAIN.test(text)) {
+    if (PLAIN.test(text2)) {
       if (this.#high >= 0)
         this.#flushHigh();
-      this.#grow(text.slice(i, PLAIN.lastIndex));
+      this.#grow(text2.slice(i, PLAIN.lastIndex));
       i = PLAIN.lastIndex;
       if (i === n)
         return i;
     }
-    const char = text[i];
+    const char = text2[i];
     if (char === '"') {
       this.#endString();
     } else if (char === "\\") {
@@ -3488,10 +3733,10 @@ var PartialJSON = class {
     }
     return i + 1;
   }
-  #escapeRun(text, i, n) {
+  #escapeRun(text2, i, n) {
     let escape = this.#escape;
     for (; i < n; i++) {
-      const char = text[i];
+      const char = text2[i];
       if (escape.length === 1) {
         if (char === "u") {
           escape = "\\u";
@@ -3542,31 +3787,31 @@ var PartialJSON = class {
   #endString() {
     if (this.#high >= 0)
       this.#flushHigh();
-    const text = this.#string;
+    const text2 = this.#string;
     this.#string = "";
     if (this.#stringIsKey) {
-      this.#keys[this.#keys.length - 1] = text;
+      this.#keys[this.#keys.length - 1] = text2;
       this.#mode = 4;
     } else {
-      this.#place(text);
+      this.#place(text2);
       this.#endValue();
     }
   }
-  #numberRun(text, i, n) {
+  #numberRun(text2, i, n) {
     let state = this.#numberState;
     const start = i;
     for (; i < n; i++) {
-      const cls = numberClass(text[i]);
+      const cls = numberClass(text2[i]);
       if (cls === void 0)
         break;
       const moved = NUMBER_MOVES[state][cls];
       if (moved === void 0) {
-        const before = this.#number + text.slice(start, i);
-        throw this.#fail(`invalid number: ${quote(text[i])} cannot follow ${quote(before)}`, this.#offset + i);
+        const before = this.#number + text2.slice(start, i);
+        throw this.#fail(`invalid number: ${quote(text2[i])} cannot follow ${quote(before)}`, this.#offset + i);
       }
       state = moved;
     }
-    this.#number += text.slice(start, i);
+    this.#number += text2.slice(start, i);
     this.#numberState = state;
     if (i < n)
       this.#endNumber(this.#offset + i);
@@ -3578,9 +3823,9 @@ var PartialJSON = class {
     this.#placeNew(Number(this.#number));
     this.#endValue();
   }
-  #literalRun(text, i, n) {
+  #literalRun(text2, i, n) {
     const want = this.#literal.slice(this.#matched);
-    const take = text.slice(i, Math.min(n, i + want.length));
+    const take = text2.slice(i, Math.min(n, i + want.length));
     for (let k = 0; k < take.length; k++) {
       if (take[k] !== want[k])
         throw this.#fail(`invalid literal: expected '${this.#literal}'`, this.#offset + i + k);
@@ -3652,15 +3897,15 @@ function setMember(obj, key, value) {
     obj[key] = value;
   }
 }
-function asciiJSON(text) {
-  return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+function asciiJSON(text2) {
+  return JSON.stringify(text2).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
-function quote(text) {
-  return `'${text.replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n")}'`;
+function quote(text2) {
+  return `'${text2.replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n")}'`;
 }
 
 // schemas/dist/session.js
-function followSession(url, options = {}) {
+function followSession(url2, options = {}) {
   const { stop, release } = stopper(options.signal);
   const state = {
     conversation: options.conversation ?? new Conversation(),
@@ -3671,8 +3916,8 @@ function followSession(url, options = {}) {
   };
   const reader = {
     apply(event) {
-      const msg = state.conversation.apply(event);
-      options.onEvent?.(event, msg, state.conversation);
+      const msg2 = state.conversation.apply(event);
+      options.onEvent?.(event, msg2, state.conversation);
       return false;
     },
     applied() {
@@ -3689,16 +3934,16 @@ function followSession(url, options = {}) {
     }
   };
   let ended;
-  const done = follow(String(url), options, options.unknown ?? "keep", reader, state, stop.signal).then(() => {
-    ended = { error: new WireError(`${String(url)}: the session ended before what was waited for`) };
+  const done = follow(String(url2), options, options.unknown ?? "keep", reader, state, stop.signal).then(() => {
+    ended = { error: new WireError(`${String(url2)}: the session ended before what was waited for`) };
     for (const waiter of state.waiters)
       waiter.reject(ended.error);
     return state.conversation;
-  }, (error) => {
-    ended = { error };
+  }, (error2) => {
+    ended = { error: error2 };
     for (const waiter of state.waiters)
-      waiter.reject(error);
-    throw error;
+      waiter.reject(error2);
+    throw error2;
   }).finally(release);
   done.catch(() => void 0);
   function waitFor(check) {
@@ -3727,14 +3972,14 @@ function followSession(url, options = {}) {
     done,
     waitFor,
     settled: (replyId) => waitFor((c) => {
-      const msg = c.replies.get(replyId);
-      return msg !== void 0 && waiting(msg).state !== "running" ? msg : void 0;
+      const msg2 = c.replies.get(replyId);
+      return msg2 !== void 0 && waiting(msg2).state !== "running" ? msg2 : void 0;
     }),
     close: () => stop.abort(new DOMException("followSession closed", "AbortError"))
   };
 }
-async function answer(url, options) {
-  const target = String(url);
+async function answer(url2, options) {
+  const target = String(url2);
   const body = JSON.stringify({ agent_id: options.agentId, session_id: options.sessionId, input: options.input });
   const headers = new Headers(options.headers);
   headers.set("Content-Type", "application/json");
@@ -3744,23 +3989,23 @@ async function answer(url, options) {
   let response;
   try {
     response = await (options.fetch ?? globalThis.fetch)(target, init);
-  } catch (error) {
-    if (!(error instanceof TypeError))
-      throw error;
-    throw new ConnectionFailed(target, 1, error);
+  } catch (error2) {
+    if (!(error2 instanceof TypeError))
+      throw error2;
+    throw new ConnectionFailed(target, 1, error2);
   }
   if (response.status < 200 || response.status >= 300 || mediaType(response) !== "application/json") {
     throw await unexpected(response, "POST", target, "2xx with application/json");
   }
-  const text = await response.text();
+  const text2 = await response.text();
   let fields;
   try {
-    fields = JSON.parse(text);
+    fields = JSON.parse(text2);
   } catch {
     fields = void 0;
   }
   if (typeof fields !== "object" || fields === null || Array.isArray(fields)) {
-    throw new HTTPStatusError("POST", target, response.status, response.headers.get("content-type") ?? "", text.slice(0, SNIPPET), "a JSON object");
+    throw new HTTPStatusError("POST", target, response.status, response.headers.get("content-type") ?? "", text2.slice(0, SNIPPET), "a JSON object");
   }
   const { session_id: sessionId, entry_id: entryId } = fields;
   return {
