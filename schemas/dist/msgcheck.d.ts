@@ -27,6 +27,12 @@ export declare function normalizeUrl(url: string): string | undefined;
 /** Any content block, as `wire.blocks.ContentBlock` decodes. */
 export declare const checkBlock: Check;
 /**
+ * Check the blocks and structs an event of `type` holds (a hint's blocks, the
+ * tool calls of REQUIRE_*, ...) as Python decodes them, in place (URLs
+ * normalized); throws DecodeError at Python's path (`$.tool_calls[0].id`).
+ */
+export declare function checkEventBlocks(type: string, event: Obj): void;
+/**
  * Check `value` as wire's Python decodes a Msg, in place (URLs are
  * normalized as Python's decoder writes them); throws DecodeError with the
  * path Python names, relative to the Msg (`$`, `$.content[0].id`).

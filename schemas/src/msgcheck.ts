@@ -146,6 +146,18 @@ function tagged(members: Record<string, Check>): Check {
   };
 }
 
+/** One tagged struct where no union is (an event's `tool_calls`): the tag may be left out, but not be another. */
+function only(tag: string, check: Check): Check {
+  return (v, path) => {
+    if (isObject(v) && Object.hasOwn(v, "type")) {
+      const got_ = v["type"];
+      if (typeof got_ !== "string") return expected("str", got_, `${path}.type`);
+      if (got_ !== tag) fail(`Invalid value ${repr(got_)}`, `${path}.type`);
+    }
+    return check(v, path);
+  };
+}
+
 /**
  * A URL as agentscope stores it (WHATWG URL serialization, which pydantic's
  * AnyUrl follows too, as wire._url does), or undefined when it is not an
@@ -259,6 +271,33 @@ const msg = struct({
     });
   },
 });
+
+const confirmResult = struct({
+  fields: { confirmed: (v, path) => (typeof v === "boolean" ? v : expected("bool", v, path)),
+    tool_call: only("tool_call", toolCall), rules: (v, path) => (v === null ? v : list(rule)(v, path)) },
+  required: ["confirmed", "tool_call"],
+});
+
+// The fields of events that hold blocks or structs, which events.ts's checkEvent leaves to this module.
+const EVENT_FIELDS: Record<string, [string, Check]> = {
+  REPLY_END: ["error", error],
+  HINT_BLOCK: ["hint", strOrList(textOrData)],
+  REQUIRE_USER_CONFIRM: ["tool_calls", list(only("tool_call", toolCall))],
+  REQUIRE_EXTERNAL_EXECUTION: ["tool_calls", list(only("tool_call", toolCall))],
+  USER_CONFIRM_RESULT: ["confirm_results", list(confirmResult)],
+  EXTERNAL_EXECUTION_RESULT: ["execution_results", list(only("tool_result", toolResult))],
+};
+
+/**
+ * Check the blocks and structs an event of `type` holds (a hint's blocks, the
+ * tool calls of REQUIRE_*, ...) as Python decodes them, in place (URLs
+ * normalized); throws DecodeError at Python's path (`$.tool_calls[0].id`).
+ */
+export function checkEventBlocks(type: string, event: Obj): void {
+  const spec = Object.hasOwn(EVENT_FIELDS, type) ? EVENT_FIELDS[type] : undefined;
+  if (spec === undefined || event[spec[0]] === undefined) return;
+  event[spec[0]] = spec[1](event[spec[0]], `$.${spec[0]}`);
+}
 
 /**
  * Check `value` as wire's Python decodes a Msg, in place (URLs are

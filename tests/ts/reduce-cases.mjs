@@ -104,7 +104,8 @@ function decodeOnly({ decode: framing, stream, cuts, unknown, limit }) {
   } catch (caught) {
     if (!(caught instanceof RemoteProtocolError)) throw caught;
     items.push(...caught.events);
-    error = { name: caught.name, reason: caught.reason, offset: caught.offset ?? null, index: caught.index ?? null };
+    error = { name: caught.name, reason: caught.reason, offset: caught.offset ?? null, index: caught.index ?? null,
+      path: caught.path ?? null };
   }
   return {
     items: items.map((item) => item instanceof UnknownEvent

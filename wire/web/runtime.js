@@ -476,6 +476,18 @@ function tagged(members) {
     return check(v, path);
   };
 }
+function only(tag, check) {
+  return (v, path) => {
+    if (isObject(v) && Object.hasOwn(v, "type")) {
+      const got_ = v["type"];
+      if (typeof got_ !== "string")
+        return expected("str", got_, `${path}.type`);
+      if (got_ !== tag)
+        fail(`Invalid value ${repr(got_)}`, `${path}.type`);
+    }
+    return check(v, path);
+  };
+}
 function normalizeUrl(url2) {
   try {
     return new URL(url2).href;
@@ -607,6 +619,28 @@ var msg = struct({
     });
   }
 });
+var confirmResult = struct({
+  fields: {
+    confirmed: (v, path) => typeof v === "boolean" ? v : expected("bool", v, path),
+    tool_call: only("tool_call", toolCall),
+    rules: (v, path) => v === null ? v : list(rule)(v, path)
+  },
+  required: ["confirmed", "tool_call"]
+});
+var EVENT_FIELDS = {
+  REPLY_END: ["error", error],
+  HINT_BLOCK: ["hint", strOrList(textOrData)],
+  REQUIRE_USER_CONFIRM: ["tool_calls", list(only("tool_call", toolCall))],
+  REQUIRE_EXTERNAL_EXECUTION: ["tool_calls", list(only("tool_call", toolCall))],
+  USER_CONFIRM_RESULT: ["confirm_results", list(confirmResult)],
+  EXTERNAL_EXECUTION_RESULT: ["execution_results", list(only("tool_result", toolResult))]
+};
+function checkEventBlocks(type, event) {
+  const spec = Object.hasOwn(EVENT_FIELDS, type) ? EVENT_FIELDS[type] : void 0;
+  if (spec === void 0 || event[spec[0]] === void 0)
+    return;
+  event[spec[0]] = spec[1](event[spec[0]], `$.${spec[0]}`);
+}
 function checkMsg(value) {
   return msg(value, "$");
 }
@@ -776,8 +810,18 @@ function checkEvent(value) {
     if (problem !== void 0)
       throw new DecodeError(problem, { path: `$.${field}` });
   }
+  if (NESTED.has(type))
+    checkEventBlocks(type, value);
   return void 0;
 }
+var NESTED = /* @__PURE__ */ new Set([
+  "REPLY_END",
+  "HINT_BLOCK",
+  "REQUIRE_USER_CONFIRM",
+  "REQUIRE_EXTERNAL_EXECUTION",
+  "USER_CONFIRM_RESULT",
+  "EXTERNAL_EXECUTION_RESULT"
+]);
 var SPECS = Object.fromEntries(Object.entries(REQUIRED).map(([type, fields]) => [type, Object.entries(fields).map(([field, kind]) => [field, kind, kind === "s" && !Object.hasOwn(ENUMS, field)])]));
 function checkDataOrUrl(value) {
   const data2 = value["data"] ?? null;
