@@ -16,6 +16,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import resource
 import statistics
 import time
 from collections.abc import Callable, Mapping
@@ -134,6 +135,14 @@ def decode_lines_per_chunk(chunks: list[bytes], decode_lines: Callable[[bytes], 
 Prepared = tuple[Callable[..., Any], Callable[[], tuple[Any, ...]]]  # (fn, make its args)
 
 
+def minor_faults() -> int:
+    """The process's minor page faults so far: a call that needs fresh memory
+    pays one per 4 KiB page, which is most of what separates a case run in a
+    process whose earlier work left freed memory mapped from the same case
+    in a fresh one (benchmarks/README.md, Method)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
 def interleaved(benchmark: Any, cases: Mapping[str, Prepared], *, rounds: int,
                 events: dict[str, int]) -> dict[str, float]:
     """Time several cases round-robin (A B C, then C B A, ...) and return the
@@ -156,6 +165,7 @@ def interleaved(benchmark: Any, cases: Mapping[str, Prepared], *, rounds: int,
     rounds = max(3, round(rounds * ROUNDS_SCALE))
     names = list(cases)
     times: dict[str, list[float]] = {name: [] for name in names}
+    faults: dict[str, list[int]] = {name: [] for name in names}
     turn = [0]
 
     def order() -> tuple[tuple[list[str]], dict[str, Any]]:
@@ -167,9 +177,11 @@ def interleaved(benchmark: Any, cases: Mapping[str, Prepared], *, rounds: int,
             fn, make = cases[name]
             args = make()
             gc.collect()
+            f0 = minor_faults()
             t0 = time.perf_counter()
             result = fn(*args)
             t1 = time.perf_counter()
+            faults[name].append(minor_faults() - f0)
             del result, args  # freed between timings, not inside one
             times[name].append(t1 - t0)
 
@@ -182,6 +194,7 @@ def interleaved(benchmark: Any, cases: Mapping[str, Prepared], *, rounds: int,
     # ts[0] is the warm-up round (the only round under --benchmark-disable)
     medians = {name: statistics.median(ts[1:] or ts) for name, ts in times.items()}
     benchmark.extra_info.update(medians=medians, events=events,
+                                faults={n: statistics.median(f[1:] or f) for n, f in faults.items()},
                                 ns_per_event={n: medians[n] / events[n] * 1e9 for n in names})
     return medians
 

@@ -23,32 +23,39 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import bench_targets
-from benchmarks.conftest import Reply
+from benchmarks.conftest import Reply, minor_faults
 
 
-def time_cases(cases: dict[str, Any], rounds: int) -> dict[str, float]:
-    """name -> median seconds of ``fn(*make())``, round-robin."""
+def time_cases(cases: dict[str, Any], rounds: int) -> tuple[dict[str, float], dict[str, float]]:
+    """(name -> median seconds of ``fn(*make())``, name -> median minor page
+    faults of a call), round-robin."""
     names = list(cases)
     times: dict[str, list[float]] = {name: [] for name in names}
+    faults: dict[str, list[int]] = {name: [] for name in names}
     for turn in range(rounds + 1):  # turn 0 warms up
         for name in names if turn % 2 == 0 else names[::-1]:
             fn, make = cases[name]
             args = make()
             gc.collect()
+            f0 = minor_faults()
             t0 = time.perf_counter()
             result = fn(*args)
             t1 = time.perf_counter()
+            f1 = minor_faults()
             del result, args
             if turn:
                 times[name].append(t1 - t0)
-    return {name: statistics.median(values) for name, values in times.items()}
+                faults[name].append(f1 - f0)
+    return ({name: statistics.median(values) for name, values in times.items()},
+            {name: statistics.median(values) for name, values in faults.items()})
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("tests", nargs="*", help="test ids of bench_targets.TARGETS (default: all)")
     p.add_argument("--rounds", type=int, default=15)
-    p.add_argument("--json", type=Path, help="write {test id: {case: median seconds}} here")
+    p.add_argument("--json", type=Path, help="write {test id: {case: median seconds}} here, and the page "
+                   "faults as {\"faults\": {test id: {case: median}}}")
     args = p.parse_args(argv)
     replies: dict[bool, Reply] = {}
 
@@ -57,10 +64,10 @@ def main(argv: list[str] | None = None) -> int:
             replies[padded] = Reply(padded=padded)
         return replies[padded]
 
-    out: dict[str, dict[str, float]] = {}
+    out: dict[str, dict[str, Any]] = {"faults": {}}
     for test_id in args.tests or list(bench_targets.TARGETS):
         cases, _, _ = bench_targets.TARGETS[test_id](get)
-        out[test_id] = medians = time_cases(cases, args.rounds)
+        out[test_id], out["faults"][test_id] = medians, _ = time_cases(cases, args.rounds)
         print(test_id, {name: f"{m * 1e3:.2f} ms" for name, m in medians.items()}, file=sys.stderr)
     if args.json:
         args.json.write_text(json.dumps(out, indent=1) + "\n")

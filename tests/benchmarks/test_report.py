@@ -138,3 +138,15 @@ def test_the_padded_chunk_reply_is_a_target_in_python_and_typescript() -> None:
     assert any(t.test == "test_target_bytes_to_msg[padded chunks]" for t in report.TARGETS)
     assert any(t.test == "test_target_reader_loops[wire, padded chunks]" for t in report.TARGETS)
     assert "the same in node, data chunks each padded" in report.headline_block(doc)
+
+
+def test_the_page_faults_of_each_call_are_shown_beside_its_time() -> None:
+    doc = _doc()
+    doc["pytest"]["benchmarks"][1]["extra_info"]["faults"] = {
+        "feed + append_event per event": 481, "msgspec decode_lines (bare)": 2036}
+    doc["plain"] = {"test_target_reader_loops[wire]": {
+        "feed + append_event per event": 0.012, "msgspec decode_lines (bare)": 0.01},
+        "faults": {"test_target_reader_loops[wire]": {
+            "feed + append_event per event": 528, "msgspec decode_lines (bare)": 3057}}}
+    assert "| 15.00 ms / 10.00 ms (481 / 2,036) | 1.50x (**FAIL**) | 12.00 ms / 10.00 ms (528 / 3,057) " \
+        "| 1.20x (pass) |" in report.readme_block(doc, None)
