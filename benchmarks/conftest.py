@@ -2,8 +2,9 @@
 
 Every case runs through :func:`run`, which uses ``benchmark.pedantic`` with
 one call per round so that the value a case returns is freed after the timer
-stops (pytest-benchmark's calibrated loop would free it inside the next
-timed call), and records what the report needs to compute events/s and MB/s.
+stops and before the next call (pytest-benchmark's calibrated loop would free
+it inside the next timed call, and pedantic alone keeps it through the next
+call), and records what the report needs to compute events/s and MB/s.
 Before each case, the objects alive so far are collected and frozen
 (``gc.freeze``), so that garbage collections are paid by the case that
 allocates, not by whoever runs next to a large fixture.
@@ -15,6 +16,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import resource
 import statistics
 import time
 from collections.abc import Callable, Mapping
@@ -48,13 +50,31 @@ def run(benchmark: Any, fn: Callable[..., Any], args: tuple[Any, ...] = (), *,
     benchmark.extra_info.update(info, events=events)
     if nbytes is not None:
         benchmark.extra_info["bytes"] = nbytes
+    # pytest-benchmark keeps a round's result until the next round's call has
+    # returned, so each call would run beside the previous one's result: the
+    # result goes to ``held`` instead, and the teardown (after the timer)
+    # frees it, keeping only the last round's for the caller.
+    held: list[Any] = []
+    last: list[Any] = []
+    calls = [0]
+
+    def timed(*a: Any, **k: Any) -> None:
+        held.append(fn(*a, **k))
+
+    def drop(*a: Any, **k: Any) -> None:
+        calls[0] += 1
+        if calls[0] == rounds + 1:  # the warm-up round, then ``rounds``
+            last.extend(held)
+        held.clear()
+
     try:
         if setup is not None:
-            result = benchmark.pedantic(fn, setup=setup, rounds=rounds, warmup_rounds=1)
+            benchmark.pedantic(timed, setup=setup, teardown=drop, rounds=rounds, warmup_rounds=1)
         else:
-            result = benchmark.pedantic(fn, args=args, rounds=rounds, warmup_rounds=1, iterations=1)
+            benchmark.pedantic(timed, args=args, teardown=drop, rounds=rounds, warmup_rounds=1, iterations=1)
     finally:
         gc.unfreeze()  # frozen objects are invisible to gc.get_referrers, which plugins use
+    result = (last or held or [None])[-1]
     if benchmark.stats is None:  # --benchmark-disable: the case ran once, untimed
         return result
     median = benchmark.stats.stats.median
@@ -115,49 +135,76 @@ def decode_lines_per_chunk(chunks: list[bytes], decode_lines: Callable[[bytes], 
 Prepared = tuple[Callable[..., Any], Callable[[], tuple[Any, ...]]]  # (fn, make its args)
 
 
+def minor_faults() -> int:
+    """The process's minor page faults so far: a call that needs fresh memory
+    pays one per 4 KiB page, which is most of what separates a case run in a
+    process whose earlier work left freed memory mapped from the same case
+    in a fresh one (benchmarks/README.md, Method)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
 def interleaved(benchmark: Any, cases: Mapping[str, Prepared], *, rounds: int,
                 events: dict[str, int]) -> dict[str, float]:
     """Time several cases round-robin (A B C, then C B A, ...) and return the
     median of each; a burst of noise on the shared machine then lands on every
     case alike instead of on whichever ran during it. pytest-benchmark records
     the time of a whole round; the per-case medians and counts go in
-    ``extra_info``, where ``report.py`` reads the target ratios from."""
+    ``extra_info``, where ``report.py`` reads the target ratios from.
+
+    Each call starts from the same state, whatever ran before it: its
+    arguments are made just before it, garbage is collected, and after the
+    timer both its result and its arguments are freed. Arguments made for a
+    whole round at once (as this function did until issue 30) keep every
+    case's filled Msg alive until the round ends; the memory those Msgs pin
+    lets the next case's allocations skip the page faults they would
+    otherwise pay (bare ``decode_lines`` then took a third of the page
+    faults, 966 against 3,057, and 20 % less time), which moved the reader
+    targets' ratios by 0.3-0.4x.
+    ``benchmarks/plain_targets.py`` times the same functions without this
+    harness, and the README shows both."""
     rounds = max(3, round(rounds * ROUNDS_SCALE))
     names = list(cases)
     times: dict[str, list[float]] = {name: [] for name in names}
+    faults: dict[str, list[int]] = {name: [] for name in names}
     turn = [0]
 
-    def prepare() -> tuple[tuple[Any, ...], dict[str, Any]]:
-        order = names if turn[0] % 2 == 0 else names[::-1]
+    def order() -> tuple[tuple[list[str]], dict[str, Any]]:
         turn[0] += 1
-        return ([(name, cases[name][0], cases[name][1]()) for name in order],), {}
+        return ((names if turn[0] % 2 else names[::-1]),), {}
 
-    def one_round(prepared: list[tuple[str, Callable[..., Any], tuple[Any, ...]]]) -> None:
-        for name, fn, args in prepared:
+    def one_round(ordered: list[str]) -> None:
+        for name in ordered:
+            fn, make = cases[name]
+            args = make()
+            gc.collect()
+            f0 = minor_faults()
             t0 = time.perf_counter()
             result = fn(*args)
             t1 = time.perf_counter()
-            del result  # freed between timings, not inside one
+            faults[name].append(minor_faults() - f0)
+            del result, args  # freed between timings, not inside one
             times[name].append(t1 - t0)
 
     gc.collect()
     gc.freeze()
     try:
-        benchmark.pedantic(one_round, setup=prepare, rounds=rounds, warmup_rounds=1)
+        benchmark.pedantic(one_round, setup=order, rounds=rounds, warmup_rounds=1)
     finally:
         gc.unfreeze()
     # ts[0] is the warm-up round (the only round under --benchmark-disable)
     medians = {name: statistics.median(ts[1:] or ts) for name, ts in times.items()}
     benchmark.extra_info.update(medians=medians, events=events,
+                                faults={n: statistics.median(f[1:] or f) for n, f in faults.items()},
                                 ns_per_event={n: medians[n] / events[n] * 1e9 for n in names})
     return medians
 
 
 class Reply:
-    """The 24,800-event reply and everything derived from it, built on first use."""
+    """The 24,800-event reply and everything derived from it, built on first
+    use; ``padded``: the same reply with padded data chunks (workload.py)."""
 
-    def __init__(self) -> None:
-        self.events = workload.reply_events(seed=0)
+    def __init__(self, *, padded: bool = False) -> None:
+        self.events = workload.reply_events(seed=0, padded=padded)
         self.n = len(self.events)
 
     @cached_property
@@ -238,6 +285,11 @@ def agentscope_reduce(msg: Any, events: list[Any]) -> Any:
 @pytest.fixture(scope="session")
 def reply() -> Reply:
     return Reply()
+
+
+@pytest.fixture(scope="session")
+def padded_reply() -> Reply:
+    return Reply(padded=True)
 
 
 def pytest_benchmark_update_machine_info(config: Any, machine_info: dict[str, Any]) -> None:

@@ -39,6 +39,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
+PLAIN_ROUNDS = 15  # plain_targets.py's rounds per target
 
 Run = dict[str, Any]  # one pytest-benchmark JSON document
 Doc = dict[str, Any]  # one report run: the pytest JSON, the node results, the commit
@@ -72,7 +73,8 @@ def _label(b: dict[str, Any]) -> str:
 
 
 # The two writings of the reply the reader targets run on (bench_targets.py).
-_WRITERS = (("wire", "wire's NDJSON"), ("agentscope", "as agentscope writes it"))
+_WRITERS = (("wire", "wire's NDJSON"), ("agentscope", "as agentscope writes it"),
+            ("wire, padded chunks", "wire's NDJSON, padded data chunks"))
 
 
 @dataclass(frozen=True)
@@ -88,15 +90,22 @@ class Target:
     check: Callable[[float], bool] | None  # None: for information
     test: str | None = None
 
-    def ratio(self, run: Run) -> float | None:
-        if self.test is not None:
-            b = cases(run).get(self.test)
-            if b is None or "medians" not in b["extra_info"]:
-                return None
-            m = b["extra_info"]["medians"]
-            num, den = m.get(self.numerator), m.get(self.denominator)
+    def medians(self, run: Run, plain: dict[str, dict[str, float]] | None = None) -> tuple[float | None,
+                                                                                         float | None]:
+        """(numerator, denominator): from the harness's run, or with ``plain``
+        from plain_targets.py's timing of the same cases (round-robin targets only)."""
+        if self.test is None:
+            return (None, None) if plain is not None else (median(run, self.numerator),
+                                                           median(run, self.denominator))
+        if plain is not None:
+            m = plain.get(self.test) or {}
         else:
-            num, den = median(run, self.numerator), median(run, self.denominator)
+            b = cases(run).get(self.test)
+            m = b["extra_info"].get("medians", {}) if b is not None else {}
+        return m.get(self.numerator), m.get(self.denominator)
+
+    def ratio(self, run: Run) -> float | None:
+        num, den = self.medians(run)
         return num / den if num is not None and den else None
 
 
@@ -145,7 +154,10 @@ TARGETS = (
            "agentscope append_event", "wire extend_events", _at_least(100), "test_target_reply"),
     Target("NDJSON to Msg: wire decode_events+extend_events / bare decode_lines", "<= 1.5x",
            "wire decode_events + extend_events", "msgspec decode_lines (bare)", _at_most(1.5),
-           "test_target_bytes_to_msg"),
+           "test_target_bytes_to_msg[reply]"),
+    Target("NDJSON to Msg, padded data chunks: wire decode_events+extend_events / bare decode_lines", "<= 1.5x",
+           "wire decode_events + extend_events", "msgspec decode_lines (bare)", _at_most(1.5),
+           "test_target_bytes_to_msg[padded chunks]"),
     *(Target(f"reader loop, {what}: NDJSONDecoder.feed (64 KiB) + append_event per event / bare decode_lines",
              "<= 1.3x", "feed + append_event per event", "msgspec decode_lines (bare)", _at_most(1.3),
              f"test_target_reader_loops[{writer}]") for writer, what in _WRITERS),
@@ -217,21 +229,20 @@ def all_ratios(doc: Doc) -> list[tuple[str, str, float, bool | None]]:
     return rows
 
 
+_TS_FLOOR = "floor: TextDecoder + split + JSON.parse per line"
+_TS_RUNTIME = "runtime: NDJSONDecoder (64 KiB feeds) + extendEvents"
+_TS_WORKLOADS = (("bytes_to_msg_ms", ""), ("padded_bytes_to_msg_ms", ", padded data chunks"))
+
+
 def ts_ratios(doc: Doc) -> dict[str, tuple[str, float]]:
     out: dict[str, tuple[str, float]] = {}
-    ts = doc.get("ts") or {}
-    times = ts.get("bytes_to_msg_ms") or {}
-    floor = times.get("floor: TextDecoder + split + JSON.parse per line")
-    full = times.get("runtime: NDJSONDecoder (64 KiB feeds) + extendEvents")
-    if floor and full:
-        out["TS bytes to Msg (node): NDJSONDecoder (64 KiB feeds) + extendEvents / TextDecoder + split + "
-            "JSON.parse per line"] = ("(<= 1.5)", full / floor)
-    chromium = (doc.get("ts_browser") or {}).get("bytes_to_msg_ms") or {}
-    floor, full = (chromium.get("floor: TextDecoder + split + JSON.parse per line"),
-                   chromium.get("runtime: NDJSONDecoder (64 KiB feeds) + extendEvents"))
-    if floor and full:
-        out["TS bytes to Msg (headless Chromium): NDJSONDecoder (64 KiB feeds) + extendEvents / TextDecoder + "
-            "split + JSON.parse per line"] = ("(<= 1.5)", full / floor)
+    for where, result in (("node", doc.get("ts")), ("headless Chromium", doc.get("ts_browser"))):
+        for key, what in _TS_WORKLOADS:
+            times = (result or {}).get(key) or {}
+            floor, full = times.get(_TS_FLOOR), times.get(_TS_RUNTIME)
+            if floor and full:
+                out[f"TS bytes to Msg ({where}){what}: NDJSONDecoder (64 KiB feeds) + extendEvents / TextDecoder + "
+                    "split + JSON.parse per line"] = ("(<= 1.5)", full / floor)
     for result in (doc.get("ts_partial") or {}).get("results", []):
         out[f"TS partial JSON, {result['deltas']:,} deltas, value read after each: re-parse (close + JSON.parse) "
             f"/ PartialJSON (info)"] = ("(info)", result["ratio"])
@@ -284,7 +295,9 @@ def machine(doc: Doc) -> list[str]:
         + f"; {doc.get('redis_server') or 'no redis-server'}; node {doc.get('node') or 'not run'}",
         f"* Command: `{doc.get('command', '?')}`",
         "* Workload: `benchmarks/workload.py`, seed 0: a 24,800-event agentscope reply (20,000 text, 2,000 "
-        "thinking, 500 tool-call and 2,000 tool-result deltas, 1 MiB of data in 265 chunks); NDJSON 7.2 MB.",
+        "thinking, 500 tool-call and 2,000 tool-result deltas, 1 MiB of data in 265 chunks); NDJSON 7.2 MB. "
+        "\"Padded data chunks\": the same reply with chunks of 3,958-3,962 bytes, each one's base64 padded "
+        "(`reply_events(padded=True)`).",
     ]
 
 
@@ -296,6 +309,36 @@ def ratio_table(doc: Doc, before: Doc | None) -> list[str]:
     for label, goal, ratio, passed in all_ratios(doc):
         prev = (f"{old[label]:.2f}x | " if label in old else " | ") if before else ""
         out.append(f"| {label} | {goal} | {prev}{ratio:.2f}x | {_verdict(passed)} |")
+    return out
+
+
+def harness_vs_plain(doc: Doc) -> list[str]:
+    """Each round-robin target twice: from the harness (conftest.interleaved,
+    in the pytest run) and from plain_targets.py's plain loop over the same
+    functions and arguments; medians and their ratio, every row."""
+    plain = doc.get("plain")
+    if not plain:
+        return []
+    run = doc["pytest"]
+    out = ["| target | goal | harness: numerator / denominator (page faults) | harness ratio | "
+           "plain loop: numerator / denominator (page faults) | plain ratio | |", "|---|---|---:|---:|---:|---:|---|"]
+    harness_faults = {b["name"]: b["extra_info"].get("faults", {}) for b in run["benchmarks"]}
+    for t in TARGETS:
+        if t.test is None:
+            continue
+        cells = []
+        for source, faults in ((None, harness_faults.get(t.test, {})),
+                               (plain, (plain.get("faults") or {}).get(t.test, {}))):
+            num, den = t.medians(run, source)
+            if num is None or not den:
+                cells += ["", ""]
+                continue
+            ratio = num / den
+            verdict = "" if t.check is None else " (pass)" if t.check(ratio) else " (**FAIL**)"
+            counts = (f" ({faults[t.numerator]:,.0f} / {faults[t.denominator]:,.0f})"
+                      if t.numerator in faults and t.denominator in faults else "")
+            cells += [f"{_time(num)} / {_time(den)}{counts}", f"{ratio:.2f}x{verdict}"]
+        out.append(f"| {t.name} | {t.goal} | {' | '.join(cells)} | |")
     return out
 
 
@@ -338,13 +381,19 @@ def redis_tables(run: Run) -> list[str]:
 def ts_tables(doc: Doc) -> list[str]:
     out: list[str] = []
     ts = doc.get("ts")
+    for where, result in (("node", ts), ("headless Chromium", doc.get("ts_browser"))):
+        for key, what in _TS_WORKLOADS:
+            times = (result or {}).get(key)
+            if not times:
+                continue
+            floor = times.get(_TS_FLOOR) or 1
+            out += [f"NDJSON bytes to Msg, {where}, {'the reply' + what if what else 'the workload reply'}, "
+                    f"median of {result['rounds']} interleaved rounds:",  # type: ignore[index]
+                    "", "| case | median | / floor |", "|---|---:|---:|"]
+            out += [f"| {name} | {m:.1f} ms | {m / floor:.2f}x |" for name, m in times.items()]
+            out.append("")
     if ts:
-        times = ts["bytes_to_msg_ms"]
-        floor = times.get("floor: TextDecoder + split + JSON.parse per line") or 1
-        out += [f"NDJSON bytes to Msg, node, median of {ts['rounds']} interleaved rounds:", "",
-                "| case | median | / floor |", "|---|---:|---:|"]
-        out += [f"| {name} | {m:.1f} ms | {m / floor:.2f}x |" for name, m in times.items()]
-        out += ["", "| growth (extendEvents, then JSON.stringify once) | median |", "|---|---:|"]
+        out += ["| growth (extendEvents, then JSON.stringify once) | median |", "|---|---:|"]
         out += [f"| {name} | {m:.1f} ms |" for name, m in ts["growth_ms"].items()]
         out += ["", "| bundle (esbuild --minify, gzip -9) | minified | gzipped |", "|---|---:|---:|"]
         out += [f"| {name} | {v['minified']:,} B | {v['gzipped']:,} B |" for name, v in ts["bundle"].items()]
@@ -436,6 +485,16 @@ def readme_block(doc: Doc, before: Doc | None) -> str:
     out = [*machine(doc), "", "#### Every ratio", "",
            "A ratio is a speed (the other's time over wire's) unless its label says time over time; "
            "a label ending in a goal is a target.", "", *ratio_table(doc, before), ""]
+    versus = harness_vs_plain(doc)
+    if versus:
+        out += ["#### The targets from the harness and from a plain loop", "",
+                "The same functions on the same arguments, timed twice in this run: by the pytest harness "
+                "(`conftest.interleaved`, bench_targets.py in a pytest process of its own) and by "
+                "`benchmarks/plain_targets.py`, a plain loop without pytest (round-robin, `gc.collect()` before "
+                f"each call, result and arguments freed after the timer, {doc.get('plain_rounds', 15)} rounds, "
+                "medians), each with the median minor page faults of a call. Where they disagree the harness "
+                "adds something of its own; on a shared machine they also differ by noise (10-30 %).", "",
+                *versus, ""]
     redis = redis_tables(run)
     if redis:
         out += ["#### Redis (bench_redis_endpoint.py, bench_redis.py)", "", *redis]
@@ -484,8 +543,10 @@ HEADLINE = (
     ("1 reply: raw relay vs decoded relay", "relay: decoding and re-encoding ÷ forwarding raw frames"),
     ("Redis endpoint, 1 reader", "Redis, one live reader: agentscope's endpoint ÷ wire's `sse()`, CPU"),
     ("Vercel SSE: wire vs dicts + orjson.dumps", "Vercel UI stream: hand-written dicts + orjson ÷ wire"),
-    ("TS bytes to Msg (node)", "TypeScript bytes to Msg in node ÷ TextDecoder + JSON.parse per line"),
-    ("TS bytes to Msg (headless Chromium)", "the same in headless Chromium"),
+    ("TS bytes to Msg (node):", "TypeScript bytes to Msg in node ÷ TextDecoder + JSON.parse per line"),
+    ("TS bytes to Msg (headless Chromium):", "the same in headless Chromium"),
+    ("TS bytes to Msg (node), padded", "the same in node, data chunks each padded (audio from model APIs)"),
+    ("TS bytes to Msg (headless Chromium), padded", "the same in headless Chromium, padded data chunks"),
     ("TS partial JSON, 4,000 deltas", "TypeScript partial JSON: re-parse per delta ÷ `PartialJSON`"),
     ("Python partial JSON", "Python partial JSON: re-parse per delta ÷ `PartialJSON`"),
 )
@@ -564,16 +625,32 @@ def run_all(extra: list[str], ts: bool) -> Doc:
     doc["redis_server"] = (subprocess.run([redis, "--version"], capture_output=True, text=True).stdout.split(" sha")[0]
                            if redis else None)
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "bench.json"
-        subprocess.run([sys.executable, "-m", "pytest", "benchmarks/", "--benchmark-only", "-p", "no:cacheprovider",
-                        "-q", f"--benchmark-json={path}", *extra], cwd=ROOT, check=True)
-        doc["pytest"] = json.loads(path.read_text())
+        path, targets = Path(tmp) / "bench.json", Path(tmp) / "targets.json"
+        pytest = [sys.executable, "-m", "pytest", "--benchmark-only", "-p", "no:cacheprovider", "-q"]
+        # The round-robin targets in a process of their own, as plain_targets.py runs: after the
+        # rest of the suite, the memory its cases freed and left mapped spared the targets' bare
+        # decode most of the page faults a fresh process pays (README, Method).
+        for args in (["benchmarks/bench_targets.py", f"--benchmark-json={targets}"],
+                     ["benchmarks/", "--ignore=benchmarks/bench_targets.py", f"--benchmark-json={path}"]):
+            code = subprocess.run([*pytest, *args, *extra], cwd=ROOT).returncode
+            if code not in (0, 5):  # 5: ``extra`` selected nothing there
+                raise SystemExit(f"report: pytest {shlex.join(args)} failed ({code})")
+        doc["pytest"] = json.loads(path.read_text()) if path.exists() else {"benchmarks": []}
+        if targets.exists():
+            doc["pytest"]["benchmarks"][:0] = json.loads(targets.read_text())["benchmarks"]
+        if not extra:  # the whole suite: time its targets' functions in a plain loop too
+            plain = Path(tmp) / "plain.json"
+            subprocess.run([sys.executable, "-m", "benchmarks.plain_targets", "--rounds", str(PLAIN_ROUNDS),
+                            "--json", str(plain)], cwd=ROOT, check=True)
+            doc["plain"], doc["plain_rounds"] = json.loads(plain.read_text()), PLAIN_ROUNDS
         if ts:
-            workload = Path(tmp) / "workload.ndjson"
+            workload, padded = Path(tmp) / "workload.ndjson", Path(tmp) / "workload-padded.ndjson"
             subprocess.run([sys.executable, "-c", "import sys; from benchmarks.workload import ndjson, reply_events; "
-                            "open(sys.argv[1], 'wb').write(ndjson(reply_events(seed=0)))", str(workload)],
-                           cwd=ROOT, check=True)
-            env = dict(os.environ, WIRE_WORKLOAD=str(workload), WIRE_PYTHON=sys.executable)
+                            "open(sys.argv[1], 'wb').write(ndjson(reply_events(seed=0))); "
+                            "open(sys.argv[2], 'wb').write(ndjson(reply_events(seed=0, padded=True)))",
+                            str(workload), str(padded)], cwd=ROOT, check=True)
+            env = dict(os.environ, WIRE_WORKLOAD=str(workload), WIRE_WORKLOAD_PADDED=str(padded),
+                       WIRE_PYTHON=sys.executable)
             doc["ts"] = run_node("bench.mjs", ["21"], env)
             doc["ts_partial"] = run_node("partial.mjs", ["--rounds", "15"], env)
             chromium = shutil.which("chromium")

@@ -15,6 +15,12 @@ agentscope's agent emits events:
   ``MODEL_CALL_END``;
 * ``REPLY_END``.
 
+With ``padded=True`` the same 1 MiB comes in 265 chunks of 3,958 to 3,962
+bytes (3,960 plus or minus 1 or 2, never a multiple of 3, the last one
+shorter), so each chunk's base64 is padded: audio as model APIs stream it,
+each chunk encoded on its own. Joined, the chunks are the same bytes; a
+reader must shift every chunk after a padded one by the bytes left over.
+
 That is 24,800 events at ``scale=1``. Text deltas are 1 to 20 characters drawn
 from prose with accents, CJK, emoji, quotes, backslashes, tabs and newlines.
 
@@ -172,8 +178,9 @@ def _n(count: int, scale: float) -> int:
     return max(1, round(count * scale))
 
 
-def reply_events(seed: int = 0, scale: float = 1.0) -> list[AgentEvent]:
-    """The reply as wire events (24,800 at ``scale=1``), for ``initial_msg()``."""
+def reply_events(seed: int = 0, scale: float = 1.0, *, padded: bool = False) -> list[AgentEvent]:
+    """The reply as wire events (24,800 at ``scale=1``), for ``initial_msg()``;
+    ``padded``: data chunks whose base64 is padded (see the module's docstring)."""
     g = _Gen(seed)
     r = REPLY_ID
     events: list[AgentEvent] = [
@@ -238,14 +245,25 @@ def reply_events(seed: int = 0, scale: float = 1.0) -> list[AgentEvent]:
     data = g.rng.randbytes(max(DATA_CHUNK, round(DATA_BYTES * scale)))
     events.append(DataBlockStartEvent(**g.env(), reply_id=r, block_id=block, media_type="audio/wav",
                                       name="answer.wav"))
-    events += [DataBlockDeltaEvent(**g.env(), reply_id=r, block_id=block, media_type="audio/wav",
-                                   data=data[i:i + DATA_CHUNK])
-               for i in range(0, len(data), DATA_CHUNK)]
+    events += [DataBlockDeltaEvent(**g.env(), reply_id=r, block_id=block, media_type="audio/wav", data=chunk)
+               for chunk in _data_chunks(data, g.rng if padded else None)]
     events.append(DataBlockEndEvent(**g.env(), reply_id=r, block_id=block))
     events.append(ModelCallEndEvent(**g.env(), reply_id=r, input_tokens=31_007, output_tokens=14_220,
                                     cache_input_tokens=18_432))
     events.append(ReplyEndEvent(**g.env(), session_id=SESSION_ID, reply_id=r))
     return events
+
+
+def _data_chunks(data: bytes, rng: random.Random | None) -> list[bytes]:
+    """``data`` in chunks of ``DATA_CHUNK`` bytes, or (with ``rng``) of
+    ``DATA_CHUNK`` plus or minus 1 or 2, a length whose base64 is padded."""
+    chunks = []
+    at = 0
+    while at < len(data):
+        size = DATA_CHUNK if rng is None else DATA_CHUNK + rng.choice((-2, -1, 1, 2))
+        chunks.append(data[at:at + size])
+        at += size
+    return chunks
 
 
 def initial_msg() -> Msg:

@@ -7,8 +7,9 @@
 // Run from the repository root after `npm ci` in schemas/ and tests/browser/,
 // and `npm run build` in schemas/ (bench.mjs writes the workload file first):
 //   node benchmarks/ts/browser.mjs [rounds] [chromium path] [--json FILE]
-// WIRE_WORKLOAD names the workload file, as for bench.mjs; --json writes the
-// medians for benchmarks/report.py.
+// WIRE_WORKLOAD and WIRE_WORKLOAD_PADDED name the two workload files (the
+// reply, and the reply with padded data chunks), as for bench.mjs; --json
+// writes the medians for benchmarks/report.py.
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,6 +24,10 @@ const argv = process.argv.slice(2);
 const JSON_OUT = argv.includes("--json") ? argv.splice(argv.indexOf("--json"), 2)[1] : undefined;
 const [rounds = "11", executablePath = "/usr/bin/chromium"] = argv;
 const WORKLOAD = process.env.WIRE_WORKLOAD ?? join(tmpdir(), "wire-workload-seed0.ndjson");
+const WORKLOADS = {
+  bytes_to_msg_ms: WORKLOAD,
+  padded_bytes_to_msg_ms: process.env.WIRE_WORKLOAD_PADDED ?? WORKLOAD.replace(/(\.ndjson)?$/, "-padded.ndjson"),
+};
 
 const PAGE = `
 import { extendEvents, NDJSONDecoder } from "./dist/index.js";
@@ -75,12 +80,18 @@ const browser = await chromium.launch({ executablePath, headless: true, args: ["
 try {
   const page = await browser.newPage();
   await page.addScriptTag({ content: bundle.outputFiles[0].text });
-  const b64 = readFileSync(WORKLOAD).toString("base64");
-  const medians = await page.evaluate(([data, n]) => window.runBench(data, n), [b64, Number(rounds)]);
-  const base = Object.values(medians)[0];
-  console.log(`Chromium ${browser.version()}; ${rounds} rounds\n\n| case | median ms | / floor |\n|---|---:|---:|`);
-  for (const [name, ms] of Object.entries(medians)) console.log(`| ${name} | ${ms.toFixed(1)} | ${(ms / base).toFixed(2)}x |`);
-  if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify({ chromium: browser.version(), rounds: Number(rounds), bytes_to_msg_ms: medians }, null, 1));
+  const result = { chromium: browser.version(), rounds: Number(rounds) };
+  console.log(`Chromium ${browser.version()}; ${rounds} rounds`);
+  for (const [key, file] of Object.entries(WORKLOADS)) {
+    const b64 = readFileSync(file).toString("base64");
+    const medians = await page.evaluate(([data, n]) => window.runBench(data, n), [b64, Number(rounds)]);
+    const base = Object.values(medians)[0];
+    console.log(`\n${key.startsWith("padded") ? "the reply with padded data chunks" : "the workload reply"}\n\n`
+      + "| case | median ms | / floor |\n|---|---:|---:|");
+    for (const [name, ms] of Object.entries(medians)) console.log(`| ${name} | ${ms.toFixed(1)} | ${(ms / base).toFixed(2)}x |`);
+    result[key] = medians;
+  }
+  if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify(result, null, 1));
 } finally {
   await browser.close();
 }

@@ -22,7 +22,9 @@ export declare const TURN = "wire.turn";
 /**
  * The Msg a checkpoint event carries (a fresh object, in wire's form), or
  * `undefined` if `event` is no checkpoint. Go on with `appendEvent` for the
- * events after it. A checkpoint whose Msg is not one throws DecodeError.
+ * events after it. A checkpoint whose Msg wire's Python would refuse throws
+ * DecodeError naming where (msgcheck.ts; the path is relative to the Msg, as
+ * Python's is), so the reducer never meets a value of the wrong type.
  */
 export declare function readCheckpoint(event: WireEvent | UnknownEvent): Msg | undefined;
 /**

@@ -14,26 +14,32 @@
 import { canonical, copyJson } from "./canonical.js";
 import { DecodeError } from "./errors.js";
 import { UnknownEvent } from "./events.js";
-import { ROLE_BLOCKS } from "./fields.js";
+import { checkMsg } from "./msgcheck.js";
 /** The name of a checkpoint event (wire.session.CHECKPOINT). */
 export const CHECKPOINT = "wire.checkpoint";
 /** The name of a restart event (wire.session.RESTART): what the reader built before is not this log's. */
 export const RESTART = "wire.restart";
 /** The name of a turn event (wire.session.TURN): the user's Msgs of a new turn, written before the agent starts. */
 export const TURN = "wire.turn";
-const RULES = new Map(Object.entries(ROLE_BLOCKS).map(([role, rule]) => [role, rule === null ? null : [new Set(rule[0]), rule[1]]]));
 /**
  * The Msg a checkpoint event carries (a fresh object, in wire's form), or
  * `undefined` if `event` is no checkpoint. Go on with `appendEvent` for the
- * events after it. A checkpoint whose Msg is not one throws DecodeError.
+ * events after it. A checkpoint whose Msg wire's Python would refuse throws
+ * DecodeError naming where (msgcheck.ts; the path is relative to the Msg, as
+ * Python's is), so the reducer never meets a value of the wrong type.
  */
 export function readCheckpoint(event) {
     if (event.type !== "CUSTOM" || !("name" in event) || event.name !== CHECKPOINT)
         return undefined;
-    const msg = (event.value ?? {})["msg"];
-    if (msg === undefined)
+    const value = event.value ?? {};
+    if (!Object.hasOwn(value, "msg"))
         throw new DecodeError("a checkpoint without a msg", { path: "$.value.msg" });
-    return readMsg(msg, "$.value.msg");
+    const msg = value["msg"];
+    // A Msg without an id would be given a new one: a reply nobody wrote (wire.session.read_checkpoint).
+    if (typeof msg === "object" && msg !== null && !Array.isArray(msg) && !Object.hasOwn(msg, "id")) {
+        throw new DecodeError("a checkpoint whose msg has no id", { path: "$.id" });
+    }
+    return canonical(checkMsg(copyJson(msg)), "msg"); // paths relative to the Msg, as Python's
 }
 /**
  * The user's Msgs a `wire.turn` event carries (fresh objects, in wire's
@@ -58,31 +64,18 @@ export function turn(msgs) {
     return { type: "CUSTOM", id: newId(), created_at: now(), name: TURN,
         value: { msgs: items.map((msg) => canonical(copyJson(msg), "msg")) } };
 }
-/** A Msg read from JSON at `path`: what wire's decoder checks of its shape, and the role table. */
+/** A turn's Msg read from JSON at `path`, checked as Python's decoder checks it (the role table included). */
 function readMsg(msg, path) {
-    if (typeof msg !== "object" || msg === null || Array.isArray(msg)) {
-        throw new DecodeError("Expected `object`", { path });
+    try {
+        return canonical(checkMsg(copyJson(msg)), "msg");
     }
-    const copy = copyJson(msg);
-    if (typeof copy["name"] !== "string")
-        throw new DecodeError("Expected `str`", { path: `${path}.name` });
-    const role = copy["role"];
-    if (!RULES.has(role))
-        throw new DecodeError("Invalid role", { path: `${path}.role` });
-    const content = copy["content"];
-    if (!Array.isArray(content))
-        throw new DecodeError("Expected `array`", { path: `${path}.content` });
-    const rule = RULES.get(role);
-    if (rule) { // as Msg's validator words it (wire.messages.Msg)
-        content.forEach((block, i) => {
-            const type = block?.type;
-            if (!rule[0].has(type)) {
-                throw new DecodeError(`content[${i}] is a '${String(type)}' block, but a ${String(role)} message can only ` +
-                    `contain ${rule[1]}`, { path: `${path}.content[${i}]` });
-            }
-        });
+    catch (error) {
+        if (error instanceof DecodeError && error.path !== undefined) {
+            error.path = path + error.path.slice(1);
+            error.message = error.render();
+        }
+        throw error;
     }
-    return canonical(copy, "msg");
 }
 /**
  * The Msg a reply begins as, from its REPLY_START: its id, name, role and

@@ -33,7 +33,8 @@ export type UnknownPolicy = "raise" | "skip" | "keep";
 /**
  * The event `value` holds, or the reason it is none: an object whose `type`
  * is a string, and for a known type its required fields, each of the kind the
- * types give (nested blocks are not checked field by field). `data` must be
+ * types give, and the blocks and structs it holds field by field as Python
+ * decodes them (msgcheck.ts, which normalizes their URLs in place). `data` must be
  * padded base64 in JSON; in MessagePack it may also be bytes.
  * Returns `undefined` for a known event, the `type` of an event of a type
  * this runtime does not know; throws DecodeError for anything else.

@@ -11,8 +11,9 @@
  *
  * Cost: O(1) amortized per event. Blocks are found through Maps, text grows
  * with `+=` (JavaScript engines concatenate into ropes, not copies), and
- * base64 grows by whole 3-byte groups, re-encoding only a chunk and the at
- * most two bytes left over before it.
+ * base64 grows by whole 3-byte groups: a chunk after whole groups joins as
+ * text, and one after a padded chunk is shifted by the 1 or 2 bytes carried,
+ * in one pass over its characters (base64.ts's appendBase64).
  *
  * Determinism: a block takes `created_at` from the event that made it, and a
  * text part made inside a tool result takes the id of the delta that made it,

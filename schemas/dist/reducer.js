@@ -11,14 +11,15 @@
  *
  * Cost: O(1) amortized per event. Blocks are found through Maps, text grows
  * with `+=` (JavaScript engines concatenate into ropes, not copies), and
- * base64 grows by whole 3-byte groups, re-encoding only a chunk and the at
- * most two bytes left over before it.
+ * base64 grows by whole 3-byte groups: a chunk after whole groups joins as
+ * text, and one after a padded chunk is shifted by the 1 or 2 bytes carried,
+ * in one pass over its characters (base64.ts's appendBase64).
  *
  * Determinism: a block takes `created_at` from the event that made it, and a
  * text part made inside a tool result takes the id of the delta that made it,
  * so replaying the same events gives the same JSON.
  */
-import { decodeBase64, encodeBase64 } from "./base64.js";
+import { appendBase64, tailBase64 } from "./base64.js";
 import { block_, canonical, copyJson, put } from "./canonical.js";
 import { StreamOrderError } from "./errors.js";
 import { EVENT_TYPES, UnknownEvent } from "./events.js";
@@ -494,36 +495,23 @@ function copyBlock(block) {
     return block_(copyJson(block));
 }
 const GROWTH = new WeakMap();
-const NO_BYTES = new Uint8Array(0);
-/** Append bytes (base64 or raw) to a source's data, as the bytes joined would encode. */
+/**
+ * Append bytes (base64 or raw) to a source's data, as the bytes joined would
+ * encode (wire.reducer joins the decoded bytes). Whole groups after whole
+ * groups join as text; a chunk after a padded one is shifted by the 1 or 2
+ * bytes carried, in one pass over its characters (base64.ts).
+ */
 function appendBytes(source, chunk) {
     let growth = GROWTH.get(source);
     if (growth === undefined) {
+        const carry = { bytes: 0, value: 0 };
         const data = source.data;
-        growth = data.endsWith("=")
-            ? { body: data.slice(0, -4), carry: decodeBase64(data.slice(-4)) }
-            : { body: data, carry: NO_BYTES };
+        const padded = data.endsWith("=");
+        growth = { body: appendBase64(padded ? data.slice(0, -4) : data, carry, padded ? data.slice(-4) : ""), carry };
         GROWTH.set(source, growth);
     }
-    if (typeof chunk === "string") {
-        if (growth.carry.length === 0 && !chunk.endsWith("=")) {
-            // Whole groups after whole groups: the base64 texts simply join.
-            growth.body += chunk;
-            source.data = growth.body;
-            return;
-        }
-        chunk = decodeBase64(chunk);
-    }
-    let bytes = chunk;
-    if (growth.carry.length) {
-        bytes = new Uint8Array(growth.carry.length + chunk.length);
-        bytes.set(growth.carry);
-        bytes.set(chunk, growth.carry.length);
-    }
-    const full = bytes.length - (bytes.length % 3);
-    growth.body += encodeBase64(bytes.subarray(0, full));
-    growth.carry = bytes.slice(full);
-    source.data = growth.carry.length ? growth.body + encodeBase64(growth.carry) : growth.body;
+    growth.body = appendBase64(growth.body, growth.carry, chunk);
+    source.data = growth.carry.bytes ? growth.body + tailBase64(growth.carry) : growth.body;
 }
 // -- small helpers ---------------------------------------------------------------------------
 /** A URL as agentscope stores it (WHATWG URL serialization, which pydantic's AnyUrl follows

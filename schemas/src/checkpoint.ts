@@ -16,7 +16,7 @@ import type { CustomEvent, Msg, ReplyStartEvent } from "../wire.js";
 import { canonical, copyJson } from "./canonical.js";
 import { DecodeError } from "./errors.js";
 import { UnknownEvent, type WireEvent } from "./events.js";
-import { ROLE_BLOCKS } from "./fields.js";
+import { checkMsg } from "./msgcheck.js";
 
 /** The name of a checkpoint event (wire.session.CHECKPOINT). */
 export const CHECKPOINT = "wire.checkpoint";
@@ -25,20 +25,23 @@ export const RESTART = "wire.restart";
 /** The name of a turn event (wire.session.TURN): the user's Msgs of a new turn, written before the agent starts. */
 export const TURN = "wire.turn";
 
-const RULES: ReadonlyMap<unknown, readonly [ReadonlySet<unknown>, string] | null> = new Map(
-  Object.entries(ROLE_BLOCKS).map(([role, rule]) => [role, rule === null ? null : [new Set(rule[0]), rule[1]]]),
-);
-
 /**
  * The Msg a checkpoint event carries (a fresh object, in wire's form), or
  * `undefined` if `event` is no checkpoint. Go on with `appendEvent` for the
- * events after it. A checkpoint whose Msg is not one throws DecodeError.
+ * events after it. A checkpoint whose Msg wire's Python would refuse throws
+ * DecodeError naming where (msgcheck.ts; the path is relative to the Msg, as
+ * Python's is), so the reducer never meets a value of the wrong type.
  */
 export function readCheckpoint(event: WireEvent | UnknownEvent): Msg | undefined {
   if (event.type !== "CUSTOM" || !("name" in event) || event.name !== CHECKPOINT) return undefined;
-  const msg = (event.value ?? {})["msg"];
-  if (msg === undefined) throw new DecodeError("a checkpoint without a msg", { path: "$.value.msg" });
-  return readMsg(msg, "$.value.msg");
+  const value = event.value ?? {};
+  if (!Object.hasOwn(value, "msg")) throw new DecodeError("a checkpoint without a msg", { path: "$.value.msg" });
+  const msg = value["msg"];
+  // A Msg without an id would be given a new one: a reply nobody wrote (wire.session.read_checkpoint).
+  if (typeof msg === "object" && msg !== null && !Array.isArray(msg) && !Object.hasOwn(msg, "id")) {
+    throw new DecodeError("a checkpoint whose msg has no id", { path: "$.id" });
+  }
+  return canonical(checkMsg(copyJson(msg)), "msg") as unknown as Msg; // paths relative to the Msg, as Python's
 }
 
 /**
@@ -64,28 +67,17 @@ export function turn(msgs: Msg | Msg[] | null): CustomEvent {
     value: { msgs: items.map((msg) => canonical(copyJson(msg) as Record<string, unknown>, "msg")) } };
 }
 
-/** A Msg read from JSON at `path`: what wire's decoder checks of its shape, and the role table. */
+/** A turn's Msg read from JSON at `path`, checked as Python's decoder checks it (the role table included). */
 function readMsg(msg: unknown, path: string): Msg {
-  if (typeof msg !== "object" || msg === null || Array.isArray(msg)) {
-    throw new DecodeError("Expected `object`", { path });
+  try {
+    return canonical(checkMsg(copyJson(msg)), "msg") as unknown as Msg;
+  } catch (error) {
+    if (error instanceof DecodeError && error.path !== undefined) {
+      error.path = path + error.path.slice(1);
+      error.message = error.render();
+    }
+    throw error;
   }
-  const copy = copyJson(msg) as Record<string, unknown>;
-  if (typeof copy["name"] !== "string") throw new DecodeError("Expected `str`", { path: `${path}.name` });
-  const role = copy["role"];
-  if (!RULES.has(role)) throw new DecodeError("Invalid role", { path: `${path}.role` });
-  const content = copy["content"];
-  if (!Array.isArray(content)) throw new DecodeError("Expected `array`", { path: `${path}.content` });
-  const rule = RULES.get(role);
-  if (rule) { // as Msg's validator words it (wire.messages.Msg)
-    content.forEach((block: unknown, i) => {
-      const type = (block as { type?: unknown } | null)?.type;
-      if (!rule[0].has(type)) {
-        throw new DecodeError(`content[${i}] is a '${String(type)}' block, but a ${String(role)} message can only ` +
-          `contain ${rule[1]}`, { path: `${path}.content[${i}]` });
-      }
-    });
-  }
-  return canonical(copy, "msg") as unknown as Msg;
 }
 
 /**

@@ -7,6 +7,7 @@
 import type { AgentEvent } from "../wire.js";
 import { isBase64 } from "./base64.js";
 import { DecodeError } from "./errors.js";
+import { checkEventBlocks } from "./msgcheck.js";
 
 /**
  * `T` where every `data` field may also be a `Uint8Array`: MessagePack carries
@@ -141,7 +142,8 @@ function describe(value: unknown): string {
 /**
  * The event `value` holds, or the reason it is none: an object whose `type`
  * is a string, and for a known type its required fields, each of the kind the
- * types give (nested blocks are not checked field by field). `data` must be
+ * types give, and the blocks and structs it holds field by field as Python
+ * decodes them (msgcheck.ts, which normalizes their URLs in place). `data` must be
  * padded base64 in JSON; in MessagePack it may also be bytes.
  * Returns `undefined` for a known event, the `type` of an event of a type
  * this runtime does not know; throws DecodeError for anything else.
@@ -178,8 +180,14 @@ export function checkEvent(value: unknown): string | undefined {
     const problem = fieldError(type, field, kind, got);
     if (problem !== undefined) throw new DecodeError(problem, { path: `$.${field}` });
   }
+  if (NESTED.has(type)) checkEventBlocks(type, value); // blocks and structs, field by field, as Python
   return undefined;
 }
+
+const NESTED: ReadonlySet<string> = new Set([
+  "REPLY_END", "HINT_BLOCK", "REQUIRE_USER_CONFIRM", "REQUIRE_EXTERNAL_EXECUTION", "USER_CONFIRM_RESULT",
+  "EXTERNAL_EXECUTION_RESULT",
+]);
 
 // REQUIRED as arrays, built once: [field, kind, whether any string is valid (kind "s", no enum)].
 const SPECS: Record<string, readonly (readonly [string, Kind, boolean])[]> = Object.fromEntries(

@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import {
   appendEvent,
   anomaliesOf,
+  extendEvents,
   MsgpackFrameDecoder,
   NDJSONDecoder,
   readCheckpoint,
@@ -127,4 +128,31 @@ for (const name of CASES) {
 
 test("the vectors have every case the Python conformance test has", () => {
   assert.ok(CASES.length >= 12, CASES.join(", "));
+});
+
+test("padded base64 chunks (each chunk encoded on its own) reduce to Python's Msg byte for byte", () => {
+  // benchmarks/workload.py's padded reply: chunks of 3,958-3,962 bytes, so every chunk after the
+  // first starts 1 or 2 bytes into a base64 group of the joined data.
+  const script = "import sys, wire; from benchmarks.workload import initial_msg, ndjson, reply_events; "
+    + "events = reply_events(seed=0, scale=0.2, padded=True); "
+    + "sys.stdout.buffer.write(wire.json.encode(initial_msg()) + b'\\n' "
+    + "+ wire.json.encode(initial_msg().extend_events(events)) + b'\\n' + ndjson(events))";
+  const out = execFileSync(PYTHON, ["-c", script], { cwd: ROOT, maxBuffer: 1 << 28 });
+  const first = out.indexOf(10);
+  const second = out.indexOf(10, first + 1);
+  const initial = new TextDecoder().decode(out.subarray(0, first));
+  const expected = new TextDecoder().decode(out.subarray(first + 1, second));
+  const bytes = out.subarray(second + 1);
+  const sizes = random(3);
+  const { events } = decodeAll(() => new NDJSONDecoder(), chunks(bytes, () => Math.ceil(sizes() * 65536)));
+  const padded = events.filter((e) => e.type === "DATA_BLOCK_DELTA" && e.data.endsWith("="));
+  assert.ok(padded.length >= 50, `${padded.length} padded chunks`);
+  for (const split of [0, events.indexOf(padded[7]) + 1, events.length]) {
+    // reduced in one go, and resumed from a checkpoint taken after a padded chunk
+    const msg = JSON.parse(initial);
+    extendEvents(msg, events.slice(0, split), { strict: true });
+    const resumed = readCheckpoint({ type: "CUSTOM", name: "wire.checkpoint", value: { msg: JSON.parse(JSON.stringify(msg)) } });
+    extendEvents(resumed, events.slice(split), { strict: true });
+    assert.equal(JSON.stringify(resumed), expected);
+  }
 });

@@ -106,3 +106,47 @@ def test_encode_peers_write_wires_bytes() -> None:
     items = [_as_dataclass(e) for e in events]
     assert _orjson_array(items) == wire.json.encode(events) == orjson.dumps(dicts) == _orjson_array(_with_bytes(dicts))
     assert _orjson_ndjson(items) == ndjson == _orjson_ndjson(_with_bytes(dicts))
+
+
+def test_each_target_is_shown_from_the_harness_and_from_a_plain_loop() -> None:
+    doc = _doc()
+    doc["plain"] = {"test_target_reader_loops[wire]": {
+        "feed + append_event per event": 0.012, "feed + extend_events": 0.0095, "msgspec decode_lines (bare)": 0.01}}
+    block = report.readme_block(doc, None)
+    assert "#### The targets from the harness and from a plain loop" in block
+    assert "| reader loop, wire's NDJSON: NDJSONDecoder.feed (64 KiB) + append_event per event / bare decode_lines " \
+        "| <= 1.3x | 15.00 ms / 10.00 ms | 1.50x (**FAIL**) | 12.00 ms / 10.00 ms | 1.20x (pass) | |" in block
+    assert "| reader batch, wire's NDJSON: NDJSONDecoder.feed (64 KiB) + extend_events / bare decode_lines " \
+        "| <= 1.0x | 11.00 ms / 10.00 ms | 1.10x (**FAIL**) | 9.50 ms / 10.00 ms | 0.95x (pass) | |" in block
+    # every round-robin target has its row, measured or not
+    table = block.split("#### The targets from the harness and from a plain loop")[1].split("\n\n")[2]
+    rows = table.splitlines()[2:]
+    assert len(rows) == sum(t.test is not None for t in report.TARGETS)
+
+
+def test_the_padded_chunk_reply_is_a_target_in_python_and_typescript() -> None:
+    doc = _doc()
+    doc["ts"] = {"rounds": 3, "growth_ms": {}, "bundle": {},
+                 "bytes_to_msg_ms": {report._TS_FLOOR: 100.0, report._TS_RUNTIME: 120.0},
+                 "padded_bytes_to_msg_ms": {report._TS_FLOOR: 100.0, report._TS_RUNTIME: 140.0}}
+    doc["ts_browser"]["padded_bytes_to_msg_ms"] = {report._TS_FLOOR: 100.0, report._TS_RUNTIME: 200.0}
+    rows = {label: (goal, ratio, passed) for label, goal, ratio, passed in report.all_ratios(doc)}
+    padded = {label: row for label, row in rows.items() if "padded data chunks" in label}
+    assert {label.split(":")[0] for label in padded} == {
+        "TS bytes to Msg (node), padded data chunks", "TS bytes to Msg (headless Chromium), padded data chunks"}
+    assert sorted(row[1:] for row in padded.values()) == [(1.4, True), (2.0, False)]
+    assert any(t.test == "test_target_bytes_to_msg[padded chunks]" for t in report.TARGETS)
+    assert any(t.test == "test_target_reader_loops[wire, padded chunks]" for t in report.TARGETS)
+    assert "the same in node, data chunks each padded" in report.headline_block(doc)
+
+
+def test_the_page_faults_of_each_call_are_shown_beside_its_time() -> None:
+    doc = _doc()
+    doc["pytest"]["benchmarks"][1]["extra_info"]["faults"] = {
+        "feed + append_event per event": 481, "msgspec decode_lines (bare)": 2036}
+    doc["plain"] = {"test_target_reader_loops[wire]": {
+        "feed + append_event per event": 0.012, "msgspec decode_lines (bare)": 0.01},
+        "faults": {"test_target_reader_loops[wire]": {
+            "feed + append_event per event": 528, "msgspec decode_lines (bare)": 3057}}}
+    assert "| 15.00 ms / 10.00 ms (481 / 2,036) | 1.50x (**FAIL**) | 12.00 ms / 10.00 ms (528 / 3,057) " \
+        "| 1.20x (pass) |" in report.readme_block(doc, None)

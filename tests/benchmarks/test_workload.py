@@ -54,3 +54,12 @@ def test_growth_workloads() -> None:
     msg = workload.initial_msg().extend_events(workload.data_delta_events(3, chunk=30), strict=True)
     source = expect(wire.Base64Source, expect(wire.DataBlock, msg.content[0]).source)
     assert len(source.data) == 90
+
+
+def test_padded_chunks_are_the_same_bytes_each_padded() -> None:
+    plain, padded = workload.reply_events(), workload.reply_events(padded=True)
+    chunks = [e.data for e in padded if isinstance(e, wire.DataBlockDeltaEvent) and e.data is not None]
+    assert len(padded) == len(plain) == 24_800 and len(chunks) == 265
+    assert all(len(chunk) % 3 for chunk in chunks)  # so each chunk's base64 ends in = or ==
+    assert b"".join(chunks) == b"".join(e.data for e in plain if isinstance(e, wire.DataBlockDeltaEvent) and e.data)
+    assert workload.ndjson(plain) == workload.ndjson(workload.reply_events(padded=False))

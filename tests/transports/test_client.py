@@ -328,7 +328,7 @@ async def test_a_checkpoint_without_an_id_is_a_decode_error() -> None:
         follower = Follower("http://wire.test/s", client=http)
         with pytest.raises(DecodeError) as malformed:
             await follower.run()
-    assert malformed.value.path == "$.value.msg.id" and "no id" in str(malformed.value)
+    assert malformed.value.path == "$.id" and "no id" in str(malformed.value)
     assert follower.connections == 1 and not follower.conversation.replies
 
 

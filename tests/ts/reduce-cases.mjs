@@ -7,6 +7,10 @@
 // result: {"items": [{"json": "<event>"} | {"unknown": "<type>", "raw": "<base64>"}, ...],
 //          "error": null | {"name", "reason", "offset", "index"}, "lastEventId", "retry"}
 //
+// A line with "checkpoint" reads a checkpoint's Msg:
+// case:   {"checkpoint": <the msg value>}
+// result: {"json": "<JSON.stringify(msg)>" | null, "error": null | {"name", "path"}}
+//
 // Otherwise:
 // case:   {"initial": <Msg>, "format": "ndjson" | "msgpack", "stream": "<base64 of the framed events>",
 //          "chunk": <feed size in bytes>, "split": <events applied before a checkpoint round trip>}
@@ -72,6 +76,16 @@ function run({ initial, format, stream, chunk, split }) {
   };
 }
 
+function checkpoint({ checkpoint: msg }) {
+  try {
+    const read = readCheckpoint({ type: "CUSTOM", name: "wire.checkpoint", value: { msg } });
+    return { json: JSON.stringify(read), error: null };
+  } catch (caught) {
+    if (!(caught instanceof RemoteProtocolError)) throw caught; // a TypeError is a crash
+    return { json: null, error: { name: caught.name, path: caught.path ?? null } };
+  }
+}
+
 const DECODERS = { ndjson: NDJSONDecoder, sse: SSEDecoder, msgpack: MsgpackFrameDecoder };
 
 function decodeOnly({ decode: framing, stream, cuts, unknown, limit }) {
@@ -90,7 +104,8 @@ function decodeOnly({ decode: framing, stream, cuts, unknown, limit }) {
   } catch (caught) {
     if (!(caught instanceof RemoteProtocolError)) throw caught;
     items.push(...caught.events);
-    error = { name: caught.name, reason: caught.reason, offset: caught.offset ?? null, index: caught.index ?? null };
+    error = { name: caught.name, reason: caught.reason, offset: caught.offset ?? null, index: caught.index ?? null,
+      path: caught.path ?? null };
   }
   return {
     items: items.map((item) => item instanceof UnknownEvent
@@ -106,7 +121,7 @@ for await (const line of createInterface({ input: process.stdin })) {
   let result;
   try {
     const request = JSON.parse(line);
-    result = request.decode ? decodeOnly(request) : run(request);
+    result = request.decode ? decodeOnly(request) : "checkpoint" in request ? checkpoint(request) : run(request);
   } catch (error) {
     result = { crash: String(error?.stack ?? error) };
   }

@@ -43,6 +43,7 @@ from tests.helpers import ANOMALIES, REPLY, ROOT, catalog_lines, cut, factories,
 from tests.strategies import damage, points, reply_streams, sse_tokens
 from wire.events import UnknownEvent
 from wire.framing import MsgpackFrameDecoder, MsgpackFrameEncoder, NDJSONDecoder, NDJSONEncoder, SSEDecoder, SSEEncoder
+from wire.session.checkpoints import read_checkpoint
 
 DRIVER = ROOT / "tests" / "ts" / "reduce-cases.mjs"
 RUNTIME = ROOT / "schemas" / "dist" / "index.js"
@@ -256,17 +257,6 @@ def damaged_streams(draw: st.DrawFn, framing: str) -> bytes:
     return bytes(data)
 
 
-def _nested(error: Any) -> bool:
-    """A DecodeError inside a nested block or record, which the runtime does
-    not check field by field (schemas/README.md)."""
-    if not isinstance(error, wire.DecodeError) or error.path is None:
-        return False
-    depth = error.path.count(".") + error.path.count("[")
-    if error.reason.startswith("Object missing required field"):
-        depth += 1  # msgspec names the object that lacks the field, not the field
-    return depth > 1
-
-
 def python_decode(framing: str, stream: bytes, cuts: list[int], unknown: str, limit: int) -> dict[str, Any]:
     decoder = PY_DECODERS[framing](unknown=unknown, max_frame_bytes=limit)
     items: list[Any] = []
@@ -298,9 +288,7 @@ def test_typescript_decoders_read_damaged_streams_as_python_does(
     # NDJSON and SSE say "invalid UTF-8", MessagePack "invalid UTF-8 in a str"
     stricter = ours["error"] is not None and ours["error"]["reason"].startswith("invalid UTF-8") and (
         error is None or error.index > ours["error"]["index"])
-    if _nested(error):  # the runtime reads that event; what came before must agree
-        assert len(ours["items"]) >= len(theirs["items"])
-    elif stricter:  # bad UTF-8 in an unknown key (any depth) msgspec skips unread; the runtime reads every byte
+    if stricter:  # bad UTF-8 in an unknown key (any depth) msgspec skips unread; the runtime reads every byte
         assert len(ours["items"]) <= len(theirs["items"])
     else:
         assert len(ours["items"]) == len(theirs["items"]), (ours, theirs)
@@ -325,3 +313,125 @@ def generated_ids() -> contextlib.AbstractContextManager[None]:
     left them out), so that the Python decode and the re-decode of the
     TypeScript side's JSON agree."""
     return factories(lambda: "generated", lambda: "2000-01-01T00:00:00")
+
+
+# -- checkpoints: the same Msgs refused, at the same place ----------------------------------
+
+# What a mutation puts in place of a value: every JSON type, the strings the enums and tags
+# take, block-shaped objects and the empty forms. No integral float (JSON.parse reads 1.0 as 1).
+_REPLACEMENTS = st.sampled_from([
+    None, True, False, 0, 7, -3, 1.5, "", "x", "aGk=", "abc", "user", "text", "tool_call", "url", "base64",
+    "pending", "success", "completed", "https://example.com/a", "/relative", [], [1], ["x"], {},
+    {"type": "text"}, {"type": "text", "text": "t", "id": "i", "created_at": "c"}, {"type": "video"},
+    {"type": "base64", "data": "", "media_type": "m"}, {"input_tokens": 1, "output_tokens": 2},
+]).map(lambda value: json.loads(json.dumps(value)))  # a copy: a later change must not reach the constants
+
+
+def _nodes(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    yield path, value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _nodes(item, (*path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _nodes(item, (*path, i))
+
+
+@st.composite
+def _mutated_msgs(draw: st.DrawFn) -> Any:
+    """A valid Msg's JSON value with 1 to 3 changes: a value replaced, a key
+    dropped or a key added, anywhere in the tree."""
+    value = json.loads(wire.json.encode(draw(strategies.msgs())))
+    for _ in range(draw(st.integers(1, 3))):
+        nodes = list(_nodes(value))
+        path, node = draw(st.sampled_from(nodes))
+        action = draw(st.sampled_from(["replace", "drop", "add"]))
+        if action == "replace" and path:
+            parent = value
+            for key in path[:-1]:
+                parent = parent[key]
+            parent[path[-1]] = draw(_REPLACEMENTS)
+        elif action == "drop" and isinstance(node, dict) and node:
+            del node[draw(st.sampled_from(sorted(node)))]
+        elif action == "add" and isinstance(node, dict):
+            node[draw(st.sampled_from(["type", "id", "text", "extra", "source", "output", "role", "usage"]))] = \
+                draw(_REPLACEMENTS)
+        elif path == () and action == "replace":
+            value = draw(_REPLACEMENTS)
+    return value
+
+
+def _python_reads(value: Any) -> tuple[str | None, str | None]:
+    """(the Msg's wire JSON, None) or (None, the DecodeError's path)."""
+    try:
+        msg = read_checkpoint(wire.CustomEvent(name="wire.checkpoint", value={"msg": value}))
+    except wire.DecodeError as exc:
+        return None, exc.path
+    assert msg is not None
+    return wire.json.encode(msg).decode(), None
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(value=_mutated_msgs())
+def test_checkpoints_are_refused_where_python_refuses_them(ts_runtime: Run, value: Any) -> None:
+    """The TS runtime refuses exactly the checkpoint Msgs Python refuses, with
+    the same path, and never with a TypeError (the driver reports one as a
+    crash). An accepted Msg is compared in tests/vectors/checkpoints: a
+    dropped id or created_at is filled with a fresh one in Python."""
+    json_text, path = _python_reads(value)
+    got = ts_runtime({"checkpoint": value})
+    if path is None:
+        assert got["error"] is None, (got, json_text)
+    else:
+        assert got["error"] == {"name": "DecodeError", "path": path}, (got, path)
+
+
+# The events that hold blocks or structs, and the field that holds them.
+_NESTING = {"HINT_BLOCK": "hint", "REQUIRE_USER_CONFIRM": "tool_calls", "REQUIRE_EXTERNAL_EXECUTION": "tool_calls",
+            "USER_CONFIRM_RESULT": "confirm_results", "EXTERNAL_EXECUTION_RESULT": "execution_results",
+            "REPLY_END": "error"}
+
+
+@st.composite
+def _mutated_nesting_events(draw: st.DrawFn) -> Any:
+    """A catalog event that holds blocks, with 1 to 3 changes inside them."""
+    event = draw(st.sampled_from([e for e in CATALOG if e.type in _NESTING]))
+    value = json.loads(wire.json.encode(event))
+    field = _NESTING[event.type]
+    if field not in value:
+        value[field] = {"message": "m"}
+    for _ in range(draw(st.integers(1, 3))):
+        path, node = draw(st.sampled_from(list(_nodes(value[field], (field,)))))
+        action = draw(st.sampled_from(["replace", "drop", "add"]))
+        if action == "replace":
+            parent = value
+            for key in path[:-1]:
+                parent = parent[key]
+            parent[path[-1]] = draw(_REPLACEMENTS)
+        elif action == "drop" and isinstance(node, dict) and node:
+            del node[draw(st.sampled_from(sorted(node)))]
+        elif action == "add" and isinstance(node, dict):
+            node[draw(st.sampled_from(["type", "id", "text", "extra", "source", "output", "confirmed"]))] = \
+                draw(_REPLACEMENTS)
+    return value
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=_mutated_nesting_events())
+def test_blocks_inside_events_are_refused_where_python_refuses_them(ts_runtime: Run, value: Any) -> None:
+    """A hint's parts, tool calls, confirm results, execution results and an
+    error, checked field by field: refused exactly when Python refuses, at
+    the same path, and read as the same event when both accept."""
+    line = json.dumps(value).encode() + b"\n"
+    try:
+        with generated_ids():
+            theirs: Any = wire.json.decode_event(line)
+    except wire.DecodeError as exc:
+        theirs = exc
+    ours = ts_runtime({"decode": "ndjson", "stream": base64.b64encode(line).decode(), "cuts": [],
+                       "unknown": "raise", "limit": 1 << 20})
+    if isinstance(theirs, wire.DecodeError):
+        assert ours["error"] is not None and (ours["error"]["name"], ours["error"]["path"]) == (
+            "DecodeError", theirs.path), (ours["error"], theirs)
+    else:
+        assert ours["error"] is None, ours["error"]

@@ -15,42 +15,107 @@ var __export = (target, all) => {
 };
 
 // schemas/dist/base64.js
-function isBase64(text) {
-  if (text.length % 4 !== 0 || OUTSIDE.test(text))
+function isBase64(text2) {
+  if (text2.length % 4 !== 0 || OUTSIDE.test(text2))
     return false;
-  const pad = text.indexOf("=");
-  const last = text.length - 1;
-  return pad < 0 || pad === last || pad === last - 1 && text.charCodeAt(last) === 61;
+  const pad = text2.indexOf("=");
+  const last = text2.length - 1;
+  return pad < 0 || pad === last || pad === last - 1 && text2.charCodeAt(last) === 61;
 }
-function encodeBase64(bytes) {
-  let out = "";
-  const full = bytes.length - bytes.length % 3;
-  let piece = "";
-  for (let i = 0; i < full; i += 3) {
-    const n = bytes[i] << 16 | bytes[i + 1] << 8 | bytes[i + 2];
-    piece += ALPHABET[n >>> 18] + ALPHABET[n >>> 12 & 63] + ALPHABET[n >>> 6 & 63] + ALPHABET[n & 63];
-    if (piece.length >= 8192) {
-      out += piece;
-      piece = "";
+function encodeBase64(bytes2) {
+  const carry = { bytes: 0, value: 0 };
+  return appendBase64("", carry, bytes2) + tailBase64(carry);
+}
+function tailBase64(carry) {
+  const v = carry.value;
+  if (carry.bytes === 1)
+    return ALPHABET[v >>> 2] + ALPHABET[(v & 3) << 4] + "==";
+  if (carry.bytes === 2)
+    return ALPHABET[v >>> 10] + ALPHABET[v >>> 4 & 63] + ALPHABET[(v & 15) << 2] + "=";
+  return "";
+}
+function appendBase64(text2, carry, chunk) {
+  if (typeof chunk === "string") {
+    if (chunk.length === 0)
+      return text2;
+    const pad = chunk.charCodeAt(chunk.length - 1) !== 61 ? 0 : chunk.charCodeAt(chunk.length - 2) === 61 ? 2 : 1;
+    const whole = pad ? chunk.length - 4 : chunk.length;
+    if (carry.bytes === 0)
+      text2 += pad ? chunk.slice(0, whole) : chunk;
+    else
+      text2 += shifted(chunk, whole, carry);
+    if (pad) {
+      const a = CODES[chunk.charCodeAt(whole)], b = CODES[chunk.charCodeAt(whole + 1)];
+      if (pad === 2)
+        text2 = push(text2, carry, a << 2 | b >>> 4, 1);
+      else
+        text2 = push(text2, carry, a << 10 | b << 4 | CODES[chunk.charCodeAt(whole + 2)] >>> 2, 2);
     }
+    return text2;
   }
-  out += piece;
-  const rest = bytes.length - full;
-  if (rest === 1) {
-    const n = bytes[full] << 16;
-    out += ALPHABET[n >>> 18] + ALPHABET[n >>> 12 & 63] + "==";
-  } else if (rest === 2) {
-    const n = bytes[full] << 16 | bytes[full + 1] << 8;
-    out += ALPHABET[n >>> 18] + ALPHABET[n >>> 12 & 63] + ALPHABET[n >>> 6 & 63] + "=";
-  }
-  return out;
-}
-function decodeBase64(text) {
-  const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
-  const out = new Uint8Array(text.length / 4 * 3 - padding);
+  let at = 0;
+  while (carry.bytes !== 0 && at < chunk.length)
+    text2 = push(text2, carry, chunk[at++], 1);
+  const end = chunk.length - (chunk.length - at) % 3;
+  const out = buffer((end - at) / 3 * 4);
   let o = 0;
-  for (let i = 0; i < text.length; i += 4) {
-    const n = CODES[text.charCodeAt(i)] << 18 | CODES[text.charCodeAt(i + 1)] << 12 | (CODES[text.charCodeAt(i + 2)] & 63) << 6 | CODES[text.charCodeAt(i + 3)] & 63;
+  for (let i = at; i < end; i += 3) {
+    o = group(out, o, chunk[i] << 16 | chunk[i + 1] << 8 | chunk[i + 2]);
+  }
+  text2 += ascii(out, o);
+  for (let i = end; i < chunk.length; i++)
+    text2 = push(text2, carry, chunk[i], 1);
+  return text2;
+}
+function shifted(chunk, whole, carry) {
+  const out = buffer(whole / 4 * 4);
+  let o = 0;
+  let p = carry.value;
+  const keep = carry.bytes * 8;
+  const mask = (1 << keep) - 1;
+  for (let i = 0; i < whole; i += 4) {
+    const n = CODES[chunk.charCodeAt(i)] << 18 | CODES[chunk.charCodeAt(i + 1)] << 12 | CODES[chunk.charCodeAt(i + 2)] << 6 | CODES[chunk.charCodeAt(i + 3)];
+    o = group(out, o, p << 24 - keep | n >>> keep);
+    p = n & mask;
+  }
+  carry.value = p;
+  return ascii(out, o);
+}
+function push(text2, carry, value, count) {
+  let bytes2 = carry.bytes + count;
+  let v = carry.value * (1 << 8 * count) + value;
+  if (bytes2 >= 3) {
+    const rest = 2 ** (8 * (bytes2 - 3));
+    const n = Math.floor(v / rest);
+    text2 += ALPHABET[n >>> 18] + ALPHABET[n >>> 12 & 63] + ALPHABET[n >>> 6 & 63] + ALPHABET[n & 63];
+    v %= rest;
+    bytes2 -= 3;
+  }
+  carry.bytes = bytes2;
+  carry.value = v;
+  return text2;
+}
+function group(out, o, n) {
+  out[o] = CHARS[n >>> 18];
+  out[o + 1] = CHARS[n >>> 12 & 63];
+  out[o + 2] = CHARS[n >>> 6 & 63];
+  out[o + 3] = CHARS[n & 63];
+  return o + 4;
+}
+function buffer(size) {
+  if (scratch.length < size)
+    scratch = new Uint8Array(Math.max(size, scratch.length * 2));
+  return scratch;
+}
+function ascii(out, length) {
+  return length === 0 ? "" : LATIN1.decode(out.subarray(0, length));
+}
+function decodeBase64(text2) {
+  const padding = text2.endsWith("==") ? 2 : text2.endsWith("=") ? 1 : 0;
+  const out = new Uint8Array(text2.length / 4 * 3 - padding);
+  let o = 0;
+  for (let i = 0; i < text2.length; i += 4) {
+    const n = CODES[text2.charCodeAt(i)] << 18 | CODES[text2.charCodeAt(i + 1)] << 12 | (CODES[text2.charCodeAt(i + 2)] & 63) << 6 | CODES[text2.charCodeAt(i + 3)] & 63;
     out[o++] = n >>> 16;
     if (o < out.length)
       out[o++] = n >>> 8 & 255;
@@ -59,7 +124,7 @@ function decodeBase64(text) {
   }
   return out;
 }
-var ALPHABET, CODES, OUTSIDE;
+var ALPHABET, CODES, OUTSIDE, CHARS, scratch, LATIN1;
 var init_base64 = __esm({
   "schemas/dist/base64.js"() {
     "use strict";
@@ -68,6 +133,90 @@ var init_base64 = __esm({
     for (let i = 0; i < ALPHABET.length; i++)
       CODES[ALPHABET.charCodeAt(i)] = i;
     OUTSIDE = /[^A-Za-z0-9+/=]/;
+    CHARS = new Uint8Array(64);
+    for (let i = 0; i < 64; i++)
+      CHARS[i] = ALPHABET.charCodeAt(i);
+    scratch = new Uint8Array(8192);
+    LATIN1 = new TextDecoder("latin1");
+  }
+});
+
+// schemas/dist/fields.js
+var ALWAYS, EMPTY_OBJECT, EMPTY_ARRAY, FIELDS, ROLE_BLOCKS;
+var init_fields = __esm({
+  "schemas/dist/fields.js"() {
+    "use strict";
+    ALWAYS = /* @__PURE__ */ Symbol("always");
+    EMPTY_OBJECT = /* @__PURE__ */ Symbol("{}");
+    EMPTY_ARRAY = /* @__PURE__ */ Symbol("[]");
+    FIELDS = {
+      msg: [
+        ["name", ALWAYS],
+        ["content", ALWAYS],
+        ["role", ALWAYS],
+        ["id", ALWAYS],
+        ["metadata", EMPTY_OBJECT],
+        ["created_at", ALWAYS],
+        ["usage", null],
+        ["finished_at", null],
+        ["finished_reason", null],
+        ["structured_output", null],
+        ["error", null]
+      ],
+      text: [["type", ALWAYS], ["text", ALWAYS], ["id", ALWAYS], ["created_at", ALWAYS], ["finished_at", null]],
+      thinking: [["type", ALWAYS], ["thinking", ALWAYS], ["id", ALWAYS], ["created_at", ALWAYS], ["finished_at", null]],
+      hint: [
+        ["type", ALWAYS],
+        ["hint", ALWAYS],
+        ["id", ALWAYS],
+        ["source", null],
+        ["created_at", ALWAYS],
+        ["finished_at", ALWAYS]
+      ],
+      data: [
+        ["type", ALWAYS],
+        ["id", ALWAYS],
+        ["source", ALWAYS],
+        ["name", null],
+        ["created_at", ALWAYS],
+        ["finished_at", null]
+      ],
+      tool_call: [
+        ["type", ALWAYS],
+        ["id", ALWAYS],
+        ["name", ALWAYS],
+        ["input", ALWAYS],
+        ["state", "pending"],
+        ["suggested_rules", EMPTY_ARRAY],
+        ["created_at", ALWAYS],
+        ["finished_at", null]
+      ],
+      tool_result: [
+        ["type", ALWAYS],
+        ["id", ALWAYS],
+        ["name", ALWAYS],
+        ["output", ALWAYS],
+        ["state", "running"],
+        ["metadata", EMPTY_OBJECT],
+        ["created_at", ALWAYS],
+        ["finished_at", null]
+      ],
+      base64: [["type", ALWAYS], ["data", ALWAYS], ["media_type", ALWAYS]],
+      url: [["type", ALWAYS], ["url", ALWAYS], ["media_type", ALWAYS]],
+      usage: [
+        ["input_tokens", ALWAYS],
+        ["output_tokens", ALWAYS],
+        ["cache_input_tokens", 0],
+        ["cache_creation_input_tokens", 0]
+      ],
+      error: [["type", "unknown"], ["message", ALWAYS]],
+      rule: [["tool_name", ALWAYS], ["rule_content", ALWAYS], ["behavior", ALWAYS], ["source", ALWAYS]]
+    };
+    ROLE_BLOCKS = {
+      user: [["data", "text"], "text and data blocks"],
+      system: [["text"], "text blocks"],
+      assistant: null
+    };
   }
 });
 
@@ -126,8 +275,304 @@ var init_errors = __esm({
   }
 });
 
-// schemas/dist/events.js
+// schemas/dist/msgcheck.js
+function fail(message, path) {
+  throw new DecodeError(message, { path });
+}
+function got(value) {
+  if (value === null)
+    return "null";
+  if (Array.isArray(value))
+    return "array";
+  if (value instanceof Uint8Array)
+    return "bytes";
+  switch (typeof value) {
+    case "string":
+      return "str";
+    case "boolean":
+      return "bool";
+    case "number":
+      return Number.isInteger(value) ? "int" : "float";
+    case "object":
+      return "object";
+    default:
+      return typeof value;
+  }
+}
+function expected(what, value, path) {
+  return fail(`Expected \`${what}\`, got \`${got(value)}\``, path);
+}
 function isObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+}
+function repr(value) {
+  return `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+}
+function oneOf(values, nullable = false) {
+  const set = new Set(values);
+  return (v, path) => {
+    if (v === null && nullable)
+      return v;
+    if (typeof v !== "string")
+      return expected(nullable ? "str | null" : "str", v, path);
+    if (!set.has(v))
+      fail(`Invalid enum value ${repr(v)}`, path);
+    return v;
+  };
+}
+function list(item) {
+  return (v, path) => {
+    if (!Array.isArray(v))
+      return expected("array", v, path);
+    for (let i = 0; i < v.length; i++)
+      v[i] = item(v[i], `${path}[${i}]`);
+    return v;
+  };
+}
+function strOrList(item) {
+  const items = list(item);
+  return (v, path) => typeof v === "string" ? v : Array.isArray(v) ? items(v, path) : expected("str | array", v, path);
+}
+function struct(spec, tagged2 = false) {
+  return (v, path) => {
+    if (!isObject(v))
+      return expected("object", v, path);
+    for (const key of Object.keys(v)) {
+      if (tagged2 && key === "type")
+        continue;
+      const check = Object.hasOwn(spec.fields, key) ? spec.fields[key] : void 0;
+      if (check !== void 0)
+        v[key] = check(v[key], `${path}.${key}`);
+    }
+    for (const field of spec.required) {
+      if (!Object.hasOwn(v, field))
+        fail(`Object missing required field \`${field}\``, path);
+    }
+    spec.after?.(v, path);
+    return v;
+  };
+}
+function orNull(check) {
+  return (v, path) => {
+    if (v === null)
+      return v;
+    if (!isObject(v))
+      return expected("object | null", v, path);
+    return check(v, path);
+  };
+}
+function tagged(members) {
+  return (v, path) => {
+    if (!isObject(v))
+      return expected("object", v, path);
+    if (!Object.hasOwn(v, "type"))
+      fail("Object missing required field `type`", path);
+    const tag = v["type"];
+    if (typeof tag !== "string")
+      return expected("str", tag, `${path}.type`);
+    const check = Object.hasOwn(members, tag) ? members[tag] : void 0;
+    if (check === void 0)
+      fail(`Invalid value ${repr(tag)}`, `${path}.type`);
+    return check(v, path);
+  };
+}
+function only(tag, check) {
+  return (v, path) => {
+    if (isObject(v) && Object.hasOwn(v, "type")) {
+      const got_ = v["type"];
+      if (typeof got_ !== "string")
+        return expected("str", got_, `${path}.type`);
+      if (got_ !== tag)
+        fail(`Invalid value ${repr(got_)}`, `${path}.type`);
+    }
+    return check(v, path);
+  };
+}
+function normalizeUrl(url2) {
+  try {
+    return new URL(url2).href;
+  } catch {
+    return void 0;
+  }
+}
+function checkEventBlocks(type, event) {
+  const spec = Object.hasOwn(EVENT_FIELDS, type) ? EVENT_FIELDS[type] : void 0;
+  if (spec === void 0 || event[spec[0]] === void 0)
+    return;
+  event[spec[0]] = spec[1](event[spec[0]], `$.${spec[0]}`);
+}
+function checkMsg(value) {
+  return msg(value, "$");
+}
+var str, strOrNull, object, objectOrNull, INT_MIN, INT_MAX, int, bytes, stamps, base64, url, text, thinking, data, textOrData, hint, rule, toolCall, toolResult, checkBlock, TOKENS, usage, error, ROLE_RULES, msg, confirmResult, EVENT_FIELDS;
+var init_msgcheck = __esm({
+  "schemas/dist/msgcheck.js"() {
+    "use strict";
+    init_fields();
+    init_base64();
+    init_errors();
+    str = (v, path) => typeof v === "string" ? v : expected("str", v, path);
+    strOrNull = (v, path) => v === null || typeof v === "string" ? v : expected("str | null", v, path);
+    object = (v, path) => isObject(v) ? v : expected("object", v, path);
+    objectOrNull = (v, path) => v === null || isObject(v) ? v : expected("object | null", v, path);
+    INT_MIN = -(2 ** 63);
+    INT_MAX = 2 ** 64 - 1;
+    int = (v, path) => {
+      if (typeof v !== "number" || !Number.isInteger(v))
+        return expected("int", v, path);
+      return v;
+    };
+    bytes = (v, path) => {
+      if (v instanceof Uint8Array)
+        return v;
+      if (typeof v !== "string")
+        return expected("bytes", v, path);
+      if (!isBase64(v))
+        fail("Invalid base64 encoded string", path);
+      return v;
+    };
+    stamps = { id: str, created_at: str, finished_at: strOrNull };
+    base64 = struct({ fields: { data: bytes, media_type: str }, required: ["data", "media_type"] }, true);
+    url = struct({
+      fields: { url: str, media_type: str },
+      required: ["url", "media_type"],
+      after: (source, path) => {
+        const normalized = normalizeUrl(source["url"]);
+        if (normalized === void 0)
+          fail(`not an absolute URL: ${repr(source["url"])}`, path);
+        source["url"] = normalized;
+      }
+    }, true);
+    text = struct({ fields: { text: str, ...stamps }, required: ["text"] }, true);
+    thinking = struct({ fields: { thinking: str, ...stamps }, required: ["thinking"] }, true);
+    data = struct({
+      fields: { ...stamps, source: tagged({ base64, url }), name: strOrNull },
+      required: ["source"]
+    }, true);
+    textOrData = tagged({ text, data });
+    hint = struct({
+      fields: { hint: strOrList(textOrData), ...stamps, source: strOrNull },
+      required: ["hint"]
+    }, true);
+    rule = struct({
+      fields: {
+        tool_name: str,
+        rule_content: strOrNull,
+        behavior: oneOf(["allow", "deny", "ask", "passthrough"]),
+        source: str
+      },
+      required: ["tool_name", "rule_content", "behavior", "source"]
+    });
+    toolCall = struct({
+      fields: {
+        id: str,
+        name: str,
+        input: str,
+        state: oneOf(["pending", "asking", "allowed", "submitted", "finished"]),
+        suggested_rules: list(rule),
+        created_at: str,
+        finished_at: strOrNull
+      },
+      required: ["id", "name", "input"]
+    }, true);
+    toolResult = struct({
+      fields: {
+        id: str,
+        name: str,
+        output: strOrList(textOrData),
+        state: oneOf(["success", "error", "interrupted", "denied", "running"]),
+        metadata: object,
+        created_at: str,
+        finished_at: strOrNull
+      },
+      required: ["id", "name", "output"]
+    }, true);
+    checkBlock = tagged({
+      text,
+      thinking,
+      hint,
+      data,
+      tool_call: toolCall,
+      tool_result: toolResult
+    });
+    TOKENS = ["input_tokens", "output_tokens", "cache_input_tokens", "cache_creation_input_tokens"];
+    usage = orNull(struct({
+      fields: Object.fromEntries(TOKENS.map((name) => [name, int])),
+      required: ["input_tokens", "output_tokens"],
+      after: (counts, path) => {
+        for (const name of TOKENS) {
+          const n = counts[name];
+          if (typeof n === "number" && (n < INT_MIN || n > INT_MAX)) {
+            fail(`an integer outside -2**63 .. 2**64-1, which MessagePack cannot carry - in \`${name}\``, path);
+          }
+        }
+      }
+    }));
+    error = orNull(struct({
+      fields: {
+        type: oneOf([
+          "authentication",
+          "permission",
+          "rate_limit",
+          "invalid_request",
+          "upstream",
+          "connection",
+          "internal",
+          "setup",
+          "unknown"
+        ]),
+        message: str
+      },
+      required: ["message"]
+    }));
+    ROLE_RULES = Object.fromEntries(Object.entries(ROLE_BLOCKS).map(([role, rule2]) => [role, rule2 === null ? null : [new Set(rule2[0]), rule2[1]]]));
+    msg = struct({
+      fields: {
+        name: str,
+        content: list(checkBlock),
+        role: oneOf(["user", "assistant", "system"]),
+        id: str,
+        metadata: object,
+        created_at: str,
+        usage,
+        finished_at: strOrNull,
+        finished_reason: oneOf(["completed", "interrupted", "exceed_max_iters", "error"], true),
+        structured_output: objectOrNull,
+        error
+      },
+      required: ["name", "content", "role"],
+      after: (m, path) => {
+        const rule2 = ROLE_RULES[m["role"]];
+        if (!rule2)
+          return;
+        m["content"].forEach((block, i) => {
+          if (!rule2[0].has(block["type"])) {
+            fail(`content[${i}] is a ${repr(block["type"])} block, but a ${m["role"]} message can only contain ${rule2[1]}`, `${path}.content[${i}]`);
+          }
+        });
+      }
+    });
+    confirmResult = struct({
+      fields: {
+        confirmed: (v, path) => typeof v === "boolean" ? v : expected("bool", v, path),
+        tool_call: only("tool_call", toolCall),
+        rules: (v, path) => v === null ? v : list(rule)(v, path)
+      },
+      required: ["confirmed", "tool_call"]
+    });
+    EVENT_FIELDS = {
+      REPLY_END: ["error", error],
+      HINT_BLOCK: ["hint", strOrList(textOrData)],
+      REQUIRE_USER_CONFIRM: ["tool_calls", list(only("tool_call", toolCall))],
+      REQUIRE_EXTERNAL_EXECUTION: ["tool_calls", list(only("tool_call", toolCall))],
+      USER_CONFIRM_RESULT: ["confirm_results", list(confirmResult)],
+      EXTERNAL_EXECUTION_RESULT: ["execution_results", list(only("tool_result", toolResult))]
+    };
+  }
+});
+
+// schemas/dist/events.js
+function isObject2(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
 }
 function fieldError(type, field, kind, value) {
@@ -139,7 +584,7 @@ function fieldError(type, field, kind, value) {
   if (values !== void 0 && !values.has(value))
     return `Invalid enum value ${JSON.stringify(value)}`;
   const base = optional ? kind.slice(0, -1) : kind;
-  const ok = base === "s" ? typeof value === "string" : base === "i" ? Number.isInteger(value) : base === "a" ? Array.isArray(value) : base === "h" ? typeof value === "string" || Array.isArray(value) : isObject(value);
+  const ok = base === "s" ? typeof value === "string" : base === "i" ? Number.isInteger(value) : base === "a" ? Array.isArray(value) : base === "h" ? typeof value === "string" || Array.isArray(value) : isObject2(value);
   return ok ? void 0 : `Expected \`${WHAT[base] ?? base}\`, got \`${describe(value)}\` in a ${type} event`;
 }
 function describe(value) {
@@ -152,7 +597,7 @@ function describe(value) {
   return typeof value === "number" && Number.isInteger(value) ? "int" : typeof value;
 }
 function checkEvent(value) {
-  if (!isObject(value))
+  if (!isObject2(value))
     throw new DecodeError(`Expected \`object\`, got \`${describe(value)}\``, { path: "$" });
   const type = value["type"];
   if (typeof type !== "string") {
@@ -174,40 +619,43 @@ function checkEvent(value) {
   }
   for (let i = 0; i < fields.length; i++) {
     const [field, kind, plain] = fields[i];
-    const got = value[field];
-    if (plain && typeof got === "string")
+    const got2 = value[field];
+    if (plain && typeof got2 === "string")
       continue;
     if (kind === "b") {
       checkDataOrUrl(value);
       continue;
     }
-    const problem = fieldError(type, field, kind, got);
+    const problem = fieldError(type, field, kind, got2);
     if (problem !== void 0)
       throw new DecodeError(problem, { path: `$.${field}` });
   }
+  if (NESTED.has(type))
+    checkEventBlocks(type, value);
   return void 0;
 }
 function checkDataOrUrl(value) {
-  const data = value["data"] ?? null;
-  const url = value["url"] ?? null;
-  if (data === null === (url === null)) {
+  const data2 = value["data"] ?? null;
+  const url2 = value["url"] ?? null;
+  if (data2 === null === (url2 === null)) {
     throw new DecodeError("Exactly one of `data` or `url` must be provided.", { path: "$" });
   }
-  if (url !== null && typeof url !== "string") {
-    throw new DecodeError(`Expected \`str | null\`, got \`${describe(url)}\``, { path: "$.url" });
+  if (url2 !== null && typeof url2 !== "string") {
+    throw new DecodeError(`Expected \`str | null\`, got \`${describe(url2)}\``, { path: "$.url" });
   }
-  if (data !== null && !(data instanceof Uint8Array) && !(typeof data === "string" && isBase64(data))) {
-    throw new DecodeError(typeof data === "string" ? "Invalid base64 encoded string" : "Expected `bytes | null`", {
+  if (data2 !== null && !(data2 instanceof Uint8Array) && !(typeof data2 === "string" && isBase64(data2))) {
+    throw new DecodeError(typeof data2 === "string" ? "Invalid base64 encoded string" : "Expected `bytes | null`", {
       path: "$.data"
     });
   }
 }
-var EVENT_TYPES, UnknownEvent, REPLY, BLOCK, CALL, REQUIRED, ENVELOPE, WHAT, ENUMS, MODEL_CALL_REASONS, SPECS;
+var EVENT_TYPES, UnknownEvent, REPLY, BLOCK, CALL, REQUIRED, ENVELOPE, WHAT, ENUMS, MODEL_CALL_REASONS, NESTED, SPECS;
 var init_events = __esm({
   "schemas/dist/events.js"() {
     "use strict";
     init_base64();
     init_errors();
+    init_msgcheck();
     EVENT_TYPES = /* @__PURE__ */ new Set([
       "REPLY_START",
       "REPLY_END",
@@ -303,6 +751,14 @@ var init_events = __esm({
       state: /* @__PURE__ */ new Set(["success", "error", "interrupted", "denied", "running"])
     };
     MODEL_CALL_REASONS = /* @__PURE__ */ new Set(["completed", "interrupted"]);
+    NESTED = /* @__PURE__ */ new Set([
+      "REPLY_END",
+      "HINT_BLOCK",
+      "REQUIRE_USER_CONFIRM",
+      "REQUIRE_EXTERNAL_EXECUTION",
+      "USER_CONFIRM_RESULT",
+      "EXTERNAL_EXECUTION_RESULT"
+    ]);
     SPECS = Object.fromEntries(Object.entries(REQUIRED).map(([type, fields]) => [type, Object.entries(fields).map(([field, kind]) => [field, kind, kind === "s" && !Object.hasOwn(ENUMS, field)])]));
   }
 });
@@ -324,7 +780,7 @@ function concat(parts, total) {
 }
 function unknownTypeReason(tag) {
   const shown = tag.slice(0, 64);
-  let text = `unknown event type ${JSON.stringify(shown).replace(/^"|"$/g, "'")}`;
+  let text2 = `unknown event type ${JSON.stringify(shown).replace(/^"|"$/g, "'")}`;
   const upper = shown.toUpperCase();
   let best;
   let bestDistance = Math.max(2, Math.floor(upper.length / 5)) + 1;
@@ -334,8 +790,8 @@ function unknownTypeReason(tag) {
       [best, bestDistance] = [known, distance];
   }
   if (best !== void 0)
-    text += `: did you mean '${best}'?`;
-  return text;
+    text2 += `: did you mean '${best}'?`;
+  return text2;
 }
 function editDistance(a, b) {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -381,13 +837,13 @@ function mayBeOutOfRange(value) {
     item = next;
   }
 }
-function refusedNumber(value, text) {
-  return mayBeOutOfRange(value) ? numberOutOfRange(text) : void 0;
+function refusedNumber(value, text2) {
+  return mayBeOutOfRange(value) ? numberOutOfRange(text2) : void 0;
 }
-function numberOutOfRange(text) {
+function numberOutOfRange(text2) {
   let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+  for (let i = 0; i < text2.length; i++) {
+    const c = text2.charCodeAt(i);
     if (inString) {
       if (c === 92)
         i++;
@@ -399,7 +855,7 @@ function numberOutOfRange(text) {
       inString = true;
     } else if (c === 45 || c >= 48 && c <= 57) {
       NUMBER.lastIndex = i;
-      const match = NUMBER.exec(text);
+      const match = NUMBER.exec(text2);
       if (match === null)
         continue;
       const token = match[0];
@@ -408,7 +864,7 @@ function numberOutOfRange(text) {
           return "Number out of range";
       } else if (token.length > 15) {
         const value = BigInt(token);
-        if (value < INT_MIN || value > INT_MAX) {
+        if (value < INT_MIN2 || value > INT_MAX2) {
           return "an integer outside -2**63 .. 2**64-1, which MessagePack cannot carry";
         }
       }
@@ -417,7 +873,7 @@ function numberOutOfRange(text) {
   }
   return void 0;
 }
-var DEFAULT_MAX_FRAME_BYTES, UTF8, STRICT_UTF8, StreamDecoder, LARGE, NUMBER, INT_MIN, INT_MAX;
+var DEFAULT_MAX_FRAME_BYTES, UTF8, STRICT_UTF8, StreamDecoder, LARGE, NUMBER, INT_MIN2, INT_MAX2;
 var init_streaming = __esm({
   "schemas/dist/streaming.js"() {
     "use strict";
@@ -456,8 +912,8 @@ var init_streaming = __esm({
         const out = [];
         try {
           this.take(utf8(chunk), out);
-        } catch (error) {
-          this.fail(error, out);
+        } catch (error2) {
+          this.fail(error2, out);
         }
         return out;
       }
@@ -470,17 +926,17 @@ var init_streaming = __esm({
         const out = [];
         try {
           this.end(out);
-        } catch (error) {
-          this.fail(error, out);
+        } catch (error2) {
+          this.fail(error2, out);
         }
         this.state = "closed";
         return out;
       }
-      fail(error, out) {
+      fail(error2, out) {
         this.state = "failed";
-        if (error instanceof RemoteProtocolError)
-          error.events = [...out, ...error.events];
-        throw error;
+        if (error2 instanceof RemoteProtocolError)
+          error2.events = [...out, ...error2.events];
+        throw error2;
       }
       /**
        * One JSON payload (its bytes, or its text when it was decoded with the
@@ -489,29 +945,29 @@ var init_streaming = __esm({
        * contiguous there, so that a position inside it can be added.
        */
       json(payload, out, offset, exact = true) {
-        let text;
+        let text2;
         if (typeof payload === "string") {
-          text = payload;
+          text2 = payload;
         } else {
           try {
-            text = STRICT_UTF8.decode(payload);
+            text2 = STRICT_UTF8.decode(payload);
           } catch {
             throw new DecodeError("invalid UTF-8", { offset, index: this.index });
           }
         }
         let value;
         try {
-          value = JSON.parse(text);
-        } catch (error) {
-          const at = /position (\d+)/.exec(String(error))?.[1];
-          const inside = at !== void 0 && exact ? UTF8.encode(text.slice(0, Number(at))).length : 0;
-          throw new DecodeError(`JSON is malformed: ${error.message}`, {
+          value = JSON.parse(text2);
+        } catch (error2) {
+          const at = /position (\d+)/.exec(String(error2))?.[1];
+          const inside = at !== void 0 && exact ? UTF8.encode(text2.slice(0, Number(at))).length : 0;
+          throw new DecodeError(`JSON is malformed: ${error2.message}`, {
             offset: offset + inside,
             index: this.index
           });
         }
         if (mayBeOutOfRange(value)) {
-          const reason = numberOutOfRange(text);
+          const reason = numberOutOfRange(text2);
           if (reason !== void 0)
             throw new DecodeError(reason, { offset, index: this.index });
         }
@@ -522,13 +978,13 @@ var init_streaming = __esm({
         let unknownType;
         try {
           unknownType = checkEvent(value);
-        } catch (error) {
-          if (error instanceof DecodeError) {
-            error.offset = offset;
-            error.index = this.index;
-            error.message = error.render();
+        } catch (error2) {
+          if (error2 instanceof DecodeError) {
+            error2.offset = offset;
+            error2.index = this.index;
+            error2.message = error2.render();
           }
-          throw error;
+          throw error2;
         }
         if (unknownType !== void 0) {
           if (this.unknown === "raise") {
@@ -545,18 +1001,18 @@ var init_streaming = __esm({
     };
     LARGE = 2 ** 53;
     NUMBER = /-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
-    INT_MIN = -(2n ** 63n);
-    INT_MAX = 2n ** 64n - 1n;
+    INT_MIN2 = -(2n ** 63n);
+    INT_MAX2 = 2n ** 64n - 1n;
   }
 });
 
 // schemas/node_modules/@msgpack/msgpack/dist.esm/utils/utf8.mjs
-function utf8Count(str) {
-  const strLength = str.length;
+function utf8Count(str2) {
+  const strLength = str2.length;
   let byteLength = 0;
   let pos = 0;
   while (pos < strLength) {
-    let value = str.charCodeAt(pos++);
+    let value = str2.charCodeAt(pos++);
     if ((value & 4294967168) === 0) {
       byteLength++;
       continue;
@@ -565,7 +1021,7 @@ function utf8Count(str) {
     } else {
       if (value >= 55296 && value <= 56319) {
         if (pos < strLength) {
-          const extra = str.charCodeAt(pos);
+          const extra = str2.charCodeAt(pos);
           if ((extra & 64512) === 56320) {
             ++pos;
             value = ((value & 1023) << 10) + (extra & 1023) + 65536;
@@ -581,12 +1037,12 @@ function utf8Count(str) {
   }
   return byteLength;
 }
-function utf8EncodeJs(str, output, outputOffset) {
-  const strLength = str.length;
+function utf8EncodeJs(str2, output, outputOffset) {
+  const strLength = str2.length;
   let offset = outputOffset;
   let pos = 0;
   while (pos < strLength) {
-    let value = str.charCodeAt(pos++);
+    let value = str2.charCodeAt(pos++);
     if ((value & 4294967168) === 0) {
       output[offset++] = value;
       continue;
@@ -595,7 +1051,7 @@ function utf8EncodeJs(str, output, outputOffset) {
     } else {
       if (value >= 55296 && value <= 56319) {
         if (pos < strLength) {
-          const extra = str.charCodeAt(pos);
+          const extra = str2.charCodeAt(pos);
           if ((extra & 64512) === 56320) {
             ++pos;
             value = ((value & 1023) << 10) + (extra & 1023) + 65536;
@@ -614,36 +1070,36 @@ function utf8EncodeJs(str, output, outputOffset) {
     output[offset++] = value & 63 | 128;
   }
 }
-function utf8EncodeTE(str, output, outputOffset) {
-  sharedTextEncoder.encodeInto(str, output.subarray(outputOffset));
+function utf8EncodeTE(str2, output, outputOffset) {
+  sharedTextEncoder.encodeInto(str2, output.subarray(outputOffset));
 }
-function utf8Encode(str, output, outputOffset) {
-  if (str.length > TEXT_ENCODER_THRESHOLD) {
-    utf8EncodeTE(str, output, outputOffset);
+function utf8Encode(str2, output, outputOffset) {
+  if (str2.length > TEXT_ENCODER_THRESHOLD) {
+    utf8EncodeTE(str2, output, outputOffset);
   } else {
-    utf8EncodeJs(str, output, outputOffset);
+    utf8EncodeJs(str2, output, outputOffset);
   }
 }
-function utf8DecodeJs(bytes, inputOffset, byteLength) {
+function utf8DecodeJs(bytes2, inputOffset, byteLength) {
   let offset = inputOffset;
   const end = offset + byteLength;
   const units = [];
   let result = "";
   while (offset < end) {
-    const byte1 = bytes[offset++];
+    const byte1 = bytes2[offset++];
     if ((byte1 & 128) === 0) {
       units.push(byte1);
     } else if ((byte1 & 224) === 192) {
-      const byte2 = bytes[offset++] & 63;
+      const byte2 = bytes2[offset++] & 63;
       units.push((byte1 & 31) << 6 | byte2);
     } else if ((byte1 & 240) === 224) {
-      const byte2 = bytes[offset++] & 63;
-      const byte3 = bytes[offset++] & 63;
+      const byte2 = bytes2[offset++] & 63;
+      const byte3 = bytes2[offset++] & 63;
       units.push((byte1 & 31) << 12 | byte2 << 6 | byte3);
     } else if ((byte1 & 248) === 240) {
-      const byte2 = bytes[offset++] & 63;
-      const byte3 = bytes[offset++] & 63;
-      const byte4 = bytes[offset++] & 63;
+      const byte2 = bytes2[offset++] & 63;
+      const byte3 = bytes2[offset++] & 63;
+      const byte4 = bytes2[offset++] & 63;
       let unit = (byte1 & 7) << 18 | byte2 << 12 | byte3 << 6 | byte4;
       if (unit > 65535) {
         unit -= 65536;
@@ -664,15 +1120,15 @@ function utf8DecodeJs(bytes, inputOffset, byteLength) {
   }
   return result;
 }
-function utf8DecodeTD(bytes, inputOffset, byteLength) {
-  const stringBytes = bytes.subarray(inputOffset, inputOffset + byteLength);
+function utf8DecodeTD(bytes2, inputOffset, byteLength) {
+  const stringBytes = bytes2.subarray(inputOffset, inputOffset + byteLength);
   return sharedTextDecoder.decode(stringBytes);
 }
-function utf8Decode(bytes, inputOffset, byteLength) {
+function utf8Decode(bytes2, inputOffset, byteLength) {
   if (byteLength > TEXT_DECODER_THRESHOLD) {
-    return utf8DecodeTD(bytes, inputOffset, byteLength);
+    return utf8DecodeTD(bytes2, inputOffset, byteLength);
   } else {
-    return utf8DecodeJs(bytes, inputOffset, byteLength);
+    return utf8DecodeJs(bytes2, inputOffset, byteLength);
   }
 }
 var sharedTextEncoder, TEXT_ENCODER_THRESHOLD, CHUNK_SIZE, sharedTextDecoder, TEXT_DECODER_THRESHOLD;
@@ -693,9 +1149,9 @@ var init_ExtData = __esm({
     ExtData = class {
       type;
       data;
-      constructor(type, data) {
+      constructor(type, data2) {
         this.type = type;
-        this.data = data;
+        this.data = data2;
       }
     };
   }
@@ -785,17 +1241,17 @@ function encodeDateToTimeSpec(date) {
     nsec: nsec - nsecInSec * 1e9
   };
 }
-function encodeTimestampExtension(object) {
-  if (object instanceof Date) {
-    const timeSpec = encodeDateToTimeSpec(object);
+function encodeTimestampExtension(object2) {
+  if (object2 instanceof Date) {
+    const timeSpec = encodeDateToTimeSpec(object2);
     return encodeTimeSpecToTimestamp(timeSpec);
   } else {
     return null;
   }
 }
-function decodeTimestampToTimeSpec(data) {
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  switch (data.byteLength) {
+function decodeTimestampToTimeSpec(data2) {
+  const view = new DataView(data2.buffer, data2.byteOffset, data2.byteLength);
+  switch (data2.byteLength) {
     case 4: {
       const sec = view.getUint32(0);
       const nsec = 0;
@@ -814,11 +1270,11 @@ function decodeTimestampToTimeSpec(data) {
       return { sec, nsec };
     }
     default:
-      throw new DecodeError2(`Unrecognized data size for timestamp (expected 4, 8, or 12): ${data.length}`);
+      throw new DecodeError2(`Unrecognized data size for timestamp (expected 4, 8, or 12): ${data2.length}`);
   }
 }
-function decodeTimestampExtension(data) {
-  const timeSpec = decodeTimestampToTimeSpec(data);
+function decodeTimestampExtension(data2) {
+  const timeSpec = decodeTimestampToTimeSpec(data2);
   return new Date(timeSpec.sec * 1e3 + timeSpec.nsec / 1e6);
 }
 var EXT_TIMESTAMP, TIMESTAMP32_MAX_SEC, TIMESTAMP64_MAX_SEC, timestampExtension;
@@ -868,38 +1324,38 @@ var init_ExtensionCodec = __esm({
           this.builtInDecoders[index2] = decode2;
         }
       }
-      tryToEncode(object, context) {
+      tryToEncode(object2, context) {
         for (let i = 0; i < this.builtInEncoders.length; i++) {
           const encodeExt = this.builtInEncoders[i];
           if (encodeExt != null) {
-            const data = encodeExt(object, context);
-            if (data != null) {
+            const data2 = encodeExt(object2, context);
+            if (data2 != null) {
               const type = -1 - i;
-              return new ExtData(type, data);
+              return new ExtData(type, data2);
             }
           }
         }
         for (let i = 0; i < this.encoders.length; i++) {
           const encodeExt = this.encoders[i];
           if (encodeExt != null) {
-            const data = encodeExt(object, context);
-            if (data != null) {
+            const data2 = encodeExt(object2, context);
+            if (data2 != null) {
               const type = i;
-              return new ExtData(type, data);
+              return new ExtData(type, data2);
             }
           }
         }
-        if (object instanceof ExtData) {
-          return object;
+        if (object2 instanceof ExtData) {
+          return object2;
         }
         return null;
       }
-      decode(data, type, context) {
+      decode(data2, type, context) {
         const decodeExt = type < 0 ? this.builtInDecoders[-1 - type] : this.decoders[type];
         if (decodeExt) {
-          return decodeExt(data, type, context);
+          return decodeExt(data2, type, context);
         } else {
-          return new ExtData(type, data);
+          return new ExtData(type, data2);
         }
       }
     };
@@ -907,18 +1363,18 @@ var init_ExtensionCodec = __esm({
 });
 
 // schemas/node_modules/@msgpack/msgpack/dist.esm/utils/typedArrays.mjs
-function isArrayBufferLike(buffer) {
-  return buffer instanceof ArrayBuffer || typeof SharedArrayBuffer !== "undefined" && buffer instanceof SharedArrayBuffer;
+function isArrayBufferLike(buffer2) {
+  return buffer2 instanceof ArrayBuffer || typeof SharedArrayBuffer !== "undefined" && buffer2 instanceof SharedArrayBuffer;
 }
-function ensureUint8Array(buffer) {
-  if (buffer instanceof Uint8Array) {
-    return buffer;
-  } else if (ArrayBuffer.isView(buffer)) {
-    return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-  } else if (isArrayBufferLike(buffer)) {
-    return new Uint8Array(buffer);
+function ensureUint8Array(buffer2) {
+  if (buffer2 instanceof Uint8Array) {
+    return buffer2;
+  } else if (ArrayBuffer.isView(buffer2)) {
+    return new Uint8Array(buffer2.buffer, buffer2.byteOffset, buffer2.byteLength);
+  } else if (isArrayBufferLike(buffer2)) {
+    return new Uint8Array(buffer2);
   } else {
-    return Uint8Array.from(buffer);
+    return Uint8Array.from(buffer2);
   }
 }
 var init_typedArrays = __esm({
@@ -985,15 +1441,15 @@ var init_Encoder = __esm({
        *
        * @returns Encodes the object and returns a shared reference the encoder's internal buffer.
        */
-      encodeSharedRef(object) {
+      encodeSharedRef(object2) {
         if (this.entered) {
           const instance = this.clone();
-          return instance.encodeSharedRef(object);
+          return instance.encodeSharedRef(object2);
         }
         try {
           this.entered = true;
           this.reinitializeState();
-          this.doEncode(object, 1);
+          this.doEncode(object2, 1);
           return this.bytes.subarray(0, this.pos);
         } finally {
           this.entered = false;
@@ -1002,40 +1458,40 @@ var init_Encoder = __esm({
       /**
        * @returns Encodes the object and returns a copy of the encoder's internal buffer.
        */
-      encode(object) {
+      encode(object2) {
         if (this.entered) {
           const instance = this.clone();
-          return instance.encode(object);
+          return instance.encode(object2);
         }
         try {
           this.entered = true;
           this.reinitializeState();
-          this.doEncode(object, 1);
+          this.doEncode(object2, 1);
           return this.bytes.slice(0, this.pos);
         } finally {
           this.entered = false;
         }
       }
-      doEncode(object, depth) {
+      doEncode(object2, depth) {
         if (depth > this.maxDepth) {
           throw new Error(`Too deep objects in depth ${depth}`);
         }
-        if (object == null) {
+        if (object2 == null) {
           this.encodeNil();
-        } else if (typeof object === "boolean") {
-          this.encodeBoolean(object);
-        } else if (typeof object === "number") {
+        } else if (typeof object2 === "boolean") {
+          this.encodeBoolean(object2);
+        } else if (typeof object2 === "number") {
           if (!this.forceIntegerToFloat) {
-            this.encodeNumber(object);
+            this.encodeNumber(object2);
           } else {
-            this.encodeNumberAsFloat(object);
+            this.encodeNumberAsFloat(object2);
           }
-        } else if (typeof object === "string") {
-          this.encodeString(object);
-        } else if (this.useBigInt64 && typeof object === "bigint") {
-          this.encodeBigInt64(object);
+        } else if (typeof object2 === "string") {
+          this.encodeString(object2);
+        } else if (this.useBigInt64 && typeof object2 === "bigint") {
+          this.encodeBigInt64(object2);
         } else {
-          this.encodeObject(object, depth);
+          this.encodeObject(object2, depth);
         }
       }
       ensureBufferSizeToWrite(sizeToWrite) {
@@ -1055,72 +1511,72 @@ var init_Encoder = __esm({
       encodeNil() {
         this.writeU8(192);
       }
-      encodeBoolean(object) {
-        if (object === false) {
+      encodeBoolean(object2) {
+        if (object2 === false) {
           this.writeU8(194);
         } else {
           this.writeU8(195);
         }
       }
-      encodeNumber(object) {
-        if (!this.forceIntegerToFloat && Number.isSafeInteger(object)) {
-          if (object >= 0) {
-            if (object < 128) {
-              this.writeU8(object);
-            } else if (object < 256) {
+      encodeNumber(object2) {
+        if (!this.forceIntegerToFloat && Number.isSafeInteger(object2)) {
+          if (object2 >= 0) {
+            if (object2 < 128) {
+              this.writeU8(object2);
+            } else if (object2 < 256) {
               this.writeU8(204);
-              this.writeU8(object);
-            } else if (object < 65536) {
+              this.writeU8(object2);
+            } else if (object2 < 65536) {
               this.writeU8(205);
-              this.writeU16(object);
-            } else if (object < 4294967296) {
+              this.writeU16(object2);
+            } else if (object2 < 4294967296) {
               this.writeU8(206);
-              this.writeU32(object);
+              this.writeU32(object2);
             } else if (!this.useBigInt64) {
               this.writeU8(207);
-              this.writeU64(object);
+              this.writeU64(object2);
             } else {
-              this.encodeNumberAsFloat(object);
+              this.encodeNumberAsFloat(object2);
             }
           } else {
-            if (object >= -32) {
-              this.writeU8(224 | object + 32);
-            } else if (object >= -128) {
+            if (object2 >= -32) {
+              this.writeU8(224 | object2 + 32);
+            } else if (object2 >= -128) {
               this.writeU8(208);
-              this.writeI8(object);
-            } else if (object >= -32768) {
+              this.writeI8(object2);
+            } else if (object2 >= -32768) {
               this.writeU8(209);
-              this.writeI16(object);
-            } else if (object >= -2147483648) {
+              this.writeI16(object2);
+            } else if (object2 >= -2147483648) {
               this.writeU8(210);
-              this.writeI32(object);
+              this.writeI32(object2);
             } else if (!this.useBigInt64) {
               this.writeU8(211);
-              this.writeI64(object);
+              this.writeI64(object2);
             } else {
-              this.encodeNumberAsFloat(object);
+              this.encodeNumberAsFloat(object2);
             }
           }
         } else {
-          this.encodeNumberAsFloat(object);
+          this.encodeNumberAsFloat(object2);
         }
       }
-      encodeNumberAsFloat(object) {
+      encodeNumberAsFloat(object2) {
         if (this.forceFloat32) {
           this.writeU8(202);
-          this.writeF32(object);
+          this.writeF32(object2);
         } else {
           this.writeU8(203);
-          this.writeF64(object);
+          this.writeF64(object2);
         }
       }
-      encodeBigInt64(object) {
-        if (object >= BigInt(0)) {
+      encodeBigInt64(object2) {
+        if (object2 >= BigInt(0)) {
           this.writeU8(207);
-          this.writeBigUint64(object);
+          this.writeBigUint64(object2);
         } else {
           this.writeU8(211);
-          this.writeBigInt64(object);
+          this.writeBigInt64(object2);
         }
       }
       writeStringHeader(byteLength) {
@@ -1139,30 +1595,30 @@ var init_Encoder = __esm({
           throw new Error(`Too long string: ${byteLength} bytes in UTF-8`);
         }
       }
-      encodeString(object) {
+      encodeString(object2) {
         const maxHeaderSize = 1 + 4;
-        const byteLength = utf8Count(object);
+        const byteLength = utf8Count(object2);
         this.ensureBufferSizeToWrite(maxHeaderSize + byteLength);
         this.writeStringHeader(byteLength);
-        utf8Encode(object, this.bytes, this.pos);
+        utf8Encode(object2, this.bytes, this.pos);
         this.pos += byteLength;
       }
-      encodeObject(object, depth) {
-        const ext = this.extensionCodec.tryToEncode(object, this.context);
+      encodeObject(object2, depth) {
+        const ext = this.extensionCodec.tryToEncode(object2, this.context);
         if (ext != null) {
           this.encodeExtension(ext);
-        } else if (Array.isArray(object)) {
-          this.encodeArray(object, depth);
-        } else if (ArrayBuffer.isView(object)) {
-          this.encodeBinary(object);
-        } else if (typeof object === "object") {
-          this.encodeMap(object, depth);
+        } else if (Array.isArray(object2)) {
+          this.encodeArray(object2, depth);
+        } else if (ArrayBuffer.isView(object2)) {
+          this.encodeBinary(object2);
+        } else if (typeof object2 === "object") {
+          this.encodeMap(object2, depth);
         } else {
-          throw new Error(`Unrecognized object: ${Object.prototype.toString.apply(object)}`);
+          throw new Error(`Unrecognized object: ${Object.prototype.toString.apply(object2)}`);
         }
       }
-      encodeBinary(object) {
-        const size = object.byteLength;
+      encodeBinary(object2) {
+        const size = object2.byteLength;
         if (size < 256) {
           this.writeU8(196);
           this.writeU8(size);
@@ -1175,11 +1631,11 @@ var init_Encoder = __esm({
         } else {
           throw new Error(`Too large binary: ${size}`);
         }
-        const bytes = ensureUint8Array(object);
-        this.writeU8a(bytes);
+        const bytes2 = ensureUint8Array(object2);
+        this.writeU8a(bytes2);
       }
-      encodeArray(object, depth) {
-        const size = object.length;
+      encodeArray(object2, depth) {
+        const size = object2.length;
         if (size < 16) {
           this.writeU8(144 + size);
         } else if (size < 65536) {
@@ -1191,25 +1647,25 @@ var init_Encoder = __esm({
         } else {
           throw new Error(`Too large array: ${size}`);
         }
-        for (const item of object) {
+        for (const item of object2) {
           this.doEncode(item, depth + 1);
         }
       }
-      countWithoutUndefined(object, keys) {
+      countWithoutUndefined(object2, keys) {
         let count = 0;
         for (const key of keys) {
-          if (object[key] !== void 0) {
+          if (object2[key] !== void 0) {
             count++;
           }
         }
         return count;
       }
-      encodeMap(object, depth) {
-        const keys = Object.keys(object);
+      encodeMap(object2, depth) {
+        const keys = Object.keys(object2);
         if (this.sortKeys) {
           keys.sort();
         }
-        const size = this.ignoreUndefined ? this.countWithoutUndefined(object, keys) : keys.length;
+        const size = this.ignoreUndefined ? this.countWithoutUndefined(object2, keys) : keys.length;
         if (size < 16) {
           this.writeU8(128 + size);
         } else if (size < 65536) {
@@ -1222,7 +1678,7 @@ var init_Encoder = __esm({
           throw new Error(`Too large map object: ${size}`);
         }
         for (const key of keys) {
-          const value = object[key];
+          const value = object2[key];
           if (!(this.ignoreUndefined && value === void 0)) {
             this.encodeString(key);
             this.doEncode(value, depth + 1);
@@ -1231,15 +1687,15 @@ var init_Encoder = __esm({
       }
       encodeExtension(ext) {
         if (typeof ext.data === "function") {
-          const data = ext.data(this.pos + 6);
-          const size2 = data.length;
+          const data2 = ext.data(this.pos + 6);
+          const size2 = data2.length;
           if (size2 >= 4294967296) {
             throw new Error(`Too large extension object: ${size2}`);
           }
           this.writeU8(201);
           this.writeU32(size2);
           this.writeI8(ext.type);
-          this.writeU8a(data);
+          this.writeU8a(data2);
           return;
         }
         const size = ext.data.length;
@@ -1382,12 +1838,12 @@ var init_CachedKeyDecoder = __esm({
       canBeCached(byteLength) {
         return byteLength > 0 && byteLength <= this.maxKeyLength;
       }
-      find(bytes, inputOffset, byteLength) {
+      find(bytes2, inputOffset, byteLength) {
         const records = this.caches[byteLength - 1];
         FIND_CHUNK: for (const record of records) {
           const recordBytes = record.bytes;
           for (let j = 0; j < byteLength; j++) {
-            if (recordBytes[j] !== bytes[inputOffset + j]) {
+            if (recordBytes[j] !== bytes2[inputOffset + j]) {
               continue FIND_CHUNK;
             }
           }
@@ -1395,26 +1851,26 @@ var init_CachedKeyDecoder = __esm({
         }
         return null;
       }
-      store(bytes, value) {
-        const records = this.caches[bytes.length - 1];
-        const record = { bytes, str: value };
+      store(bytes2, value) {
+        const records = this.caches[bytes2.length - 1];
+        const record = { bytes: bytes2, str: value };
         if (records.length >= this.maxLengthPerKey) {
           records[Math.random() * records.length | 0] = record;
         } else {
           records.push(record);
         }
       }
-      decode(bytes, inputOffset, byteLength) {
-        const cachedValue = this.find(bytes, inputOffset, byteLength);
+      decode(bytes2, inputOffset, byteLength) {
+        const cachedValue = this.find(bytes2, inputOffset, byteLength);
         if (cachedValue != null) {
           this.hit++;
           return cachedValue;
         }
         this.miss++;
-        const str = utf8DecodeJs(bytes, inputOffset, byteLength);
-        const slicedCopyOfBytes = Uint8Array.prototype.slice.call(bytes, inputOffset, inputOffset + byteLength);
-        this.store(slicedCopyOfBytes, str);
-        return str;
+        const str2 = utf8DecodeJs(bytes2, inputOffset, byteLength);
+        const slicedCopyOfBytes = Uint8Array.prototype.slice.call(bytes2, inputOffset, inputOffset + byteLength);
+        this.store(slicedCopyOfBytes, str2);
+        return str2;
       }
     };
   }
@@ -1568,18 +2024,18 @@ var init_Decoder = __esm({
         this.headByte = HEAD_BYTE_REQUIRED;
         this.stack.reset();
       }
-      setBuffer(buffer) {
-        const bytes = ensureUint8Array(buffer);
-        this.bytes = bytes;
-        this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      setBuffer(buffer2) {
+        const bytes2 = ensureUint8Array(buffer2);
+        this.bytes = bytes2;
+        this.view = new DataView(bytes2.buffer, bytes2.byteOffset, bytes2.byteLength);
         this.pos = 0;
       }
-      appendBuffer(buffer) {
+      appendBuffer(buffer2) {
         if (this.headByte === HEAD_BYTE_REQUIRED && !this.hasRemaining(1)) {
-          this.setBuffer(buffer);
+          this.setBuffer(buffer2);
         } else {
           const remainingData = this.bytes.subarray(this.pos);
-          const newData = ensureUint8Array(buffer);
+          const newData = ensureUint8Array(buffer2);
           const newBuffer = new Uint8Array(remainingData.length + newData.length);
           newBuffer.set(remainingData);
           newBuffer.set(newData, remainingData.length);
@@ -1597,34 +2053,34 @@ var init_Decoder = __esm({
        * @throws {@link DecodeError}
        * @throws {@link RangeError}
        */
-      decode(buffer) {
+      decode(buffer2) {
         if (this.entered) {
           const instance = this.clone();
-          return instance.decode(buffer);
+          return instance.decode(buffer2);
         }
         try {
           this.entered = true;
           this.reinitializeState();
-          this.setBuffer(buffer);
-          const object = this.doDecodeSync();
+          this.setBuffer(buffer2);
+          const object2 = this.doDecodeSync();
           if (this.hasRemaining(1)) {
             throw this.createExtraByteError(this.pos);
           }
-          return object;
+          return object2;
         } finally {
           this.entered = false;
         }
       }
-      *decodeMulti(buffer) {
+      *decodeMulti(buffer2) {
         if (this.entered) {
           const instance = this.clone();
-          yield* instance.decodeMulti(buffer);
+          yield* instance.decodeMulti(buffer2);
           return;
         }
         try {
           this.entered = true;
           this.reinitializeState();
-          this.setBuffer(buffer);
+          this.setBuffer(buffer2);
           while (this.hasRemaining(1)) {
             yield this.doDecodeSync();
           }
@@ -1640,15 +2096,15 @@ var init_Decoder = __esm({
         try {
           this.entered = true;
           let decoded = false;
-          let object;
-          for await (const buffer of stream) {
+          let object2;
+          for await (const buffer2 of stream) {
             if (decoded) {
               this.entered = false;
               throw this.createExtraByteError(this.totalPos);
             }
-            this.appendBuffer(buffer);
+            this.appendBuffer(buffer2);
             try {
-              object = this.doDecodeSync();
+              object2 = this.doDecodeSync();
               decoded = true;
             } catch (e) {
               if (!(e instanceof RangeError)) {
@@ -1661,7 +2117,7 @@ var init_Decoder = __esm({
             if (this.hasRemaining(1)) {
               throw this.createExtraByteError(this.totalPos);
             }
-            return object;
+            return object2;
           }
           const { headByte, pos, totalPos } = this;
           throw new RangeError(`Insufficient data in parsing ${prettyByte(headByte)} at ${totalPos} (${pos} in the current buffer)`);
@@ -1685,11 +2141,11 @@ var init_Decoder = __esm({
           this.entered = true;
           let isArrayHeaderRequired = isArray;
           let arrayItemsLeft = -1;
-          for await (const buffer of stream) {
+          for await (const buffer2 of stream) {
             if (isArray && arrayItemsLeft === 0) {
               throw this.createExtraByteError(this.totalPos);
             }
-            this.appendBuffer(buffer);
+            this.appendBuffer(buffer2);
             if (isArrayHeaderRequired) {
               arrayItemsLeft = this.readArraySize();
               isArrayHeaderRequired = false;
@@ -1716,12 +2172,12 @@ var init_Decoder = __esm({
       doDecodeSync() {
         DECODE: while (true) {
           const headByte = this.readHeadByte();
-          let object;
+          let object2;
           if (headByte >= 224) {
-            object = headByte - 256;
+            object2 = headByte - 256;
           } else if (headByte < 192) {
             if (headByte < 128) {
-              object = headByte;
+              object2 = headByte;
             } else if (headByte < 144) {
               const size = headByte - 128;
               if (size !== 0) {
@@ -1729,7 +2185,7 @@ var init_Decoder = __esm({
                 this.complete();
                 continue DECODE;
               } else {
-                object = {};
+                object2 = {};
               }
             } else if (headByte < 160) {
               const size = headByte - 144;
@@ -1738,55 +2194,55 @@ var init_Decoder = __esm({
                 this.complete();
                 continue DECODE;
               } else {
-                object = [];
+                object2 = [];
               }
             } else {
               const byteLength = headByte - 160;
-              object = this.decodeString(byteLength, 0);
+              object2 = this.decodeString(byteLength, 0);
             }
           } else if (headByte === 192) {
-            object = null;
+            object2 = null;
           } else if (headByte === 194) {
-            object = false;
+            object2 = false;
           } else if (headByte === 195) {
-            object = true;
+            object2 = true;
           } else if (headByte === 202) {
-            object = this.readF32();
+            object2 = this.readF32();
           } else if (headByte === 203) {
-            object = this.readF64();
+            object2 = this.readF64();
           } else if (headByte === 204) {
-            object = this.readU8();
+            object2 = this.readU8();
           } else if (headByte === 205) {
-            object = this.readU16();
+            object2 = this.readU16();
           } else if (headByte === 206) {
-            object = this.readU32();
+            object2 = this.readU32();
           } else if (headByte === 207) {
             if (this.useBigInt64) {
-              object = this.readU64AsBigInt();
+              object2 = this.readU64AsBigInt();
             } else {
-              object = this.readU64();
+              object2 = this.readU64();
             }
           } else if (headByte === 208) {
-            object = this.readI8();
+            object2 = this.readI8();
           } else if (headByte === 209) {
-            object = this.readI16();
+            object2 = this.readI16();
           } else if (headByte === 210) {
-            object = this.readI32();
+            object2 = this.readI32();
           } else if (headByte === 211) {
             if (this.useBigInt64) {
-              object = this.readI64AsBigInt();
+              object2 = this.readI64AsBigInt();
             } else {
-              object = this.readI64();
+              object2 = this.readI64();
             }
           } else if (headByte === 217) {
             const byteLength = this.lookU8();
-            object = this.decodeString(byteLength, 1);
+            object2 = this.decodeString(byteLength, 1);
           } else if (headByte === 218) {
             const byteLength = this.lookU16();
-            object = this.decodeString(byteLength, 2);
+            object2 = this.decodeString(byteLength, 2);
           } else if (headByte === 219) {
             const byteLength = this.lookU32();
-            object = this.decodeString(byteLength, 4);
+            object2 = this.decodeString(byteLength, 4);
           } else if (headByte === 220) {
             const size = this.readU16();
             if (size !== 0) {
@@ -1794,7 +2250,7 @@ var init_Decoder = __esm({
               this.complete();
               continue DECODE;
             } else {
-              object = [];
+              object2 = [];
             }
           } else if (headByte === 221) {
             const size = this.readU32();
@@ -1803,7 +2259,7 @@ var init_Decoder = __esm({
               this.complete();
               continue DECODE;
             } else {
-              object = [];
+              object2 = [];
             }
           } else if (headByte === 222) {
             const size = this.readU16();
@@ -1812,7 +2268,7 @@ var init_Decoder = __esm({
               this.complete();
               continue DECODE;
             } else {
-              object = {};
+              object2 = {};
             }
           } else if (headByte === 223) {
             const size = this.readU32();
@@ -1821,36 +2277,36 @@ var init_Decoder = __esm({
               this.complete();
               continue DECODE;
             } else {
-              object = {};
+              object2 = {};
             }
           } else if (headByte === 196) {
             const size = this.lookU8();
-            object = this.decodeBinary(size, 1);
+            object2 = this.decodeBinary(size, 1);
           } else if (headByte === 197) {
             const size = this.lookU16();
-            object = this.decodeBinary(size, 2);
+            object2 = this.decodeBinary(size, 2);
           } else if (headByte === 198) {
             const size = this.lookU32();
-            object = this.decodeBinary(size, 4);
+            object2 = this.decodeBinary(size, 4);
           } else if (headByte === 212) {
-            object = this.decodeExtension(1, 0);
+            object2 = this.decodeExtension(1, 0);
           } else if (headByte === 213) {
-            object = this.decodeExtension(2, 0);
+            object2 = this.decodeExtension(2, 0);
           } else if (headByte === 214) {
-            object = this.decodeExtension(4, 0);
+            object2 = this.decodeExtension(4, 0);
           } else if (headByte === 215) {
-            object = this.decodeExtension(8, 0);
+            object2 = this.decodeExtension(8, 0);
           } else if (headByte === 216) {
-            object = this.decodeExtension(16, 0);
+            object2 = this.decodeExtension(16, 0);
           } else if (headByte === 199) {
             const size = this.lookU8();
-            object = this.decodeExtension(size, 1);
+            object2 = this.decodeExtension(size, 1);
           } else if (headByte === 200) {
             const size = this.lookU16();
-            object = this.decodeExtension(size, 2);
+            object2 = this.decodeExtension(size, 2);
           } else if (headByte === 201) {
             const size = this.lookU32();
-            object = this.decodeExtension(size, 4);
+            object2 = this.decodeExtension(size, 4);
           } else {
             throw new DecodeError2(`Unrecognized type byte: ${prettyByte(headByte)}`);
           }
@@ -1859,26 +2315,26 @@ var init_Decoder = __esm({
           while (stack.length > 0) {
             const state = stack.top();
             if (state.type === STATE_ARRAY) {
-              state.array[state.position] = object;
+              state.array[state.position] = object2;
               state.position++;
               if (state.position === state.size) {
-                object = state.array;
+                object2 = state.array;
                 stack.release(state);
               } else {
                 continue DECODE;
               }
             } else if (state.type === STATE_MAP_KEY) {
-              if (object === "__proto__") {
+              if (object2 === "__proto__") {
                 throw new DecodeError2("The key __proto__ is not allowed");
               }
-              state.key = this.mapKeyConverter(object);
+              state.key = this.mapKeyConverter(object2);
               state.type = STATE_MAP_VALUE;
               continue DECODE;
             } else {
-              state.map[state.key] = object;
+              state.map[state.key] = object2;
               state.readCount++;
               if (state.readCount === state.size) {
-                object = state.map;
+                object2 = state.map;
                 stack.release(state);
               } else {
                 state.key = null;
@@ -1887,7 +2343,7 @@ var init_Decoder = __esm({
               }
             }
           }
-          return object;
+          return object2;
         }
       }
       readHeadByte() {
@@ -1944,14 +2400,14 @@ var init_Decoder = __esm({
           throw MORE_DATA;
         }
         const offset = this.pos + headerOffset;
-        let object;
+        let object2;
         if (this.stateIsMapKey() && this.keyDecoder?.canBeCached(byteLength)) {
-          object = this.keyDecoder.decode(this.bytes, offset, byteLength);
+          object2 = this.keyDecoder.decode(this.bytes, offset, byteLength);
         } else {
-          object = utf8Decode(this.bytes, offset, byteLength);
+          object2 = utf8Decode(this.bytes, offset, byteLength);
         }
         this.pos += headerOffset + byteLength;
-        return object;
+        return object2;
       }
       stateIsMapKey() {
         if (this.stack.length > 0) {
@@ -1971,21 +2427,21 @@ var init_Decoder = __esm({
           throw MORE_DATA;
         }
         const offset = this.pos + headOffset;
-        const object = this.bytes.subarray(offset, offset + byteLength);
+        const object2 = this.bytes.subarray(offset, offset + byteLength);
         this.pos += headOffset + byteLength;
-        return object;
+        return object2;
       }
       decodeExtension(size, headOffset) {
         if (size > this.maxExtLength) {
           throw new DecodeError2(`Max length exceeded: ext length (${size}) > maxExtLength (${this.maxExtLength})`);
         }
         const extType = this.view.getInt8(this.pos + headOffset);
-        const data = this.decodeBinary(
+        const data2 = this.decodeBinary(
           size,
           headOffset + 1
           /* extType */
         );
-        return this.extensionCodec.decode(data, extType, this.context);
+        return this.extensionCodec.decode(data2, extType, this.context);
       }
       lookU8() {
         return this.view.getUint8(this.pos);
@@ -2096,14 +2552,14 @@ function refused(payload) {
     let map = false;
     let size = 0;
     let header = 1;
-    let str = false;
+    let str2 = false;
     if (head <= 127 || head >= 224 || head >= 192 && head <= 195) {
     } else if (head <= 143) {
       [items, map] = [2 * (head & 15), true];
     } else if (head <= 159) {
       items = head & 15;
     } else if (head <= 191) {
-      [str, size] = [true, head & 31];
+      [str2, size] = [true, head & 31];
     } else if (head >= 199 && head <= 201 || head >= 212 && head <= 216) {
       return { at: pos, reason: "a value of type Ext, which JSON and MessagePack do not both carry" };
     } else if ((head === 202 || head === 203) && pos + (head === 202 ? 5 : 9) <= payload.length && !Number.isFinite(head === 202 ? view.getFloat32(pos + 1) : view.getFloat64(pos + 1))) {
@@ -2114,13 +2570,13 @@ function refused(payload) {
     } else {
       switch (head) {
         case 217:
-          [str, size, header] = [true, view.getUint8(pos + 1), 2];
+          [str2, size, header] = [true, view.getUint8(pos + 1), 2];
           break;
         case 218:
-          [str, size, header] = [true, view.getUint16(pos + 1), 3];
+          [str2, size, header] = [true, view.getUint16(pos + 1), 3];
           break;
         case 219:
-          [str, size, header] = [true, view.getUint32(pos + 1), 5];
+          [str2, size, header] = [true, view.getUint32(pos + 1), 5];
           break;
         case 196:
           [size, header] = [view.getUint8(pos + 1), 2];
@@ -2193,7 +2649,7 @@ function refused(payload) {
           return void 0;
       }
     }
-    if (str && size && !(isKey && open.length === 2)) {
+    if (str2 && size && !(isKey && open.length === 2)) {
       const body = payload.subarray(pos + header, pos + header + size);
       if (body.some((byte) => byte >= 128)) {
         try {
@@ -2215,8 +2671,8 @@ function decodeMsgpack(payload) {
     throw new DecodeError(bad.reason, { offset: bad.at });
   try {
     return MSGPACK.decode(payload);
-  } catch (error) {
-    throw new DecodeError(`MessagePack data is malformed: ${error.message}`, { offset: 0 });
+  } catch (error2) {
+    throw new DecodeError(`MessagePack data is malformed: ${error2.message}`, { offset: 0 });
   }
 }
 function encodeMsgpack(value) {
@@ -2239,13 +2695,13 @@ var init_msgpack = __esm({
       // the length at which a frame may be complete
       offset = 0;
       // stream offset of the first buffered byte
-      take(data, out) {
-        if (!data.length)
+      take(data2, out) {
+        if (!data2.length)
           return;
-        this.parts.push(data);
-        this.have += data.length;
+        this.parts.push(data2);
+        this.have += data2.length;
         if (this.have < this.need) {
-          this.parts[this.parts.length - 1] = data.slice();
+          this.parts[this.parts.length - 1] = data2.slice();
           return;
         }
         const buf = concat(this.parts, this.have);
@@ -2271,8 +2727,8 @@ var init_msgpack = __esm({
             }
             try {
               value = MSGPACK.decode(payload);
-            } catch (error) {
-              throw new DecodeError(`MessagePack data is malformed: ${error.message}`, {
+            } catch (error2) {
+              throw new DecodeError(`MessagePack data is malformed: ${error2.message}`, {
                 offset: this.offset + pos + 4,
                 index: this.index
               });
@@ -2303,81 +2759,7 @@ init_base64();
 
 // schemas/dist/canonical.js
 init_base64();
-
-// schemas/dist/fields.js
-var ALWAYS = /* @__PURE__ */ Symbol("always");
-var EMPTY_OBJECT = /* @__PURE__ */ Symbol("{}");
-var EMPTY_ARRAY = /* @__PURE__ */ Symbol("[]");
-var FIELDS = {
-  msg: [
-    ["name", ALWAYS],
-    ["content", ALWAYS],
-    ["role", ALWAYS],
-    ["id", ALWAYS],
-    ["metadata", EMPTY_OBJECT],
-    ["created_at", ALWAYS],
-    ["usage", null],
-    ["finished_at", null],
-    ["finished_reason", null],
-    ["structured_output", null],
-    ["error", null]
-  ],
-  text: [["type", ALWAYS], ["text", ALWAYS], ["id", ALWAYS], ["created_at", ALWAYS], ["finished_at", null]],
-  thinking: [["type", ALWAYS], ["thinking", ALWAYS], ["id", ALWAYS], ["created_at", ALWAYS], ["finished_at", null]],
-  hint: [
-    ["type", ALWAYS],
-    ["hint", ALWAYS],
-    ["id", ALWAYS],
-    ["source", null],
-    ["created_at", ALWAYS],
-    ["finished_at", ALWAYS]
-  ],
-  data: [
-    ["type", ALWAYS],
-    ["id", ALWAYS],
-    ["source", ALWAYS],
-    ["name", null],
-    ["created_at", ALWAYS],
-    ["finished_at", null]
-  ],
-  tool_call: [
-    ["type", ALWAYS],
-    ["id", ALWAYS],
-    ["name", ALWAYS],
-    ["input", ALWAYS],
-    ["state", "pending"],
-    ["suggested_rules", EMPTY_ARRAY],
-    ["created_at", ALWAYS],
-    ["finished_at", null]
-  ],
-  tool_result: [
-    ["type", ALWAYS],
-    ["id", ALWAYS],
-    ["name", ALWAYS],
-    ["output", ALWAYS],
-    ["state", "running"],
-    ["metadata", EMPTY_OBJECT],
-    ["created_at", ALWAYS],
-    ["finished_at", null]
-  ],
-  base64: [["type", ALWAYS], ["data", ALWAYS], ["media_type", ALWAYS]],
-  url: [["type", ALWAYS], ["url", ALWAYS], ["media_type", ALWAYS]],
-  usage: [
-    ["input_tokens", ALWAYS],
-    ["output_tokens", ALWAYS],
-    ["cache_input_tokens", 0],
-    ["cache_creation_input_tokens", 0]
-  ],
-  error: [["type", "unknown"], ["message", ALWAYS]],
-  rule: [["tool_name", ALWAYS], ["rule_content", ALWAYS], ["behavior", ALWAYS], ["source", ALWAYS]]
-};
-var ROLE_BLOCKS = {
-  user: [["data", "text"], "text and data blocks"],
-  system: [["text"], "text blocks"],
-  assistant: null
-};
-
-// schemas/dist/canonical.js
+init_fields();
 var ORDER = /* @__PURE__ */ new Map();
 for (const fields of Object.values(FIELDS)) {
   ORDER.set(fields, new Map(fields.map(([name], i) => [name, i])));
@@ -2394,8 +2776,8 @@ function isDefault(value, fallback) {
     return Array.isArray(value) && value.length === 0;
   return value === fallback;
 }
-function put(obj, struct, key, value) {
-  const fields = FIELDS[struct];
+function put(obj, struct2, key, value) {
+  const fields = FIELDS[struct2];
   const order = ORDER.get(fields);
   const at = order.get(key);
   if (isDefault(value, fields[at][1])) {
@@ -2421,18 +2803,18 @@ function put(obj, struct, key, value) {
 function define(obj, key, value) {
   Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
 }
-function canonical(obj, struct) {
-  const fields = FIELDS[struct];
+function canonical(obj, struct2) {
+  const fields = FIELDS[struct2];
   const entries = [];
   for (const [name, fallback] of fields) {
     let value = obj[name];
     if (isDefault(value, fallback))
       continue;
     if (value !== null)
-      value = nested(struct, name, value);
+      value = nested(struct2, name, value);
     entries.push([name, value]);
   }
-  if (struct === "thinking") {
+  if (struct2 === "thinking") {
     const order = ORDER.get(fields);
     for (const key of Object.keys(obj)) {
       if (!order.has(key) && obj[key] !== void 0)
@@ -2450,8 +2832,8 @@ function canonical(obj, struct) {
     define(obj, key, value);
   return obj;
 }
-function nested(struct, name, value) {
-  switch (`${struct}.${name}`) {
+function nested(struct2, name, value) {
+  switch (`${struct2}.${name}`) {
     case "msg.content":
       for (const block of value)
         block_(block);
@@ -2471,8 +2853,8 @@ function nested(struct, name, value) {
     case "base64.data":
       return value instanceof Uint8Array ? encodeBase64(value) : value;
     case "tool_call.suggested_rules":
-      for (const rule of value)
-        canonical(rule, "rule");
+      for (const rule2 of value)
+        canonical(rule2, "rule");
       return value;
     default:
       return value;
@@ -2497,17 +2879,21 @@ function copyJson(value) {
 // schemas/dist/checkpoint.js
 init_errors();
 init_events();
+init_msgcheck();
 var CHECKPOINT = "wire.checkpoint";
 var RESTART = "wire.restart";
 var TURN = "wire.turn";
-var RULES = new Map(Object.entries(ROLE_BLOCKS).map(([role, rule]) => [role, rule === null ? null : [new Set(rule[0]), rule[1]]]));
 function readCheckpoint(event) {
   if (event.type !== "CUSTOM" || !("name" in event) || event.name !== CHECKPOINT)
     return void 0;
-  const msg = (event.value ?? {})["msg"];
-  if (msg === void 0)
+  const value = event.value ?? {};
+  if (!Object.hasOwn(value, "msg"))
     throw new DecodeError("a checkpoint without a msg", { path: "$.value.msg" });
-  return readMsg(msg, "$.value.msg");
+  const msg2 = value["msg"];
+  if (typeof msg2 === "object" && msg2 !== null && !Array.isArray(msg2) && !Object.hasOwn(msg2, "id")) {
+    throw new DecodeError("a checkpoint whose msg has no id", { path: "$.id" });
+  }
+  return canonical(checkMsg(copyJson(msg2)), "msg");
 }
 function readTurn(event) {
   if (event.type !== "CUSTOM" || !("name" in event) || event.name !== TURN)
@@ -2515,7 +2901,7 @@ function readTurn(event) {
   const msgs = (event.value ?? {})["msgs"];
   if (!Array.isArray(msgs))
     throw new DecodeError("a turn without a list of msgs", { path: "$.value.msgs" });
-  return msgs.map((msg, i) => readMsg(msg, `$.value.msgs[${i}]`));
+  return msgs.map((msg2, i) => readMsg(msg2, `$.value.msgs[${i}]`));
 }
 function turn(msgs) {
   const items = msgs === null ? [] : Array.isArray(msgs) ? msgs : [msgs];
@@ -2524,42 +2910,29 @@ function turn(msgs) {
     id: newId(),
     created_at: now(),
     name: TURN,
-    value: { msgs: items.map((msg) => canonical(copyJson(msg), "msg")) }
+    value: { msgs: items.map((msg2) => canonical(copyJson(msg2), "msg")) }
   };
 }
-function readMsg(msg, path) {
-  if (typeof msg !== "object" || msg === null || Array.isArray(msg)) {
-    throw new DecodeError("Expected `object`", { path });
+function readMsg(msg2, path) {
+  try {
+    return canonical(checkMsg(copyJson(msg2)), "msg");
+  } catch (error2) {
+    if (error2 instanceof DecodeError && error2.path !== void 0) {
+      error2.path = path + error2.path.slice(1);
+      error2.message = error2.render();
+    }
+    throw error2;
   }
-  const copy = copyJson(msg);
-  if (typeof copy["name"] !== "string")
-    throw new DecodeError("Expected `str`", { path: `${path}.name` });
-  const role = copy["role"];
-  if (!RULES.has(role))
-    throw new DecodeError("Invalid role", { path: `${path}.role` });
-  const content = copy["content"];
-  if (!Array.isArray(content))
-    throw new DecodeError("Expected `array`", { path: `${path}.content` });
-  const rule = RULES.get(role);
-  if (rule) {
-    content.forEach((block, i) => {
-      const type = block?.type;
-      if (!rule[0].has(type)) {
-        throw new DecodeError(`content[${i}] is a '${String(type)}' block, but a ${String(role)} message can only contain ${rule[1]}`, { path: `${path}.content[${i}]` });
-      }
-    });
-  }
-  return canonical(copy, "msg");
 }
 function beginReply(event) {
-  const msg = {
+  const msg2 = {
     name: event.name,
     content: [],
     role: event.role ?? "assistant",
     id: event.reply_id,
     created_at: event.created_at
   };
-  return canonical(msg, "msg");
+  return canonical(msg2, "msg");
 }
 function joinReply(replyId) {
   return canonical({ name: "", content: [], role: "assistant", id: replyId, created_at: now() }, "msg");
@@ -2574,10 +2947,10 @@ function now() {
   return (/* @__PURE__ */ new Date()).toISOString().replace("Z", "000+00:00");
 }
 function newId() {
-  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
-  bytes[6] = bytes[6] & 15 | 64;
-  bytes[8] = bytes[8] & 63 | 128;
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  const bytes2 = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  bytes2[6] = bytes2[6] & 15 | 64;
+  bytes2[8] = bytes2[8] & 63 | 128;
+  return Array.from(bytes2, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 // schemas/dist/follow.js
@@ -2646,47 +3019,47 @@ var SSEDecoder = class extends StreamDecoder {
       this.ids.length = 0;
     return super.close();
   }
-  take(data, out) {
+  take(data2, out) {
     if (this.head !== null) {
-      const head = concat([this.head, data], this.head.length + data.length);
+      const head = concat([this.head, data2], this.head.length + data2.length);
       const bom = head.length >= 3 && head[0] === BOM[0] && head[1] === BOM[1] && head[2] === BOM[2];
       if (!bom && head.length < 3 && head.every((byte, i2) => byte === BOM[i2])) {
         this.head = head.slice();
         return;
       }
       this.head = null;
-      data = bom ? head.subarray(3) : head;
+      data2 = bom ? head.subarray(3) : head;
       if (bom)
         this.pos = 3;
     }
     let i = 0;
-    if (this.cr && data.length) {
+    if (this.cr && data2.length) {
       this.cr = false;
-      if (data[0] === 10) {
+      if (data2[0] === 10) {
         i = 1;
         this.pos++;
       }
     }
-    let lf = data.indexOf(10, i);
-    let cr = data.indexOf(13, i);
-    while (i < data.length) {
+    let lf = data2.indexOf(10, i);
+    let cr = data2.indexOf(13, i);
+    while (i < data2.length) {
       if (lf !== -1 && lf < i)
-        lf = data.indexOf(10, i);
+        lf = data2.indexOf(10, i);
       if (cr !== -1 && cr < i)
-        cr = data.indexOf(13, i);
+        cr = data2.indexOf(13, i);
       const eol = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
       if (eol === -1)
         break;
       let next = eol + 1;
-      if (data[eol] === 13) {
-        if (eol + 1 < data.length) {
-          if (data[eol + 1] === 10)
+      if (data2[eol] === 13) {
+        if (eol + 1 < data2.length) {
+          if (data2[eol + 1] === 10)
             next++;
         } else {
           this.cr = true;
         }
       }
-      let segment = data.subarray(i, eol);
+      let segment = data2.subarray(i, eol);
       let start = this.pos;
       if (this.line.length) {
         segment = concat([...this.line, segment], this.lineLength + segment.length);
@@ -2698,8 +3071,8 @@ var SSEDecoder = class extends StreamDecoder {
       this.parseLine(segment, start, this.pos, out);
       i = next;
     }
-    if (i < data.length) {
-      const tail = data.slice(i);
+    if (i < data2.length) {
+      const tail = data2.slice(i);
       if (!this.line.length)
         this.lineStart = this.pos;
       this.line.push(tail);
@@ -2758,12 +3131,12 @@ var SSEDecoder = class extends StreamDecoder {
     }
   }
   dispatch(out) {
-    const data = this.data;
-    if (data.length) {
-      const payload = data.length === 1 ? data[0] : joinLines(data);
+    const data2 = this.data;
+    if (data2.length) {
+      const payload = data2.length === 1 ? data2[0] : joinLines(data2);
       if (!this.named && !payload.every((b) => b === 32 || b === 9 || b === 13 || b === 10)) {
         const before = out.length;
-        this.json(payload, out, this.dataOffset, data.length === 1);
+        this.json(payload, out, this.dataOffset, data2.length === 1);
         if (this.keepIds && out.length > before)
           this.ids.push(this.idBuffer);
       }
@@ -2813,22 +3186,22 @@ var HTTPStatusError = class extends RemoteProtocolError {
   contentType;
   text;
   name = "HTTPStatusError";
-  constructor(method, url, status, contentType, text, expected) {
-    super(`${method} ${url} answered ${status} with ${contentType || "no content type"}, not ${expected}` + (text ? `: ${text}` : ""));
+  constructor(method, url2, status, contentType, text2, expected2) {
+    super(`${method} ${url2} answered ${status} with ${contentType || "no content type"}, not ${expected2}` + (text2 ? `: ${text2}` : ""));
     this.method = method;
-    this.url = url;
+    this.url = url2;
     this.status = status;
     this.contentType = contentType;
-    this.text = text;
+    this.text = text2;
   }
 };
 var ConnectionFailed = class extends WireError {
   url;
   attempts;
   name = "ConnectionFailed";
-  constructor(url, attempts, cause) {
-    super(`GET ${url}: ${attempts} attempts in a row failed; the last: ${String(cause)}`, { cause });
-    this.url = url;
+  constructor(url2, attempts, cause) {
+    super(`GET ${url2}: ${attempts} attempts in a row failed; the last: ${String(cause)}`, { cause });
+    this.url = url2;
     this.attempts = attempts;
   }
 };
@@ -2836,7 +3209,7 @@ function mediaType(response) {
   return (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
 }
 var SNIPPET = 300;
-async function unexpected(response, method, url, expected) {
+async function unexpected(response, method, url2, expected2) {
   let head = new Uint8Array(0);
   const reader = response.body?.getReader();
   try {
@@ -2853,8 +3226,8 @@ async function unexpected(response, method, url, expected) {
   } finally {
     void reader?.cancel().catch(() => void 0);
   }
-  const text = new TextDecoder().decode(head.subarray(0, SNIPPET)).trim();
-  return new HTTPStatusError(method, url, response.status, response.headers.get("content-type") ?? "", text, expected);
+  const text2 = new TextDecoder().decode(head.subarray(0, SNIPPET)).trim();
+  return new HTTPStatusError(method, url2, response.status, response.headers.get("content-type") ?? "", text2, expected2);
 }
 function stopper(outer) {
   const stop = new AbortController();
@@ -2865,15 +3238,15 @@ function stopper(outer) {
     outer?.addEventListener("abort", onAbort, { once: true });
   return { stop, release: () => outer?.removeEventListener("abort", onAbort) };
 }
-async function follow(url, options, unknown, reader, position, signal) {
-  const attempts = new Attempts(url, options.backoff);
+async function follow(url2, options, unknown, reader, position, signal) {
+  const attempts = new Attempts(url2, options.backoff);
   let retryMs;
   let restarts = 0;
   for (; ; ) {
     signal.throwIfAborted();
     const startId = position.lastEventId;
     const decoder = new SSEDecoder({ lastEventId: position.lastEventId, unknown, keepIds: true });
-    const outcome = await connect(url, options, reader, position, signal, decoder);
+    const outcome = await connect(url2, options, reader, position, signal, decoder);
     if (outcome === "done")
       return;
     retryMs = decoder.retry ?? retryMs;
@@ -2890,8 +3263,8 @@ var Attempts = class {
   maxMs;
   retries;
   failures = 0;
-  constructor(url, backoff = {}) {
-    this.url = url;
+  constructor(url2, backoff = {}) {
+    this.url = url2;
     this.initialMs = backoff.initialMs ?? DEFAULTS.initialMs;
     this.maxMs = backoff.maxMs ?? DEFAULTS.maxMs;
     this.retries = backoff.retries ?? backoff.maxAttempts ?? DEFAULTS.retries;
@@ -2915,9 +3288,9 @@ var Attempts = class {
 function lastFailure(outcome, restarts) {
   if (!restarts)
     return outcome.reason;
-  const error = new RemoteProtocolError(`the server restarted the stream (wire.restart: ${outcome.restart}) on ${restarts} connection${restarts > 1 ? "s" : ""} in a row, then dropped it; the last drop: ${String(outcome.reason)}`);
-  error.cause = outcome.reason;
-  return error;
+  const error2 = new RemoteProtocolError(`the server restarted the stream (wire.restart: ${outcome.restart}) on ${restarts} connection${restarts > 1 ? "s" : ""} in a row, then dropped it; the last drop: ${String(outcome.reason)}`);
+  error2.cause = outcome.reason;
+  return error2;
 }
 function restartReason(event) {
   if (event.type !== "CUSTOM" || !("name" in event) || event.name !== RESTART)
@@ -2926,35 +3299,35 @@ function restartReason(event) {
   const reason = typeof value === "object" && value !== null ? value.reason : void 0;
   return (reason === void 0 || reason === null ? "" : String(reason)) || "no reason given";
 }
-function request(url, options, lastEventId) {
+function request(url2, options, lastEventId) {
   const headers = new Headers(options.headers);
   headers.set("Accept", "text/event-stream");
   if (!lastEventId)
-    return [url, headers];
+    return [url2, headers];
   if (options.cursor === "query") {
-    const parsed = new URL(url, globalThis.location?.href);
+    const parsed = new URL(url2, globalThis.location?.href);
     parsed.searchParams.set("after", lastEventId);
     return [parsed.href, headers];
   }
   headers.set("Last-Event-ID", lastEventId);
-  return [url, headers];
+  return [url2, headers];
 }
 function retryAfterMs(value, nowMs = Date.now()) {
   if (value === null)
     return void 0;
-  const text = value.trim();
+  const text2 = value.trim();
   let ms;
-  if (/^\d+$/.test(text))
-    ms = Number(text) * 1e3;
+  if (/^\d+$/.test(text2))
+    ms = Number(text2) * 1e3;
   else {
-    const at = Date.parse(text);
+    const at = Date.parse(text2);
     if (Number.isNaN(at))
       return void 0;
     ms = at - nowMs;
   }
   return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
 }
-async function connect(url, options, reader, position, signal, decoder) {
+async function connect(url2, options, reader, position, signal, decoder) {
   let applied = 0;
   let restart;
   const apply2 = (events) => {
@@ -2976,35 +3349,35 @@ async function connect(url, options, reader, position, signal, decoder) {
     return false;
   };
   const retry = (reason, waitMs) => ({ applied, reason, waitMs, restart });
-  const network = (error) => {
+  const network = (error2) => {
     if (signal.aborted)
       throw signal.reason;
-    if (!(error instanceof TypeError))
-      throw error;
-    return retry(error);
+    if (!(error2 instanceof TypeError))
+      throw error2;
+    return retry(error2);
   };
   const closed = () => {
     reader.closed();
     return "done";
   };
-  const [target, headers] = request(url, options, position.lastEventId);
+  const [target, headers] = request(url2, options, position.lastEventId);
   position.connections++;
   let response;
   try {
     response = await (options.fetch ?? globalThis.fetch)(target, { headers, signal, cache: "no-store" });
-  } catch (error) {
-    return network(error);
+  } catch (error2) {
+    return network(error2);
   }
   if (response.status === 204 && reader.closed !== void 0) {
     await response.body?.cancel();
     return closed();
   }
   if (response.status !== 200 || mediaType(response) !== "text/event-stream" || response.body === null) {
-    const error = await unexpected(response, "GET", target, "200 with text/event-stream");
+    const error2 = await unexpected(response, "GET", target, "200 with text/event-stream");
     if (!RETRYABLE.has(response.status))
-      throw error;
+      throw error2;
     const wait = RETRY_AFTER.has(response.status) ? retryAfterMs(response.headers.get("retry-after")) : void 0;
-    return retry(error, wait);
+    return retry(error2, wait);
   }
   const body = response.body.getReader();
   try {
@@ -3012,8 +3385,8 @@ async function connect(url, options, reader, position, signal, decoder) {
       let chunk;
       try {
         chunk = await body.read();
-      } catch (error) {
-        return network(error);
+      } catch (error2) {
+        return network(error2);
       }
       if (chunk.done)
         break;
@@ -3038,10 +3411,10 @@ async function connect(url, options, reader, position, signal, decoder) {
 function decode(step, signal) {
   try {
     return { events: step() };
-  } catch (error) {
-    if (!(error instanceof RemoteProtocolError) || signal.aborted)
-      throw error;
-    return { events: error.events, error };
+  } catch (error2) {
+    if (!(error2 instanceof RemoteProtocolError) || signal.aborted)
+      throw error2;
+    return { events: error2.events, error: error2 };
   }
 }
 function sleep(ms, signal) {
@@ -3066,6 +3439,7 @@ function sleep(ms, signal) {
 init_base64();
 init_errors();
 init_events();
+init_fields();
 var AnomalyKind = {
   /** reply_id differs from the Msg's id: skipped */
   OTHER_REPLY: "other_reply",
@@ -3093,17 +3467,17 @@ var AnomalyKind = {
   WRONG_TYPE: "wrong_type"
 };
 var STATES = /* @__PURE__ */ new WeakMap();
-var ROLE_ALLOWS = Object.fromEntries(Object.entries(ROLE_BLOCKS).map(([role, rule]) => [role, rule === null ? null : new Set(rule[0])]));
-function stateOf(msg) {
-  let state = STATES.get(msg);
+var ROLE_ALLOWS = Object.fromEntries(Object.entries(ROLE_BLOCKS).map(([role, rule2]) => [role, rule2 === null ? null : new Set(rule2[0])]));
+function stateOf(msg2) {
+  let state = STATES.get(msg2);
   if (state === void 0) {
-    canonical(msg, "msg");
+    canonical(msg2, "msg");
     state = {
-      msg,
+      msg: msg2,
       index: 0,
       anomalies: [],
       strict: false,
-      allowed: ROLE_ALLOWS[msg.role] ?? null,
+      allowed: ROLE_ALLOWS[msg2.role] ?? null,
       text: /* @__PURE__ */ new Map(),
       thinking: /* @__PURE__ */ new Map(),
       data: /* @__PURE__ */ new Map(),
@@ -3111,9 +3485,9 @@ function stateOf(msg) {
       results: /* @__PURE__ */ new Map(),
       resultData: /* @__PURE__ */ new Map()
     };
-    for (const block of msg.content)
+    for (const block of msg2.content)
       index(state, block);
-    STATES.set(msg, state);
+    STATES.set(msg2, state);
   }
   return state;
 }
@@ -3146,11 +3520,11 @@ function index(s, block) {
       return;
   }
 }
-function anomaliesOf(msg) {
-  return STATES.get(msg)?.anomalies ?? [];
+function anomaliesOf(msg2) {
+  return STATES.get(msg2)?.anomalies ?? [];
 }
-function appendEvent(msg, event, options) {
-  const s = stateOf(msg);
+function appendEvent(msg2, event, options) {
+  const s = stateOf(msg2);
   s.strict = options?.strict ?? false;
   const before = s.anomalies.length;
   try {
@@ -3160,8 +3534,8 @@ function appendEvent(msg, event, options) {
   }
   return s.anomalies.length > before ? s.anomalies[s.anomalies.length - 1] : void 0;
 }
-function extendEvents(msg, events, options) {
-  const s = stateOf(msg);
+function extendEvents(msg2, events, options) {
+  const s = stateOf(msg2);
   s.strict = options?.strict ?? false;
   const before = s.anomalies.length;
   for (const event of events) {
@@ -3240,7 +3614,7 @@ function apply(s, event) {
     return;
   }
   const at = event.created_at ?? now2();
-  const msg = s.msg;
+  const msg2 = s.msg;
   switch (event.type) {
     case "REPLY_START":
     // a continuation REPLY_START must not reset anything
@@ -3249,19 +3623,19 @@ function apply(s, event) {
     case "USER_INTERRUPT":
       return;
     case "REPLY_END":
-      put(msg, "msg", "finished_at", at);
-      put(msg, "msg", "finished_reason", event.finished_reason ?? "completed");
-      put(msg, "msg", "error", event.error == null ? null : canonical({ ...event.error }, "error"));
+      put(msg2, "msg", "finished_at", at);
+      put(msg2, "msg", "finished_reason", event.finished_reason ?? "completed");
+      put(msg2, "msg", "error", event.error == null ? null : canonical({ ...event.error }, "error"));
       return;
     case "MODEL_CALL_END": {
       const u = s.msg.usage;
-      const usage = {
+      const usage2 = {
         input_tokens: (u?.input_tokens ?? 0) + event.input_tokens,
         output_tokens: (u?.output_tokens ?? 0) + event.output_tokens,
         cache_input_tokens: (u?.cache_input_tokens ?? 0) + (event.cache_input_tokens ?? 0),
         cache_creation_input_tokens: (u?.cache_creation_input_tokens ?? 0) + (event.cache_creation_input_tokens ?? 0)
       };
-      put(msg, "msg", "usage", canonical(usage, "usage"));
+      put(msg2, "msg", "usage", canonical(usage2, "usage"));
       return;
     }
     case "TEXT_BLOCK_START":
@@ -3318,8 +3692,8 @@ function apply(s, event) {
       finish(s, s.data, event.type, event.block_id, at);
       return;
     case "HINT_BLOCK": {
-      const hint = typeof event.hint === "string" ? event.hint : event.hint.map((part) => copyBlock(part));
-      const block = { type: "hint", hint, id: event.block_id };
+      const hint2 = typeof event.hint === "string" ? event.hint : event.hint.map((part) => copyBlock(part));
+      const block = { type: "hint", hint: hint2, id: event.block_id };
       if (event.source != null)
         block["source"] = event.source;
       block["created_at"] = at;
@@ -3436,19 +3810,19 @@ function lookUpCalls(s, type, ids) {
     return call;
   });
 }
-function dataDelta(s, type, id, mediaType2, data, url) {
-  if (url) {
+function dataDelta(s, type, id, mediaType2, data2, url2) {
+  if (url2) {
     const block = find(s, s.data, type, id);
     if (block === void 0)
       return;
-    const normalized = normalizeUrl(url);
+    const normalized = normalizeUrl2(url2);
     if (normalized === void 0) {
-      anomaly(s, AnomalyKind.INVALID_URL, type, id, `not an absolute URL: ${JSON.stringify(url)}`);
+      anomaly(s, AnomalyKind.INVALID_URL, type, id, `not an absolute URL: ${JSON.stringify(url2)}`);
       return;
     }
     afterEnd(s, block, type, id, "a chunk after the block's END is still applied");
     block.source = { type: "url", url: normalized, media_type: mediaType2 };
-  } else if (data !== null && data.length > 0) {
+  } else if (data2 !== null && data2.length > 0) {
     const block = find(s, s.data, type, id);
     if (block === void 0)
       return;
@@ -3457,20 +3831,20 @@ function dataDelta(s, type, id, mediaType2, data, url) {
       return;
     }
     afterEnd(s, block, type, id, "a chunk after the block's END is still appended");
-    appendBytes(block.source, data);
+    appendBytes(block.source, data2);
   }
 }
-function resultData(s, type, callId, blockId, mediaType2, data, url, eventId, at) {
+function resultData(s, type, callId, blockId, mediaType2, data2, url2, eventId, at) {
   const block = find(s, s.results, type, callId);
   if (block === void 0)
     return;
   let source;
-  if (data !== null) {
+  if (data2 !== null) {
     source = { type: "base64", data: "", media_type: mediaType2 };
   } else {
-    const normalized = normalizeUrl(url ?? "");
+    const normalized = normalizeUrl2(url2 ?? "");
     if (normalized === void 0) {
-      anomaly(s, AnomalyKind.INVALID_URL, type, blockId, `not an absolute URL: ${JSON.stringify(url)}`);
+      anomaly(s, AnomalyKind.INVALID_URL, type, blockId, `not an absolute URL: ${JSON.stringify(url2)}`);
       return;
     }
     source = { type: "url", url: normalized, media_type: mediaType2 };
@@ -3487,15 +3861,15 @@ function resultData(s, type, callId, blockId, mediaType2, data, url, eventId, at
     }
     s.resultData.set(block.id, chunks);
   }
-  if (data !== null) {
+  if (data2 !== null) {
     const target = chunks.get(blockId);
     if (target !== void 0) {
-      appendBytes(target, data);
+      appendBytes(target, data2);
       if (mediaType2)
         target.media_type = mediaType2;
       return;
     }
-    appendBytes(source, data);
+    appendBytes(source, data2);
     chunks.set(blockId, source);
   }
   output.push({ type: "data", id: blockId, source, created_at: at });
@@ -3510,44 +3884,29 @@ function copyBlock(block) {
   return block_(copyJson(block));
 }
 var GROWTH = /* @__PURE__ */ new WeakMap();
-var NO_BYTES2 = new Uint8Array(0);
 function appendBytes(source, chunk) {
   let growth = GROWTH.get(source);
   if (growth === void 0) {
-    const data = source.data;
-    growth = data.endsWith("=") ? { body: data.slice(0, -4), carry: decodeBase64(data.slice(-4)) } : { body: data, carry: NO_BYTES2 };
+    const carry = { bytes: 0, value: 0 };
+    const data2 = source.data;
+    const padded = data2.endsWith("=");
+    growth = { body: appendBase64(padded ? data2.slice(0, -4) : data2, carry, padded ? data2.slice(-4) : ""), carry };
     GROWTH.set(source, growth);
   }
-  if (typeof chunk === "string") {
-    if (growth.carry.length === 0 && !chunk.endsWith("=")) {
-      growth.body += chunk;
-      source.data = growth.body;
-      return;
-    }
-    chunk = decodeBase64(chunk);
-  }
-  let bytes = chunk;
-  if (growth.carry.length) {
-    bytes = new Uint8Array(growth.carry.length + chunk.length);
-    bytes.set(growth.carry);
-    bytes.set(chunk, growth.carry.length);
-  }
-  const full = bytes.length - bytes.length % 3;
-  growth.body += encodeBase64(bytes.subarray(0, full));
-  growth.carry = bytes.slice(full);
-  source.data = growth.carry.length ? growth.body + encodeBase64(growth.carry) : growth.body;
+  growth.body = appendBase64(growth.body, growth.carry, chunk);
+  source.data = growth.carry.bytes ? growth.body + tailBase64(growth.carry) : growth.body;
 }
-function normalizeUrl(url) {
+function normalizeUrl2(url2) {
   try {
-    return new URL(url).href;
+    return new URL(url2).href;
   } catch {
     return void 0;
   }
 }
 function newId2() {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const bytes2 = crypto.getRandomValues(new Uint8Array(16));
   let out = "";
-  for (const byte of bytes)
+  for (const byte of bytes2)
     out += byte.toString(16).padStart(2, "0");
   return out;
 }
@@ -3557,7 +3916,7 @@ function now2() {
 
 // schemas/dist/client.js
 var ReplyRequestError = HTTPStatusError;
-function followReply(url, options = {}) {
+function followReply(url2, options = {}) {
   const { stop, release } = stopper(options.signal);
   const state = {
     msg: options.msg,
@@ -3569,10 +3928,10 @@ function followReply(url, options = {}) {
     // After a wire.restart, an empty Msg, so that a page clears what it showed.
     handed: (event) => options.onEvent?.(event, state.msg ?? { name: "", content: [], role: "assistant" })
   };
-  const done = follow(String(url), options, options.unknown ?? "skip", reader, state, stop.signal).then(() => {
-    const msg = state.msg;
-    options.onComplete?.(msg);
-    return msg;
+  const done = follow(String(url2), options, options.unknown ?? "skip", reader, state, stop.signal).then(() => {
+    const msg2 = state.msg;
+    options.onComplete?.(msg2);
+    return msg2;
   }).finally(release);
   return {
     get msg() {
@@ -3622,14 +3981,14 @@ var Session = class {
   /** Whether the session is closed: every input is refused. */
   closed = false;
   constructor(...msgs) {
-    for (const msg of msgs)
-      this.replies.set(msg.id ?? "", msg);
+    for (const msg2 of msgs)
+      this.replies.set(msg2.id ?? "", msg2);
   }
   /** The Msg of the reply that began last. */
   get last() {
     let last;
-    for (const msg of this.replies.values())
-      last = msg;
+    for (const msg2 of this.replies.values())
+      last = msg2;
     return last;
   }
   /**
@@ -3677,12 +4036,12 @@ var Session = class {
   /** A CUSTOM event: the reply a checkpoint changed, RESTART, or undefined. */
   custom_(event) {
     if (event.name === CHECKPOINT) {
-      const msg = readCheckpoint(event);
-      const id = msg.id ?? "";
+      const msg2 = readCheckpoint(event);
+      const id = msg2.id ?? "";
       const held = this.replies.get(id);
-      if (held !== void 0 && sameMsg(held, msg))
+      if (held !== void 0 && sameMsg(held, msg2))
         return void 0;
-      this.replies.set(id, msg);
+      this.replies.set(id, msg2);
       return id;
     }
     if (event.name === RESTART) {
@@ -3700,14 +4059,14 @@ var Session = class {
   }
   /** An event of reply `replyId`; whether the reply began, was taken on, ended or parked. */
   one(replyId, event) {
-    let msg = this.replies.get(replyId);
-    if (msg === void 0) {
-      msg = event.type === "REPLY_START" ? beginReply(event) : joinReply(replyId);
-      this.replies.set(replyId, msg);
+    let msg2 = this.replies.get(replyId);
+    if (msg2 === void 0) {
+      msg2 = event.type === "REPLY_START" ? beginReply(event) : joinReply(replyId);
+      this.replies.set(replyId, msg2);
       if (event.type === "REPLY_START")
         this.turn = void 0;
     }
-    appendEvent(msg, event);
+    appendEvent(msg2, event);
     if (TERMINAL.has(event.type)) {
       this.open.delete(replyId);
       if (event.type === "REPLY_END")
@@ -3747,28 +4106,28 @@ var Session = class {
     if (this.turn !== void 0) {
       return `turn ${pyRepr(this.turn.id ?? "")} is waiting for its reply to begin: wait for it, or interrupt it (a USER_INTERRUPT naming the turn's id)`;
     }
-    for (const msg of this.replies.values()) {
-      const state = waiting(msg);
-      if (state.state === "parked" && !this.interrupted.has(msg.id ?? "")) {
+    for (const msg2 of this.replies.values()) {
+      const state = waiting(msg2);
+      if (state.state === "parked" && !this.interrupted.has(msg2.id ?? "")) {
         const calls = [...state.confirm, ...state.external].map((call) => call.id).join(", ");
-        return `reply ${pyRepr(msg.id ?? "")} waits for an answer about ${calls}: answer or interrupt it first`;
+        return `reply ${pyRepr(msg2.id ?? "")} waits for an answer about ${calls}: answer or interrupt it first`;
       }
       if (state.state !== "ended")
-        return `reply ${pyRepr(msg.id ?? "")} is still running`;
+        return `reply ${pyRepr(msg2.id ?? "")} is still running`;
     }
     return void 0;
   }
   answerRefusal(input) {
     if (input.type === "USER_INTERRUPT" && this.turn !== void 0 && this.turn.id === input.reply_id)
       return void 0;
-    const msg = this.replies.get(input.reply_id);
-    if (msg === void 0)
+    const msg2 = this.replies.get(input.reply_id);
+    if (msg2 === void 0)
       return `the session has no reply ${pyRepr(input.reply_id)}`;
-    const state = waiting(msg);
-    const id = pyRepr(msg.id ?? "");
+    const state = waiting(msg2);
+    const id = pyRepr(msg2.id ?? "");
     if (state.state === "ended")
       return `reply ${id} is over: it waits for nothing`;
-    if (this.interrupted.has(msg.id ?? ""))
+    if (this.interrupted.has(msg2.id ?? ""))
       return `reply ${id} was interrupted: it waits for nothing more`;
     if (input.type === "USER_INTERRUPT")
       return void 0;
@@ -3791,8 +4150,8 @@ var Session = class {
     return void 0;
   }
 };
-function sameMsg(held, msg) {
-  return sameJson(canonical(copyJson(held), "msg"), msg);
+function sameMsg(held, msg2) {
+  return sameJson(canonical(copyJson(held), "msg"), msg2);
 }
 function sameJson(a, b) {
   if (a === b)
@@ -3811,14 +4170,14 @@ function sameJson(a, b) {
     return false;
   return keys.every((key) => Object.hasOwn(y, key) && sameJson(x[key], y[key]));
 }
-function waiting(msg) {
-  const replyId = msg.id ?? "";
-  if (msg.finished_at != null)
+function waiting(msg2) {
+  const replyId = msg2.id ?? "";
+  if (msg2.finished_at != null)
     return { replyId, state: "ended", confirm: [], external: [] };
-  const results = new Set(msg.content.filter((block) => block.type === "tool_result").map((block) => block.id));
+  const results = new Set(msg2.content.filter((block) => block.type === "tool_result").map((block) => block.id));
   const confirm = [];
   const external = [];
-  for (const block of msg.content) {
+  for (const block of msg2.content) {
     if (block.type !== "tool_call")
       continue;
     if (block.state === "asking")
@@ -3828,14 +4187,14 @@ function waiting(msg) {
   }
   return { replyId, state: confirm.length || external.length ? "parked" : "running", confirm, external };
 }
-function confirmation(msg, confirmed) {
-  const results = waiting(msg).confirm.map((call) => {
+function confirmation(msg2, confirmed) {
+  const results = waiting(msg2).confirm.map((call) => {
     const allowed = typeof confirmed === "boolean" ? confirmed : confirmed[call.id];
     if (typeof allowed !== "boolean")
       throw new LocalProtocolError(`no decision for tool call ${JSON.stringify(call.id)}`);
     return { confirmed: allowed, tool_call: call };
   });
-  return { type: "USER_CONFIRM_RESULT", reply_id: msg.id ?? "", confirm_results: results };
+  return { type: "USER_CONFIRM_RESULT", reply_id: msg2.id ?? "", confirm_results: results };
 }
 var ANSWERS = /* @__PURE__ */ new Set(["USER_CONFIRM_RESULT", "EXTERNAL_EXECUTION_RESULT", "USER_INTERRUPT"]);
 function isAnswer(input) {
@@ -3855,10 +4214,10 @@ function byCodePoint(a, b) {
   return x.length - y.length;
 }
 var UNPRINTABLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
-function pyRepr(text) {
-  const quote2 = text.includes("'") && !text.includes('"') ? '"' : "'";
+function pyRepr(text2) {
+  const quote2 = text2.includes("'") && !text2.includes('"') ? '"' : "'";
   let out = quote2;
-  for (const ch of text) {
+  for (const ch of text2) {
     const code = ch.codePointAt(0);
     if (ch === quote2 || ch === "\\")
       out += "\\" + ch;
@@ -3878,19 +4237,19 @@ function pyRepr(text) {
 function hex(code, width) {
   return code.toString(16).padStart(width, "0");
 }
-function userMsg(name, text) {
+function userMsg(name, text2) {
   return {
     name,
-    content: [{ type: "text", text, id: randomId() }],
+    content: [{ type: "text", text: text2, id: randomId() }],
     role: "user",
     id: randomId(),
     created_at: (/* @__PURE__ */ new Date()).toISOString()
   };
 }
 function randomId() {
-  const bytes = new Uint8Array(12);
-  globalThis.crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  const bytes2 = new Uint8Array(12);
+  globalThis.crypto.getRandomValues(bytes2);
+  return Array.from(bytes2, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 // schemas/dist/index.js
@@ -3909,13 +4268,13 @@ var NDJSONDecoder = class extends StreamDecoder {
   // its length
   offset = 0;
   // stream offset of the incomplete line
-  take(data, out) {
-    const last = data.lastIndexOf(10);
+  take(data2, out) {
+    const last = data2.lastIndexOf(10);
     if (last < 0) {
-      this.keep(data);
+      this.keep(data2);
       return;
     }
-    const head = data.subarray(0, last + 1);
+    const head = data2.subarray(0, last + 1);
     const region = this.parts.length ? concat([...this.parts, head], this.pending + head.length) : head;
     this.parts = [];
     this.pending = 0;
@@ -3923,27 +4282,27 @@ var NDJSONDecoder = class extends StreamDecoder {
     this.offset = base + region.length;
     if (!this.fast(region, out))
       this.lines(region, base, out);
-    if (last + 1 < data.length)
-      this.keep(data.slice(last + 1));
+    if (last + 1 < data2.length)
+      this.keep(data2.slice(last + 1));
   }
-  keep(data) {
-    if (this.pending + data.length > this.max) {
+  keep(data2) {
+    if (this.pending + data2.length > this.max) {
       throw new FrameError(`line longer than maxFrameBytes (${this.max})`, { offset: this.offset, index: this.index });
     }
-    if (data.length) {
-      this.parts.push(data.slice());
-      this.pending += data.length;
+    if (data2.length) {
+      this.parts.push(data2.slice());
+      this.pending += data2.length;
     }
   }
   /** The lines of `region` (whole lines) decoded in one go; false, with nothing changed, if any is wrong. */
   fast(region, out) {
-    let text;
+    let text2;
     try {
-      text = STRICT_UTF8.decode(region);
+      text2 = STRICT_UTF8.decode(region);
     } catch {
       return false;
     }
-    const lines = text.split("\n");
+    const lines = text2.split("\n");
     lines.pop();
     if (region.length - lines.length > this.max)
       return false;
@@ -3958,9 +4317,9 @@ var NDJSONDecoder = class extends StreamDecoder {
           continue;
         this.json(line, out, 0, false);
       }
-    } catch (error) {
-      if (!(error instanceof DecodeError))
-        throw error;
+    } catch (error2) {
+      if (!(error2 instanceof DecodeError))
+        throw error2;
       out.length = start;
       this.index = index2;
       return false;
@@ -3994,14 +4353,14 @@ var NDJSONDecoder = class extends StreamDecoder {
     this.parts = [];
     try {
       this.line(line, this.offset, out);
-    } catch (error) {
-      if (!(error instanceof DecodeError))
-        throw error;
+    } catch (error2) {
+      if (!(error2 instanceof DecodeError))
+        throw error2;
       const framing = new FrameError("the stream ended inside a line that is not a whole event", {
         offset: this.offset,
         index: this.index
       });
-      framing.cause = error;
+      framing.cause = error2;
       throw framing;
     }
   }
@@ -4172,10 +4531,10 @@ var PartialJSON = class {
       throw new LocalProtocolError("feed() after close()");
     try {
       this.#parse(fragment);
-    } catch (error) {
-      if (error instanceof PartialJSONError)
-        this.#error = error;
-      throw error;
+    } catch (error2) {
+      if (error2 instanceof PartialJSONError)
+        this.#error = error2;
+      throw error2;
     }
     this.#offset += fragment.length;
   }
@@ -4196,42 +4555,42 @@ var PartialJSON = class {
     }
     return this.#root;
   }
-  #parse(text) {
+  #parse(text2) {
     let i = 0;
-    const n = text.length;
+    const n = text2.length;
     while (i < n) {
       const mode = this.#mode;
       if (mode === 7) {
-        i = this.#stringRun(text, i, n);
+        i = this.#stringRun(text2, i, n);
         continue;
       }
       if (mode === 8) {
-        i = this.#escapeRun(text, i, n);
+        i = this.#escapeRun(text2, i, n);
         continue;
       }
       if (mode === 9) {
-        i = this.#numberRun(text, i, n);
+        i = this.#numberRun(text2, i, n);
         continue;
       }
       if (mode === 10) {
-        i = this.#literalRun(text, i, n);
+        i = this.#literalRun(text2, i, n);
         continue;
       }
       WHITESPACE.lastIndex = i;
-      WHITESPACE.test(text);
+      WHITESPACE.test(text2);
       i = WHITESPACE.lastIndex;
       if (i === n)
         break;
-      const char = text[i];
+      const char = text2[i];
       const at = this.#offset + i;
       if (mode === 5) {
-        const isObject2 = !Array.isArray(this.#stack[this.#stack.length - 1]);
+        const isObject3 = !Array.isArray(this.#stack[this.#stack.length - 1]);
         if (char === ",") {
-          this.#mode = isObject2 ? 3 : 0;
-        } else if (char === (isObject2 ? "}" : "]")) {
+          this.#mode = isObject3 ? 3 : 0;
+        } else if (char === (isObject3 ? "}" : "]")) {
           this.#endContainer();
         } else {
-          throw this.#fail(`expected ',' or '${isObject2 ? "}" : "]"}' after a value, not ${quote(char)}`, at);
+          throw this.#fail(`expected ',' or '${isObject3 ? "}" : "]"}' after a value, not ${quote(char)}`, at);
         }
         i += 1;
       } else if (mode === 0 || mode === 1) {
@@ -4247,8 +4606,8 @@ var PartialJSON = class {
         } else if (char === "}" && mode === 2) {
           this.#endContainer();
         } else {
-          const expected = mode === 2 ? "a key or '}'" : "a key";
-          throw this.#fail(`expected ${expected} (a string), not ${quote(char)}`, at);
+          const expected2 = mode === 2 ? "a key or '}'" : "a key";
+          throw this.#fail(`expected ${expected2} (a string), not ${quote(char)}`, at);
         }
         i += 1;
       } else if (mode === 4) {
@@ -4301,17 +4660,17 @@ var PartialJSON = class {
     if (!this.#stringIsKey)
       this.#place(this.#string);
   }
-  #stringRun(text, i, n) {
+  #stringRun(text2, i, n) {
     PLAIN.lastIndex = i;
-    if (PLAIN.test(text)) {
+    if (PLAIN.test(text2)) {
       if (this.#high >= 0)
         this.#flushHigh();
-      this.#grow(text.slice(i, PLAIN.lastIndex));
+      this.#grow(text2.slice(i, PLAIN.lastIndex));
       i = PLAIN.lastIndex;
       if (i === n)
         return i;
     }
-    const char = text[i];
+    const char = text2[i];
     if (char === '"') {
       this.#endString();
     } else if (char === "\\") {
@@ -4322,10 +4681,10 @@ var PartialJSON = class {
     }
     return i + 1;
   }
-  #escapeRun(text, i, n) {
+  #escapeRun(text2, i, n) {
     let escape = this.#escape;
     for (; i < n; i++) {
-      const char = text[i];
+      const char = text2[i];
       if (escape.length === 1) {
         if (char === "u") {
           escape = "\\u";
@@ -4376,31 +4735,31 @@ var PartialJSON = class {
   #endString() {
     if (this.#high >= 0)
       this.#flushHigh();
-    const text = this.#string;
+    const text2 = this.#string;
     this.#string = "";
     if (this.#stringIsKey) {
-      this.#keys[this.#keys.length - 1] = text;
+      this.#keys[this.#keys.length - 1] = text2;
       this.#mode = 4;
     } else {
-      this.#place(text);
+      this.#place(text2);
       this.#endValue();
     }
   }
-  #numberRun(text, i, n) {
+  #numberRun(text2, i, n) {
     let state = this.#numberState;
     const start = i;
     for (; i < n; i++) {
-      const cls = numberClass(text[i]);
+      const cls = numberClass(text2[i]);
       if (cls === void 0)
         break;
       const moved = NUMBER_MOVES[state][cls];
       if (moved === void 0) {
-        const before = this.#number + text.slice(start, i);
-        throw this.#fail(`invalid number: ${quote(text[i])} cannot follow ${quote(before)}`, this.#offset + i);
+        const before = this.#number + text2.slice(start, i);
+        throw this.#fail(`invalid number: ${quote(text2[i])} cannot follow ${quote(before)}`, this.#offset + i);
       }
       state = moved;
     }
-    this.#number += text.slice(start, i);
+    this.#number += text2.slice(start, i);
     this.#numberState = state;
     if (i < n)
       this.#endNumber(this.#offset + i);
@@ -4412,9 +4771,9 @@ var PartialJSON = class {
     this.#placeNew(Number(this.#number));
     this.#endValue();
   }
-  #literalRun(text, i, n) {
+  #literalRun(text2, i, n) {
     const want = this.#literal.slice(this.#matched);
-    const take = text.slice(i, Math.min(n, i + want.length));
+    const take = text2.slice(i, Math.min(n, i + want.length));
     for (let k = 0; k < take.length; k++) {
       if (take[k] !== want[k])
         throw this.#fail(`invalid literal: expected '${this.#literal}'`, this.#offset + i + k);
@@ -4486,16 +4845,16 @@ function setMember(obj, key, value) {
     obj[key] = value;
   }
 }
-function asciiJSON(text) {
-  return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+function asciiJSON(text2) {
+  return JSON.stringify(text2).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
-function quote(text) {
-  return `'${text.replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n")}'`;
+function quote(text2) {
+  return `'${text2.replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n")}'`;
 }
 
 // schemas/dist/session.js
 init_errors();
-function followSession(url, options = {}) {
+function followSession(url2, options = {}) {
   const { stop, release } = stopper(options.signal);
   const state = {
     conversation: options.conversation ?? new Session(),
@@ -4504,15 +4863,15 @@ function followSession(url, options = {}) {
     closed: false,
     waiters: /* @__PURE__ */ new Set()
   };
-  let msg;
+  let msg2;
   const reader = {
     apply(event) {
       const changed = state.conversation.apply([event]).replies[0];
-      msg = changed === void 0 ? void 0 : state.conversation.replies.get(changed);
+      msg2 = changed === void 0 ? void 0 : state.conversation.replies.get(changed);
       return false;
     },
     handed(event) {
-      options.onEvent?.(event, msg, state.conversation);
+      options.onEvent?.(event, msg2, state.conversation);
     },
     applied() {
       for (const waiter of state.waiters) {
@@ -4528,16 +4887,16 @@ function followSession(url, options = {}) {
     }
   };
   let ended;
-  const done = follow(String(url), options, options.unknown ?? "keep", reader, state, stop.signal).then(() => {
-    ended = { error: new WireError(`${String(url)}: the session ended before what was waited for`) };
+  const done = follow(String(url2), options, options.unknown ?? "keep", reader, state, stop.signal).then(() => {
+    ended = { error: new WireError(`${String(url2)}: the session ended before what was waited for`) };
     for (const waiter of state.waiters)
       waiter.reject(ended.error);
     return state.conversation;
-  }, (error) => {
-    ended = { error };
+  }, (error2) => {
+    ended = { error: error2 };
     for (const waiter of state.waiters)
-      waiter.reject(error);
-    throw error;
+      waiter.reject(error2);
+    throw error2;
   }).finally(release);
   done.catch(() => void 0);
   function waitFor(check) {
@@ -4566,8 +4925,8 @@ function followSession(url, options = {}) {
     done,
     waitFor,
     settled: (replyId) => waitFor((c) => {
-      const msg2 = c.replies.get(replyId);
-      return msg2 !== void 0 && waiting(msg2).state !== "running" ? msg2 : void 0;
+      const msg3 = c.replies.get(replyId);
+      return msg3 !== void 0 && waiting(msg3).state !== "running" ? msg3 : void 0;
     }),
     close: () => stop.abort(new DOMException("followSession closed", "AbortError"))
   };
@@ -4578,18 +4937,18 @@ var ResponseTooLarge = class extends RemoteProtocolError {
   url;
   limit;
   name = "ResponseTooLarge";
-  constructor(method, url, limit) {
-    super(`${method} ${url}: the response body is longer than the limit of ${limit} bytes (maxBytes)`);
+  constructor(method, url2, limit) {
+    super(`${method} ${url2}: the response body is longer than the limit of ${limit} bytes (maxBytes)`);
     this.method = method;
-    this.url = url;
+    this.url = url2;
     this.limit = limit;
   }
 };
-async function bounded(response, method, url, limit) {
+async function bounded(response, method, url2, limit) {
   const length = response.headers.get("content-length")?.trim() ?? "";
   if (/^\d+$/.test(length) && Number(length) > limit) {
     void response.body?.cancel().catch(() => void 0);
-    throw new ResponseTooLarge(method, url, limit);
+    throw new ResponseTooLarge(method, url2, limit);
   }
   if (response.body === null)
     return "";
@@ -4603,7 +4962,7 @@ async function bounded(response, method, url, limit) {
         break;
       size += value.length;
       if (size > limit)
-        throw new ResponseTooLarge(method, url, limit);
+        throw new ResponseTooLarge(method, url2, limit);
       chunks.push(value);
     }
   } finally {
@@ -4617,11 +4976,11 @@ async function bounded(response, method, url, limit) {
   }
   return new TextDecoder().decode(body);
 }
-async function answer(url, options) {
+async function answer(url2, options) {
   const limit = options.maxBytes ?? MAX_ANSWER_BYTES;
   if (!(limit >= 1))
     throw new RangeError(`maxBytes must be positive, not ${limit}`);
-  const target = String(url);
+  const target = String(url2);
   const body = JSON.stringify({ agent_id: options.agentId, session_id: options.sessionId, input: options.input });
   const headers = new Headers(options.headers);
   headers.set("Content-Type", "application/json");
@@ -4631,30 +4990,30 @@ async function answer(url, options) {
   let response;
   try {
     response = await (options.fetch ?? globalThis.fetch)(target, init);
-  } catch (error) {
-    if (!(error instanceof TypeError))
-      throw error;
-    throw new ConnectionFailed(target, 1, error);
+  } catch (error2) {
+    if (!(error2 instanceof TypeError))
+      throw error2;
+    throw new ConnectionFailed(target, 1, error2);
   }
   if (response.status < 200 || response.status >= 300 || mediaType(response) !== "application/json") {
     throw await unexpected(response, "POST", target, "2xx with application/json");
   }
-  let text;
+  let text2;
   try {
-    text = await bounded(response, "POST", target, limit);
-  } catch (error) {
-    if (!(error instanceof TypeError))
-      throw error;
-    throw new ConnectionFailed(target, 1, error);
+    text2 = await bounded(response, "POST", target, limit);
+  } catch (error2) {
+    if (!(error2 instanceof TypeError))
+      throw error2;
+    throw new ConnectionFailed(target, 1, error2);
   }
   let fields;
   try {
-    fields = JSON.parse(text);
+    fields = JSON.parse(text2);
   } catch {
     fields = void 0;
   }
   if (typeof fields !== "object" || fields === null || Array.isArray(fields)) {
-    throw new HTTPStatusError("POST", target, response.status, response.headers.get("content-type") ?? "", text.slice(0, SNIPPET), "a JSON object");
+    throw new HTTPStatusError("POST", target, response.status, response.headers.get("content-type") ?? "", text2.slice(0, SNIPPET), "a JSON object");
   }
   const { session_id: sessionId, entry_id: entryId } = fields;
   return {
@@ -4673,31 +5032,31 @@ var RETRY_CLOSES = /* @__PURE__ */ new Set([1e3, 1001, 1006, 1011, 1012, 1013, 1
 var InputRefused = class extends HTTPStatusError {
   requestId;
   name = "InputRefused";
-  constructor(url, requestId, status, detail) {
-    super("INPUT", url, status, "", detail, "200");
+  constructor(url2, requestId, status, detail) {
+    super("INPUT", url2, status, "", detail, "200");
     this.requestId = requestId;
-    this.message = `input ${requestId} on ${url} was refused with ${status}: ${detail}`;
+    this.message = `input ${requestId} on ${url2} was refused with ${status}: ${detail}`;
   }
 };
 var SocketClosed = class extends RemoteProtocolError {
   url;
   code;
   name = "SocketClosed";
-  constructor(url, code, reason) {
-    super(`${url}: the server closed the socket with ${code}: ${reason || "no reason"}`);
-    this.url = url;
+  constructor(url2, code, reason) {
+    super(`${url2}: the server closed the socket with ${code}: ${reason || "no reason"}`);
+    this.url = url2;
     this.code = code;
   }
 };
-function connectSession(url, options = {}) {
-  return new Client(socketURL(url), options);
+function connectSession(url2, options = {}) {
+  return new Client(socketURL(url2), options);
 }
-function socketURL(url) {
+function socketURL(url2) {
   let parsed;
   try {
-    parsed = new URL(String(url), globalThis.location?.href);
+    parsed = new URL(String(url2), globalThis.location?.href);
   } catch {
-    throw new TypeError(`${JSON.stringify(String(url).slice(0, 80))} is no WebSocket URL`);
+    throw new TypeError(`${JSON.stringify(String(url2).slice(0, 80))} is no WebSocket URL`);
   }
   const scheme = { "http:": "ws:", "https:": "wss:", "ws:": "ws:", "wss:": "wss:" }[parsed.protocol];
   if (scheme === void 0)
@@ -4708,16 +5067,16 @@ function socketURL(url) {
 var UTF82 = new TextEncoder();
 var JSON_CODEC = {
   encode: (frame) => JSON.stringify(frame),
-  decode(data) {
-    if (typeof data !== "string")
+  decode(data2) {
+    if (typeof data2 !== "string")
       throw new RemoteProtocolError("a binary frame on wire.v1.json");
     let value;
     try {
-      value = JSON.parse(data);
-    } catch (error) {
-      throw new DecodeError(`JSON is malformed: ${error.message}`);
+      value = JSON.parse(data2);
+    } catch (error2) {
+      throw new DecodeError(`JSON is malformed: ${error2.message}`);
     }
-    const reason = refusedNumber(value, data);
+    const reason = refusedNumber(value, data2);
     if (reason !== void 0)
       throw new DecodeError(reason);
     return value;
@@ -4728,10 +5087,10 @@ async function msgpackCodec() {
   const { decodeMsgpack: decodeMsgpack2, encodeMsgpack: encodeMsgpack2 } = await Promise.resolve().then(() => (init_msgpack(), msgpack_exports));
   return {
     encode: encodeMsgpack2,
-    decode(data) {
-      if (typeof data === "string")
+    decode(data2) {
+      if (typeof data2 === "string")
         throw new RemoteProtocolError("a text frame on wire.v1.msgpack");
-      return decodeMsgpack2(data);
+      return decodeMsgpack2(data2);
     },
     raw: encodeMsgpack2
   };
@@ -4758,8 +5117,8 @@ var Client = class {
   ids = 0;
   ended;
   endLog;
-  constructor(url, options) {
-    this.url = url;
+  constructor(url2, options) {
+    this.url = url2;
     this.options = options;
     const Socket = options.WebSocket ?? globalThis.WebSocket;
     if (Socket === void 0) {
@@ -4778,7 +5137,7 @@ var Client = class {
       this.endLog = resolve;
     });
     const loop = this.loop(Socket, protocol).finally(release);
-    loop.catch((error) => this.fail(error));
+    loop.catch((error2) => this.fail(error2));
     this.done = Promise.race([logEnded, loop]).then(() => this.conversation);
     this.done.catch(() => void 0);
   }
@@ -4808,14 +5167,14 @@ var Client = class {
       try {
         const headers = this.options.headers;
         socket = headers === void 0 ? new Socket(this.url, [wanted]) : new Socket(this.url, [wanted], { headers });
-      } catch (error2) {
-        reject(error2);
+      } catch (error3) {
+        reject(error3);
         return;
       }
       socket.binaryType = "arraybuffer";
       const connection = { socket, pending: /* @__PURE__ */ new Map() };
       let progressed = false;
-      let error;
+      let error2;
       let over = false;
       let timer;
       const wait = (ms, why) => {
@@ -4876,11 +5235,11 @@ var Client = class {
           }
         }],
         ["error", (event) => {
-          error = event.message ?? error;
+          error2 = event.message ?? error2;
         }],
         ["close", (event) => {
           try {
-            end(this.whyClosed(event.code ?? 1006, event.reason ?? "", error));
+            end(this.whyClosed(event.code ?? 1006, event.reason ?? "", error2));
           } catch (failure) {
             end(failure, true);
           }
@@ -4905,8 +5264,8 @@ var Client = class {
    * is what the WebSocket class said before: `ws` names the status of a
    * handshake the server refused; a browser never does.
    */
-  whyClosed(code, reason, error) {
-    const handshake = /Unexpected server response: (\d{3})/.exec(error ?? "");
+  whyClosed(code, reason, error2) {
+    const handshake = /Unexpected server response: (\d{3})/.exec(error2 ?? "");
     if (handshake !== null) {
       const failure = new HTTPStatusError("GET", this.url, Number(handshake[1]), "", "", "101 Switching Protocols");
       if (RETRYABLE.has(failure.status))
@@ -4914,7 +5273,7 @@ var Client = class {
       throw failure;
     }
     if (RETRY_CLOSES.has(code))
-      return new WireError(`${this.url}: the socket closed with ${code}${reason ? `: ${reason}` : ""}${error ? ` (${error})` : ""}`);
+      return new WireError(`${this.url}: the socket closed with ${code}${reason ? `: ${reason}` : ""}${error2 ? ` (${error2})` : ""}`);
     if (code === 1008) {
       const refusal2 = /^(\d{3}) (.*)$/s.exec(reason);
       if (refusal2 === null)
@@ -4931,12 +5290,12 @@ var Client = class {
    * File one frame from the server; true when it brought news (entries or
    * a result). A frame that is not the protocol's throws.
    */
-  frame(data, connection) {
-    const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : void 0;
-    if (bytes === void 0 && typeof data !== "string") {
+  frame(data2, connection) {
+    const bytes2 = data2 instanceof ArrayBuffer ? new Uint8Array(data2) : ArrayBuffer.isView(data2) ? new Uint8Array(data2.buffer, data2.byteOffset, data2.byteLength) : void 0;
+    if (bytes2 === void 0 && typeof data2 !== "string") {
       throw new RemoteProtocolError(`${this.url} sent a frame of neither text nor bytes`);
     }
-    const frame = this.codec.decode(bytes ?? data);
+    const frame = this.codec.decode(bytes2 ?? data2);
     if (typeof frame !== "object" || frame === null || Array.isArray(frame) || frame instanceof Uint8Array) {
       throw new RemoteProtocolError(`${this.url} sent a frame that is not an object`);
     }
@@ -4987,10 +5346,10 @@ var Client = class {
     for (const event of events) {
       this.stop.signal.throwIfAborted();
       const changed = this.conversation.apply([event]).replies[0];
-      const msg = changed === void 0 ? void 0 : this.conversation.replies.get(changed);
+      const msg2 = changed === void 0 ? void 0 : this.conversation.replies.get(changed);
       if (changed !== void 0)
         this.news.add(changed);
-      this.options.onEvent?.(event, msg, this.conversation);
+      this.options.onEvent?.(event, msg2, this.conversation);
     }
     const before = this.lastEventId;
     this.lastEventId = last;
@@ -5017,8 +5376,8 @@ var Client = class {
     return true;
   }
   /** The client is over: `error` goes to every waiter, send and `run`. */
-  fail(error) {
-    this.ended ??= { error };
+  fail(error2) {
+    this.ended ??= { error: error2 };
     for (const waiter of this.waiters)
       waiter.reject(this.ended.error);
     this.waiters.clear();
@@ -5064,8 +5423,8 @@ var Client = class {
   }
   settled(replyId) {
     return this.waitFor((c) => {
-      const msg = c.replies.get(replyId);
-      return msg !== void 0 && waiting(msg).state !== "running" ? msg : void 0;
+      const msg2 = c.replies.get(replyId);
+      return msg2 !== void 0 && waiting(msg2).state !== "running" ? msg2 : void 0;
     });
   }
   run(options = {}) {
@@ -5107,7 +5466,7 @@ var Client = class {
           then(value);
         };
       }
-      const url = this.url;
+      const url2 = this.url;
       const codec = () => this.codec;
       function go(connection) {
         sentOn = connection;
@@ -5116,7 +5475,7 @@ var Client = class {
             if (status === 200)
               resolve({ status, sessionId, entryId });
             else
-              reject(new InputRefused(url, requestId, status, detail));
+              reject(new InputRefused(url2, requestId, status, detail));
           }),
           reject: settle(reject)
         });
@@ -5126,9 +5485,9 @@ var Client = class {
             request_id: requestId,
             body: { agent_id: agentId, session_id: sessionId, input }
           }));
-        } catch (error) {
+        } catch (error2) {
           connection.pending.delete(requestId);
-          settle(reject)(new ConnectionFailed(url, 1, error));
+          settle(reject)(new ConnectionFailed(url2, 1, error2));
         }
       }
       if (this.open !== void 0)
@@ -5151,8 +5510,8 @@ function finished(conversation, options, news) {
   }
   if (replyId === void 0)
     return false;
-  const msg = conversation.replies.get(replyId);
-  return msg !== void 0 && waiting(msg).state !== "running";
+  const msg2 = conversation.replies.get(replyId);
+  return msg2 !== void 0 && waiting(msg2).state !== "running";
 }
 
 // schemas/dist/index.js
