@@ -113,6 +113,7 @@ from wire.stores.redis._common import (
 from wire.stores.redis._dump import encode as agentscope_encode
 from wire.stores.redis._producer import Producer
 from wire.stores.redis._reader import Reader
+from wire.stores.redis._session import load
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -203,6 +204,17 @@ class RedisEventLog(Producer, Reader):
 
     def __repr__(self) -> str:
         return f"RedisEventLog({self.key!r})"
+
+    async def session(self) -> Session:
+        """The session as of the stream's newest entry: the checkpoint, and
+        every writer's entries after its cut; the caller's own. A producer
+        that has not loaded the log yet goes on from it too, so that a write
+        decided from it (``expect=session.last_id``, as the answer endpoint
+        writes) needs no second load."""
+        session, folded = await load(self)
+        if self.keep_checkpoints and not self._loaded:
+            self._take_loaded(session.copy(), folded)
+        return session
 
     @property
     def closed(self) -> bool:

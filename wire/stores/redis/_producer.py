@@ -27,7 +27,7 @@ from wire.session import Session, copy_msg
 from wire.session.state import OPENING, TERMINAL
 from wire.stores import to_write
 from wire.stores.redis._common import FAILURES, LogBase, as_bytes
-from wire.stores.redis._session import begun, encode_state, fold, load
+from wire.stores.redis._session import Folded, begun, encode_state, fold, load
 
 # One script call holds at most this many events: a script blocks Redis while
 # it runs, so a long batch is cut into several calls.
@@ -239,7 +239,10 @@ class Producer(LogBase):
         entries this producer had not seen may have been trimmed). Replies
         of this producer's session the log has no trace of (``msg=``, or
         one taken on) are kept."""
-        session, folded = await load(self)
+        self._take_loaded(*await load(self))
+
+    def _take_loaded(self, session: Session, folded: Folded) -> None:
+        """Go on from ``session``, loaded from the log (``_session.load``)."""
         for reply_id, msg in self._session.replies.items():
             if reply_id not in session.replies:
                 session.adopt(msg, [])

@@ -31,7 +31,7 @@ from wire.framing._base import Payloads
 from wire.framing.sse import _interleaved
 from wire.messages import Msg
 from wire.peek import peek_json_lines
-from wire.session import CHECKPOINT, Session, checkpoint_payload, restart
+from wire.session import CHECKPOINT, checkpoint_payload, restart
 from wire.stores import Entry, Resume
 from wire.stores._coalesce import Coalesce, Coalescer, CoalescerState, hold_of, join_hold
 from wire.stores.redis._common import (
@@ -44,7 +44,6 @@ from wire.stores.redis._common import (
     as_bytes,
     order,
 )
-from wire.stores.redis._session import load
 
 # How long one XREAD waits for entries. Well below redis-py's default socket
 # timeout (5 s in redis-py 8), which would cut a longer wait short; a reader
@@ -148,11 +147,6 @@ class Reader(LogBase):
             return False
         cursor, first, end = await self._open(after, "replay")
         return end is not None and not first.ids and order(cursor) >= order(end)
-
-    async def session(self) -> Session:
-        """The session as of the stream's newest entry: the checkpoint, and
-        every writer's entries after its cut (``_session``); the caller's own."""
-        return (await load(self))[0]
 
     async def read(self, after: str | None = None, count: int | None = None) -> list[Entry]:
         """The entries strictly after id ``after`` (all with None), at most
