@@ -70,9 +70,15 @@ class PermissionBehavior(enum.StrEnum):
     PASSTHROUGH = "passthrough"
 
 
-class _Tagged(Struct, tag_field="type", kw_only=True, omit_defaults=True):
+class _Tagged(Struct, tag_field="type", kw_only=True, omit_defaults=True, gc=False):
     """Shared config of blocks and sources. Not frozen: the reducer updates
-    blocks in place, as agentscope's ``append_event`` does."""
+    blocks in place, as agentscope's ``append_event`` does. ``gc=False``:
+    a block holds data only (strings, sources, other blocks, JSON values) and
+    never refers back to its Msg, so it can be in no cycle; untracked, a
+    session of hundreds of replies no longer makes every full collection walk
+    each of their blocks (a full collection during a store's ``session()``
+    took 25 ms at 200 replies). ThinkingBlock keeps its ``__dict__`` (its
+    provider keys), which msgspec allows only on tracked structs."""
 
     @property
     def type(self) -> str:
@@ -112,7 +118,7 @@ class TextBlock(_Tagged, tag="text", kw_only=True):
     finished_at: str | None = None
 
 
-class ThinkingBlock(_Tagged, tag="thinking", kw_only=True, dict=True):
+class ThinkingBlock(_Tagged, tag="thinking", kw_only=True, dict=True, gc=True):
     """A model's reasoning. Provider keys that agentscope keeps beside the
     fields (Anthropic's ``signature``, ``redacted_thinking_data``) are kept as
     attributes: ``block.signature``, all of them in ``vars(block)``; they are
