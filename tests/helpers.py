@@ -360,15 +360,16 @@ def growth_ratio(cost: Callable[[int], Callable[[], None]], n: int, *, repeats: 
     """How much longer the work of size 4n takes than the work of size n:
     about 4 when the work is linear, about 16 when it is quadratic.
 
-    ``cost(size)`` prepares the work and returns it, untimed. Times are the
-    process's CPU time, which other processes on a busy machine do not add
-    to; the two sizes run in turn and each keeps its least time, so that a
-    pause (which only ever adds time) weighs on neither."""
+    ``cost(size)`` prepares the work and returns it, untimed. Times are this
+    thread's CPU time, which neither other processes on a busy machine nor
+    other threads of this one (a server another test left serving, under
+    pytest-xdist) add to; the two sizes run in turn and each keeps its least
+    time, so that a pause (which only ever adds time) weighs on neither."""
     def timed(size: int) -> float:
         work = cost(size)
-        start = time.process_time()
+        start = time.thread_time()
         work()
-        return time.process_time() - start
+        return time.thread_time() - start
 
     small, large = [], []
     for _ in range(repeats):
