@@ -134,3 +134,20 @@ def test_a_forged_checkpoint_in_the_stream_never_replaces_a_reply(redis_server: 
             await log.delete()
 
     loop.run(run())
+
+
+def test_only_redis_pys_own_attribute_errors_are_taken_for_a_lost_connection() -> None:
+    from wire.stores.redis._reader import _raised_in_redis
+
+    def raise_from(module: str) -> AttributeError:
+        code = compile("def write(writer):\n    writer.writelines([b'x'])\n", module, "exec")
+        space: dict[str, Any] = {"__name__": module}
+        exec(code, space)
+        try:
+            space["write"](None)
+        except AttributeError as exc:
+            return exc
+        raise AssertionError("no AttributeError")
+
+    assert _raised_in_redis(raise_from("redis.asyncio.connection"))
+    assert not _raised_in_redis(raise_from("wire.stores.redis._reader"))

@@ -415,6 +415,12 @@ class Reader(LogBase):
                     raise self.error(exc, doing) from exc
             except FAILURES as exc:
                 raise self.error(exc, doing) from exc
+            except AttributeError as exc:
+                # redis-py (8.x) can write on a connection another task has just dropped
+                # during a cluster failover: "'NoneType' object has no attribute
+                # 'writelines'" from its own connection code. That is a lost connection.
+                if not _raised_in_redis(exc) or _now() + delay > deadline:
+                    raise
             await anyio.sleep(delay)
             delay = min(delay * 2, 1.0)
 
@@ -574,3 +580,11 @@ class _SharedReads:
 
 
 _SHARED: WeakKeyDictionary[Any, _SharedReads] = WeakKeyDictionary()
+
+
+def _raised_in_redis(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised inside redis-py's own code."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_globals.get("__name__", "").startswith("redis.")
