@@ -64,13 +64,19 @@ async def test_a_follower_on_one_replica_and_answers_on_the_other(replicas: list
             assert (await http.get(f"{base}/sessions/{sid}/stream", headers={"x-user-id": "bob"})).status_code == 403
 
 
+async def _parked(http: httpx.AsyncClient, replicas: list[str]) -> tuple[str, Follower, wire.Msg | None]:
+    """A new session whose turn was posted to replica 2, followed on replica 1
+    up to its park: its id, the follower and the parked reply."""
+    sid = (await http.post(f"{replicas[0]}/sessions", headers=ALICE)).json()["session_id"]
+    follower = Follower(f"{replicas[0]}/sessions/{sid}/stream", client=http, headers=ALICE)
+    await answer(f"{replicas[1]}/chat", agent_id="friday", session_id=sid, input=wire.UserMsg("alice", "go"),
+                 client=http, headers=ALICE)
+    return sid, follower, (await follower.run(turn=True)).last
+
+
 async def test_the_same_answer_posted_to_both_replicas_at_once_is_taken_once(replicas: list[str]) -> None:
     async with httpx.AsyncClient() as http:
-        sid = (await http.post(f"{replicas[0]}/sessions", headers=ALICE)).json()["session_id"]
-        follower = Follower(f"{replicas[0]}/sessions/{sid}/stream", client=http, headers=ALICE)
-        await answer(f"{replicas[1]}/chat", agent_id="friday", session_id=sid, input=wire.UserMsg("alice", "go"),
-                     client=http, headers=ALICE)
-        parked = (await follower.run(turn=True)).last
+        sid, follower, parked = await _parked(http, replicas)
         assert parked is not None
         body = confirmation(parked, True)
         statuses: list[int] = []
@@ -118,11 +124,7 @@ async def _log(http: httpx.AsyncClient, base: str, sid: str) -> list[object]:
 async def test_twenty_confirmations_half_to_each_replica_one_is_taken(replicas: list[str], trial: int) -> None:
     # Before: without the lock= option, 2 of 20 were taken and two USER_CONFIRM_RESULTs were in the log.
     async with httpx.AsyncClient(timeout=30) as http:
-        sid = (await http.post(f"{replicas[0]}/sessions", headers=ALICE)).json()["session_id"]
-        follower = Follower(f"{replicas[0]}/sessions/{sid}/stream", client=http, headers=ALICE)
-        await answer(f"{replicas[1]}/chat", agent_id="friday", session_id=sid, input=wire.UserMsg("alice", "go"),
-                     client=http, headers=ALICE)
-        parked = (await follower.run(turn=True)).last
+        sid, follower, parked = await _parked(http, replicas)
         assert parked is not None and waiting(parked).state == "parked"
         statuses = await _racing(http, replicas * 10, sid, confirmation(parked, True))
         assert statuses == [200] + [409] * 19
@@ -149,11 +151,7 @@ async def test_turns_posted_to_both_replicas_at_once_one_starts(replicas: list[s
 async def test_interrupts_posted_to_both_replicas_one_is_taken_and_the_reply_waits_no_more(
         replicas: list[str]) -> None:
     async with httpx.AsyncClient(timeout=30) as http:
-        sid = (await http.post(f"{replicas[0]}/sessions", headers=ALICE)).json()["session_id"]
-        follower = Follower(f"{replicas[0]}/sessions/{sid}/stream", client=http, headers=ALICE)
-        await answer(f"{replicas[1]}/chat", agent_id="friday", session_id=sid, input=wire.UserMsg("alice", "go"),
-                     client=http, headers=ALICE)
-        parked = (await follower.run(turn=True)).last
+        sid, follower, parked = await _parked(http, replicas)
         assert parked is not None
         assert await _racing(http, replicas * 2, sid, wire.UserInterruptEvent(reply_id=parked.id)) == [200, 409, 409,
                                                                                                       409]
