@@ -325,6 +325,46 @@ async def test_memory_readers_at_one_position_share_its_entries_and_coalesced_fr
     assert made == 1 and len(plain) == len(text_reply(50))  # follow() takes the same entries
 
 
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+@pytest.mark.parametrize("coalesce", [False, True], ids=["plain", "coalesced"])
+@pytest.mark.anyio
+async def test_followers_in_step_share_the_events_of_a_batch_in_lists_of_their_own(
+        kind: str, coalesce: bool, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a crowd of follow() readers shares: each batch decoded (Redis)
+    and merged once, the same (entry id, event) pairs for every reader (so
+    a socket encodes a batch once for all, wire.transports.ws), each in a
+    list of its own."""
+    events = text_reply(50)
+    server = request.getfixturevalue("redis_server") if kind == "redis" else None
+    async with _stores(kind, server) as (log, reader):
+        await log.extend(events[:10])
+        merges = _Merges(monkeypatch)
+        got: list[list[list[Entry]]] = [[], [], []]
+
+        async def follow(into: list[list[Entry]]) -> None:
+            with anyio.fail_after(30):
+                async with aclosing(reader().follow(None, coalesce=coalesce)) as batches:
+                    async for batch in batches:
+                        into.append(batch)
+
+        async with anyio.create_task_group() as tg:
+            for into in got:
+                tg.start_soon(follow, into)
+            for at in range(10, len(events), 10):
+                await anyio.sleep(0.2)  # every reader waits at the end: they wake to the same batch
+                await log.extend(events[at:at + 10])
+            await anyio.sleep(0.2)
+            await log.close()
+        first, *others = got
+        for other in others:
+            assert [list(map(id, batch)) for batch in other] == [list(map(id, batch)) for batch in first]
+            assert all(mine is not theirs for mine, theirs in zip(first, other, strict=True))
+        if coalesce:
+            assert merges.calls == len(first)  # once a batch, not once a reader
+        assert len(first) >= 5
+        assert _session_bytes([e for batch in first for _, e in batch]) == _session_bytes(events)
+
+
 @pytest.mark.anyio
 async def test_memory_readers_holding_at_one_position_wake_together_and_share_the_batch(
         monkeypatch: pytest.MonkeyPatch) -> None:

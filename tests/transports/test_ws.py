@@ -275,6 +275,53 @@ async def test_follow_entries_end_in_either_format(lab: tuple[str, dict[str, Any
         assert rest[0]["type"] == "CUSTOM" and rest[0]["name"] == wire.session.CHECKPOINT
 
 
+async def test_sockets_reading_in_step_share_each_frame_made_once(lab: tuple[str, dict[str, Any]],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Readers of one session read the same batches (here from its start,
+    merged from the same state): each batch's events are encoded once per
+    subprotocol for all of them (ws._SharedFrames), and each still ends
+    with the exact Msg."""
+    from wire.transports import ws as ws_module
+
+    events = _reply(3000)
+    await _log(lab, "crowd", events)
+    encoded: list[int] = []
+    encode = ws_module._Codec.event
+
+    def counted(codec: Any, event: Any) -> bytes:
+        encoded.append(1)
+        return encode(codec, event)
+
+    monkeypatch.setattr(ws_module._Codec, "event", counted)
+
+    async def read(protocol: str) -> tuple[int, bytes]:
+        got: list[Any] = []
+        async with raw(f"{lab[0]}/crowd", protocol) as ws:
+            binary = protocol.endswith("msgpack")
+            codec: Any = msgspec.msgpack if binary else msgspec.json
+            await ws.send(codec.encode({"type": "follow", "after": None}) if binary else
+                          '{"type":"follow","after":null}')
+            while (body := codec.decode(await ws.recv()))["type"] != "end":
+                got += [(wire.msgpack if binary else wire_json).decode_event(codec.encode(event))
+                        for _, event in body["entries"]]
+        return len(got), _msg(got)
+
+    alone = [await read(protocol) for protocol in PROTOCOLS]
+    once = len(encoded)
+    assert once == sum(count for count, _ in alone)
+    crowd: list[tuple[int, bytes]] = []
+    async with anyio.create_task_group() as tg:
+        for protocol in PROTOCOLS * 4:
+            tg.start_soon(lambda p=protocol: _append(crowd, read(p)))
+    assert sorted(crowd) == sorted(alone * 4)
+    assert all(msg == _msg(events) for _, msg in crowd)
+    assert len(encoded) == once  # the eight readers' frames were the two alone readers' ones
+
+
+async def _append(into: list[Any], value: Any) -> None:
+    into.append(await value)
+
+
 async def test_bad_frames_are_closed_with_their_codes(lab: tuple[str, dict[str, Any]]) -> None:
     await _log(lab, "b", _reply(3))
     url = f"{lab[0]}/b"

@@ -126,7 +126,12 @@ class EventStore(Protocol):
         True merges the deltas of one block that are already waiting into
         one event (the id of the last it covers); a number of seconds also
         holds a live reader's events that long to merge them. The Msg a
-        reader builds is the same byte for byte either way."""
+        reader builds is the same byte for byte either way.
+
+        Each batch is the reader's own list, but readers in step (a crowd
+        at the log's end) may be given the same (entry id, event) pairs, so
+        that a batch is decoded, merged and encoded once for all of them:
+        never change an event a store gave out."""
         ...
 
     def sse(self, last_event_id: str | None = None, *, resume: Resume = "checkpoint",

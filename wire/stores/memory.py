@@ -76,6 +76,7 @@ class EventLog:
         # What the readers at one position share (see _span and _frames), by position.
         self._spans: dict[tuple[int, int], list[Entry]] = {}
         self._encoded: dict[tuple[Any, ...], tuple[bytes, CoalescerState | None]] = {}
+        self._merged: dict[tuple[Any, ...], tuple[list[Entry], CoalescerState]] = {}
         # The end of the hold under way, by its length: the readers that hold together read together.
         self._holds: dict[float, float] = {}
 
@@ -228,8 +229,10 @@ class EventLog:
         merger = Coalescer() if coalesce is not False else None
         async with aclosing(self._follow(after, resume, heartbeat, max_batch, hold)) as batches:
             async for batch in batches:
-                entries = list(self._span(*batch)) if isinstance(batch, tuple) else batch
-                yield merger.batch(entries) if merger is not None and entries else entries
+                if isinstance(batch, tuple):
+                    yield self._entries(batch, merger)
+                else:
+                    yield merger.batch(batch) if merger is not None and batch else batch
 
     async def _follow(self, after: str | None, resume: Resume, heartbeat: float | None, max_batch: int,
                       hold: float) -> AsyncGenerator[list[Entry] | tuple[int, int], None]:
@@ -301,6 +304,23 @@ class EventLog:
             if len(self._spans) > _ENCODED:
                 del self._spans[next(iter(self._spans))]  # the oldest
         return span
+
+    def _entries(self, span: tuple[int, int], merger: Coalescer | None) -> list[Entry]:
+        """The kept events of ``span`` as a reader's entries, coalesced for
+        ``merger``'s reader: merged once for the readers in the same state,
+        as :meth:`_frames` encodes once (the list is each reader's own, the
+        events are shared and not to be changed)."""
+        if merger is None:
+            return list(self._span(*span))
+        key = (span, merger.state)
+        cached = self._merged.get(key)
+        if cached is None:
+            cached = self._merged[key] = (merger.batch(self._span(*span)), merger.state)
+            if len(self._merged) > _ENCODED:
+                del self._merged[next(iter(self._merged))]  # the oldest
+        else:
+            merger.state = cached[1]
+        return list(cached[0])
 
     async def sse(self, last_event_id: str | None = None, *, resume: Resume = "checkpoint",
                   heartbeat: float | None = 15.0, coalesce: Coalesce = False) -> AsyncGenerator[bytes, None]:

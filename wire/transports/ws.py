@@ -195,6 +195,56 @@ class _Codec:
             raise DecodeError(f"the body is not a MessagePack map of JSON values: {exc}", path="$.body") from exc
 
 
+class _SharedFrames:
+    """Entries frames made once for every reader of a batch. The readers
+    of a session mostly read the same batches (the live ones wait at the
+    log's end and wake together), and the stores hand them the same event
+    objects (``EventLog``'s kept events, a Redis batch decoded once, the
+    merges of readers in one coalescing state), in the same (entry id,
+    event) pairs: a batch is known by the identity of its pairs, which the
+    cache holds, so an identity is never reused while it is a key. A few
+    recent batches are kept; a JSON frame is kept as text, which the ASGI
+    server takes."""
+
+    def __init__(self, max_send_bytes: int) -> None:
+        self.max_send_bytes = max_send_bytes
+        self.made: dict[tuple[Any, ...], tuple[list[Entry], list[bytes | str]]] = {}
+
+    def frames(self, batch: list[Entry], codec: _Codec) -> list[bytes | str]:
+        key = (codec.name, *map(id, batch))
+        made = self.made.get(key)
+        if made is None:
+            made = self.made[key] = (batch, self._frames(batch, codec))
+            if len(self.made) > _SHARED:
+                del self.made[next(iter(self.made))]  # the oldest
+        return made[1]
+
+    def _frames(self, batch: list[Entry], codec: _Codec) -> list[bytes | str]:
+        """``batch`` in frames of at most ``max_send_bytes`` of events (one
+        larger event alone)."""
+        frames: list[bytes] = []
+        items: list[tuple[str, msgspec.Raw]] = []
+        size = 0
+        for entry_id, event in batch:
+            try:
+                data = codec.event(event)
+            except (EncodeError, *DECODE_ERRORS) as exc:
+                raise Close(1011, f"an event cannot be written: {exc}") from exc
+            if items and size + len(data) > self.max_send_bytes:
+                frames.append(codec.encode({"type": "entries", "entries": items}))
+                items, size = [], 0
+            items.append((entry_id, msgspec.Raw(data)))
+            size += len(data)
+        if items:
+            frames.append(codec.encode({"type": "entries", "entries": items}))
+        return [frame if codec.binary else frame.decode() for frame in frames]
+
+
+# Batches kept encoded for the other readers: the live readers' batch, and a
+# few crowds reading in step.
+_SHARED = 16
+
+
 def session_socket(find_log: SocketFindLog, on_input: OnInput, *, authorize: SocketAuthorize | None = None,
                    admit: Admit | None = None, session_param: str = "session_id", resume: Resume = "checkpoint",
                    coalesce: bool | float = True, heartbeat: float | None = 15.0,
@@ -234,6 +284,8 @@ def session_socket(find_log: SocketFindLog, on_input: OnInput, *, authorize: Soc
             raise ValueError(f"{name} must be a positive number, not {value!r}")
     if heartbeat is not None and not heartbeat > 0:
         raise ValueError(f"heartbeat must be a positive number of seconds or None, not {heartbeat!r}")
+
+    shared = _SharedFrames(max_send_bytes)
 
     async def endpoint(websocket: WebSocket) -> None:
         session_id = session_of(websocket, session_param)
@@ -299,22 +351,8 @@ def session_socket(find_log: SocketFindLog, on_input: OnInput, *, authorize: Soc
                 done.set()
 
         async def _entries(self, batch: list[Entry]) -> None:
-            """``batch`` in frames of at most ``max_send_bytes`` of events
-            (one larger event alone)."""
-            items: list[tuple[str, msgspec.Raw]] = []
-            size = 0
-            for entry_id, event in batch:
-                try:
-                    data = self.codec.event(event)
-                except (EncodeError, *DECODE_ERRORS) as exc:
-                    raise Close(1011, f"an event cannot be written: {exc}") from exc
-                if items and size + len(data) > max_send_bytes:
-                    await self.send(self.codec.encode({"type": "entries", "entries": items}))
-                    items, size = [], 0
-                items.append((entry_id, msgspec.Raw(data)))
-                size += len(data)
-            if items:
-                await self.send(self.codec.encode({"type": "entries", "entries": items}))
+            for frame in shared.frames(batch, self.codec):
+                await self.send(frame)
 
         async def _result(self, request_id: str, status: int, detail: str, entry_id: str | None = None) -> None:
             await self.send(self.codec.encode({"type": "result", "request_id": request_id, "status": status,

@@ -177,14 +177,15 @@ class Connection:
             return
         self.tasks.cancel_scope.cancel()
 
-    async def send(self, frame: bytes) -> None:
-        """One frame, whole, or :class:`Close` when the client has not taken
-        it within ``send_timeout`` seconds."""
+    async def send(self, frame: bytes | str) -> None:
+        """One frame, whole (a text frame given as text or as its UTF-8), or
+        :class:`Close` when the client has not taken it within
+        ``send_timeout`` seconds."""
         message: dict[str, Any] = {"type": "websocket.send"}
         if self.binary:
             message["bytes"] = frame
         else:
-            message["text"] = frame.decode()
+            message["text"] = frame if type(frame) is str else frame.decode()  # type: ignore[union-attr]
         async with self.lock:
             with anyio.move_on_after(self.send_timeout) as scope:
                 await self.websocket.send(message)

@@ -58,7 +58,7 @@ class Batch:
     """Entries as readers pass them on: their ids and payloads (bytes), and
     the payloads joined with LF when Redis joined them (the fast paths)."""
 
-    __slots__ = ("coalesced", "frames", "held", "ids", "joined", "own", "payloads", "skipped")
+    __slots__ = ("coalesced", "entries", "frames", "held", "ids", "joined", "own", "payloads", "skipped")
 
     def __init__(self, ids: list[bytes], payloads: list[bytes], joined: bytes | None = None, *,
                  own: bool = False) -> None:
@@ -74,6 +74,9 @@ class Batch:
         self.coalesced: dict[CoalescerState, tuple[bytes, CoalescerState]] = {}
         """The batch coalesced as SSE frames, and the coalescer's state after
         it, by its state before it: what readers sharing the batch share."""
+        self.entries: dict[CoalescerState | None, tuple[list[Entry], CoalescerState | None]] = {}
+        """The batch decoded (None) or decoded and coalesced, as ``coalesced``
+        holds it as SSE: the readers sharing a batch share its events."""
         self.held: tuple[Batch, Batch] | None = None
         """A batch read after a hold and this one joined to it: the readers
         that shared both reads share the joined batch (and its frames)."""
@@ -158,7 +161,7 @@ class Reader(LogBase):
             args += ["COUNT", count]
         batch = self._batch(await self._retrying("read", self.client.execute_command, *args))
         self.skipped += batch.skipped
-        return self._decode(batch)
+        return self._decode(batch)[0]
 
     async def follow(self, after: str | None = None, *, resume: Resume = "replay", heartbeat: float | None = None,
                      max_batch: int = 512, coalesce: Coalesce = False) -> AsyncGenerator[list[Entry], None]:
@@ -175,8 +178,7 @@ class Reader(LogBase):
         cursor, first, end = await self._open(after, resume)
         async with aclosing(self._follow(cursor, first, end, heartbeat, max_batch, hold_of(coalesce))) as batches:
             async for batch in batches:
-                entries = self._decode(batch) if batch.ids else []
-                yield merger.batch(entries) if merger is not None and entries else entries
+                yield self._entries(batch, merger) if batch.ids else []
 
     async def sse(self, last_event_id: str | None = None, *, resume: Resume = "checkpoint",
                   heartbeat: float | None = 15.0, coalesce: Coalesce = False) -> AsyncGenerator[bytes, None]:
@@ -202,6 +204,25 @@ class Reader(LogBase):
                     if frames:
                         yield frames
 
+    def _entries(self, batch: Batch, merger: Coalescer | None) -> list[Entry]:
+        """``batch`` decoded for a reader, coalesced for ``merger``'s. The
+        readers sharing a batch of plain events (a crowd at the log's end)
+        decode and merge it once and share the events (``Batch.entries``):
+        the list is each reader's own, the events are not to be changed."""
+        before = merger.state if merger is not None else None
+        cached = batch.entries.get(before)
+        if cached is not None:
+            if merger is not None and cached[1] is not None:
+                merger.state = cached[1]
+            return list(cached[0])
+        entries, shareable = self._decode(batch)
+        if merger is not None:
+            entries = merger.batch(entries)
+        if shareable:
+            batch.entries[before] = (entries, merger.state if merger is not None else None)
+            return list(entries)
+        return entries
+
     def _coalesced_frames(self, batch: Batch, merger: Coalescer) -> bytes:
         """``batch`` coalesced for a reader, as SSE. What comes out depends
         only on the entries and the coalescer's state (``Coalescer.state``), so
@@ -212,14 +233,13 @@ class Reader(LogBase):
         if cached is not None:
             merger.state = cached[1]
             return cached[0]
-        shareable = not batch.own and batch.plain() is not None
-        skipped = self.skipped
-        entries = merger.batch(self._decode(batch))
+        decoded, shareable = self._decode(batch)
+        entries = merger.batch(decoded)
         frames = b""
         if entries:
             ids, events = zip(*entries, strict=True)
             frames = _ENCODER.encode_entries(ids, events)
-        if shareable and self.skipped == skipped:  # decoded on the fast path: no reader's policy in it
+        if shareable:
             batch.coalesced[before] = (frames, merger.state)
         return frames
 
@@ -267,18 +287,23 @@ class Reader(LogBase):
             items.append(RawFrame(payload) if raw else item)
         return ids, items
 
-    def _decode(self, batch: Batch) -> list[Entry]:
+    def _decode(self, batch: Batch) -> tuple[list[Entry], bool]:
+        """The entries of ``batch``, and whether any reader would decode
+        them the same (stream entries, each an event of a known type,
+        decoded on the fast path: no reader's unknown-event policy in it)."""
         if batch.own:
-            return [(i.decode(), wire_json.decode_event(p)) for i, p in zip(batch.ids, batch.payloads, strict=True)]
+            own: list[Entry] = [(i.decode(), wire_json.decode_event(p))
+                                for i, p in zip(batch.ids, batch.payloads, strict=True)]
+            return own, False
         joined = batch.plain()
         if joined is not None:
             # One msgspec call for the batch; a blank line, or two values on one, would change the count.
             with suppress(DecodeError):
                 events = wire_json.decode_events(joined)
                 if len(events) == len(batch.ids):
-                    return list(zip(map(bytes.decode, batch.ids), events, strict=True))
+                    return list(zip(map(bytes.decode, batch.ids), events, strict=True)), True
         ids, items = self._checked(batch, raw=False)
-        return list(zip(map(bytes.decode, ids), items, strict=True))
+        return list(zip(map(bytes.decode, ids), items, strict=True)), False
 
     def _sse_frames(self, batch: Batch) -> bytes:
         if batch.frames is not None:  # another reader of a shared batch wrote them already
