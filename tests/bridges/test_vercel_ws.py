@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio
 import httpx
+import msgspec
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -420,3 +421,38 @@ async def test_a_resume_replays_the_reply_parked_for_the_user(lab: tuple[str, di
     assert frames[-1] == {"type": "end", "requestId": "p1"}
     assert chunks[0]["messageId"] == "r1"
     assert [c["type"] for c in chunks[-2:]] == ["tool-approval-request", "finish"]
+
+
+class _ChunkFrame(msgspec.Struct):
+    type: str
+    chunk: msgspec.Raw = msgspec.Raw()  # the chunk's JSON text, as the frame holds it
+
+
+@pytest.mark.anyio
+async def test_a_chunk_is_the_json_text_the_resume_endpoint_writes(lab: tuple[str, dict[str, Any]]) -> None:
+    """A chunk's free-form values (here a tool's input) are written as
+    JSON.stringify writes them (1e+21, 1, integer-like keys first), as the
+    HTTP endpoints write them (``encode_chunks``): a chunk is the same text on
+    every Vercel door, and the frame the text a JavaScript server would send."""
+    from wire.blocks import ToolCallBlock, ToolCallState
+    from wire.bridges.vercel import encode_chunks
+
+    url, state = lab
+    state["logs"]["js"] = log = EventLog()
+    raw = '{"b": 1, "0": 2, "f": [1e21, 1.0, 1e-7, 0.5]}'
+    block = ToolCallBlock(id="c1", name="set", input=raw, state=ToolCallState.ASKING)
+    await log.extend([wire.ReplyStartEvent(session_id="js", reply_id="r1", name="Friday"),
+                      wire.ToolCallStartEvent(reply_id="r1", tool_call_id="c1", tool_call_name="set"),
+                      wire.ToolCallDeltaEvent(reply_id="r1", tool_call_id="c1", delta=raw),
+                      wire.ToolCallEndEvent(reply_id="r1", tool_call_id="c1"),
+                      wire.RequireUserConfirmEvent(reply_id="r1", tool_calls=[block])])
+    async with connect(f"{url}/chat") as ws:
+        await ws.send(json.dumps({"type": "resume", "requestId": "j1", "id": "js", "headers": {}, "body": {}}))
+        frames: list[_ChunkFrame] = []
+        while not frames or frames[-1].type not in ("end", "error"):
+            frames.append(msgspec.json.decode(await ws.recv(), type=_ChunkFrame))
+    assert frames[-1].type == "end"
+    chunks = [bytes(f.chunk) for f in frames if f.type == "chunk"]
+    assert b'"input":{"0":2,"b":1,"f":[1e+21,1,1e-7,0.5]}' in b"".join(chunks)
+    assert [b"data: " + c + b"\n\n" for c in chunks] == \
+        [encode_chunks([json.loads(c)]) for c in chunks]

@@ -1,5 +1,6 @@
 // The real Vercel AI SDK client (`ai`, pinned in package.json) run over
-// UI message streams that wire wrote. tests/bridges/test_vercel.py drives it.
+// UI message streams that wire wrote. tests/bridges/test_vercel*.py and
+// tests/transports/test_every_endpoint.py drive it.
 //
 //   node run.mjs read CASES.json     for each {name, sse} case (sse: a file of
 //                                    wire's bytes), what the client builds
@@ -7,6 +8,10 @@
 //                                    writes for a list of chunks (stdout)
 //   node run.mjs live SERVER.json    useChat's requests to a real server (below)
 //   node run.mjs socket SERVER.json  a chat over ai's WebSocketChatTransport (below)
+//   node run.mjs resume-socket CASES.json
+//                                    for each {name, url, chatId} case, what a
+//                                    reloaded chat builds from resumeStream()
+//                                    over ai's WebSocketChatTransport (below)
 //
 // `read` runs each stream three ways, all unmodified SDK code:
 // 1. readUIMessageStream over parseJsonEventStream + uiMessageChunkSchema (the
@@ -290,6 +295,33 @@ async function socket({ url, chatId, turns }) {
     connections: sockets.length };
 }
 
+// `resume-socket`: for each {name, url, chatId} case, a chat with no
+// messages (a reloaded page) on ai's own WebSocketChatTransport (the `ws`
+// package's WebSocket: node 20 has none), connected to `url`
+// (wire.bridges.vercel_ws's chat_socket), calls resumeStream(): the
+// transport's reconnectToStream sends a `resume` frame for `chatId` and the
+// chat builds the message from the replayed chunks. Each case has its own
+// transport (its own connection), closed when the chat is done; what the
+// chat holds (its last message, how many, its status and error), what its
+// onError saw, and validateUIMessages over the messages.
+async function resumeSocket({ name, url, chatId }) {
+  const errors = [];
+  const transport = new WebSocketChatTransport({ url, webSocket: WebSocket });
+  const state = new ArrayChatState();
+  const chat = new (class extends AbstractChat {})({ id: chatId, transport, state,
+    onError: error => errors.push(String(error?.message ?? error)) });
+  try {
+    await chat.resumeStream();
+  } catch (error) {
+    errors.push(`thrown: ${error?.message ?? error}`);
+  }
+  transport.close();
+  const messages = state.messages;
+  return { name, message: messages.at(-1) ?? null, count: messages.length, status: state.status,
+    error: state.error ? String(state.error.message ?? state.error) : null, errors,
+    validate: messages.length ? await validate(messages) : 'no message' };
+}
+
 const [mode, path] = process.argv.slice(2);
 const input = JSON.parse(await readFile(path, 'utf8'));
 if (mode === 'encode') {
@@ -298,6 +330,10 @@ if (mode === 'encode') {
   process.stdout.write(JSON.stringify(await session(input)));
 } else if (mode === 'socket') {
   process.stdout.write(JSON.stringify(await socket(input)));
+} else if (mode === 'resume-socket') {
+  const results = [];
+  for (const item of input) results.push(await resumeSocket(item));
+  process.stdout.write(JSON.stringify(results));
 } else if (mode === 'live') {
   process.stdout.write(JSON.stringify(await live(input)));
 } else {

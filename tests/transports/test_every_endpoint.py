@@ -1,16 +1,20 @@
 """Any store behind any endpoint in front of its real client gives the same
 Msg: {a bounded ``EventLog``, a ``RedisEventLog`` trimmed by ``max_len``} x
 {``sse_endpoint``, ``ndjson_endpoint``, ``agui_endpoint``, the Vercel
-``resume_endpoint``, wire's socket (``wire.transports.ws``) in JSON and
-MessagePack}, over uvicorn on loopback, for every agentscope vector
-longer than the store keeps (so every reader starts from a checkpoint).
-A reply's Redis log is trimmed with ``XTRIM MINID`` to its last entries,
-as ``max_len`` trims a long one.
+``resume_endpoint``, Vercel's socket (``wire.bridges.vercel_ws``'s
+``chat_socket``, a ``resume`` frame), wire's socket (``wire.transports.ws``)
+in JSON and MessagePack}, over uvicorn on loopback, for every agentscope
+vector longer than the store keeps (so every reader starts from a
+checkpoint). A reply's Redis log is trimmed with ``XTRIM MINID`` to its last
+entries, as ``max_len`` trims a long one.
 
 wire's own decoders and reducer must build the vector's Msg byte for byte;
-``@ag-ui/client`` and ai's ``readUIMessageStream`` must build it too, relaxed
-only at the lossy spots ``wire/bridges/README.md`` lists (the comparisons in
-``tests/bridges/agui_client.py`` and ``tests/bridges/vercel_client.py``).
+``@ag-ui/client``, ai's ``readUIMessageStream`` and an ``AbstractChat`` on
+ai's ``WebSocketChatTransport`` (``resumeStream()``) must build it too,
+relaxed only at the lossy spots ``wire/bridges/README.md`` lists (the
+comparisons in ``tests/bridges/agui_client.py`` and
+``tests/bridges/vercel_client.py``). The Vercel socket's chunks are the
+resume endpoint's, byte for byte.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import HTTPConnection
@@ -34,6 +39,7 @@ from tests.helpers import CASES, Case, require_npm, serve_asgi
 from tests.redis_server import RedisServer, connect, redis_server
 from wire.bridges.agui_http import agui_endpoint
 from wire.bridges.vercel_http import resume_endpoint
+from wire.bridges.vercel_ws import chat_socket
 from wire.framing import NDJSONDecoder, SSEDecoder
 from wire.resume import read_checkpoint
 from wire.stores import EventStore
@@ -77,7 +83,7 @@ def _rebuilt(case: Case, events: list[Any]) -> wire.Msg:
 @pytest.fixture(scope="module")
 def server(redis_server: RedisServer) -> Iterator[str]:
     """One app serving every vector from both stores at every endpoint:
-    ``/{store}/{vector}/{sse|ndjson|agui|vercel}``. The logs are written
+    ``/{store}/{vector}/{sse|ndjson|agui|vercel|vercel-socket|socket}``. The logs are written
     (and closed) before the server starts; a Redis log is read through
     another client, as on another replica."""
     memory: dict[str, EventLog] = {}
@@ -133,6 +139,10 @@ def server(redis_server: RedisServer) -> Iterator[str]:
               Route("/{store}/{name}/ndjson-coalesced", ndjson_endpoint(find, heartbeat=None, coalesce=True)),
               Route("/{store}/{name}/agui", agui_endpoint(find, heartbeat=None), methods=["POST"]),
               Route("/{store}/{name}/vercel", resume_endpoint(find, finished=True, heartbeat=None)),
+              # Its find_log is asked (websocket, chat): the route's {name} is the session, so a resume
+              # frame's id must be the vector's name.
+              WebSocketRoute("/{store}/{name}/vercel-socket",
+                             chat_socket(find, lambda *_: None, finished=True, session_param="name")),
               WebSocketRoute("/{store}/{name}/socket", session_socket(find, lambda *_: None, session_param="name"))]
     with serve_asgi(Starlette(routes=routes, lifespan=lifespan), ws="websockets-sansio") as url:
         yield url
@@ -203,6 +213,83 @@ def test_vercel_client_builds_the_msg(vercel_reads: dict[str, Any], store: str, 
     read = vercel_reads[f"{store}/{case.name}"]["read"]
     expected = json.loads(case.expected_msg)
     vercel_client.compare(read["message"], expected, "readUIMessageStream", vercel_client.late_inputs(_events(case)))
+
+
+def _ws(server: str) -> str:
+    return "ws" + server.removeprefix("http")
+
+
+@pytest.fixture(scope="module")
+def vercel_socket_reads(server: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """What a reloaded ``AbstractChat`` on ai's ``WebSocketChatTransport``
+    builds with ``resumeStream()`` from each vector's Vercel socket (one node
+    run for all): with ``finished``, the last reply whole."""
+    require_npm("tests/clients-vercel")
+    cases = [{"name": f"{store}/{case.name}", "url": f"{_ws(server)}/{store}/{case.name}/vercel-socket",
+              "chatId": case.name} for store in STORES for case in LONG]
+    tmp: Path = tmp_path_factory.mktemp("vercel-socket-matrix")
+    return {r["name"]: r for r in json.loads(vercel_client.run_client("resume-socket", cases, tmp))}
+
+
+@pytest.mark.parametrize("store", STORES)
+@pytest.mark.parametrize("case", LONG, ids=[c.name for c in LONG])
+def test_vercel_socket_client_builds_the_msg(vercel_socket_reads: dict[str, Any], store: str, case: Case) -> None:
+    got = vercel_socket_reads[f"{store}/{case.name}"]
+    # A reply that ended in an error ends the chat's response with it, as useChat shows it.
+    errors = [f"{e.error.type.value}: {e.error.message}" for e in _events(case)
+              if isinstance(e, wire.ReplyEndEvent) and e.error is not None]
+    assert (got["errors"], got["error"], got["status"]) == (errors, errors[-1] if errors else None,
+                                                            "error" if errors else "ready")
+    assert got["count"] == 1  # the replayed reply, one assistant message
+    assert got["validate"] == "ok"
+    expected = json.loads(case.expected_msg)
+    vercel_client.compare(got["message"], expected, "WebSocketChatTransport", vercel_client.late_inputs(_events(case)))
+
+
+class _Frame(msgspec.Struct):
+    """A frame the Vercel socket sends; ``chunk`` is the chunk's JSON text as the frame holds it."""
+
+    type: str
+    requestId: str
+    sequence: int = -1
+    chunk: msgspec.Raw = msgspec.Raw()
+
+
+def _socket_frames(url: str, session: str) -> list[_Frame]:
+    """Every frame a ``resume`` of ``session`` gets, up to its ``end`` (or ``error``, ``no-active``)."""
+    from websockets.asyncio.client import connect
+
+    async def read() -> list[_Frame]:
+        frames: list[_Frame] = []
+        async with connect(url, max_size=None) as socket:
+            await socket.send(json.dumps({"type": "resume", "requestId": "r1", "id": session}))
+            while not frames or frames[-1].type not in ("end", "error", "no-active"):
+                data = await asyncio.wait_for(socket.recv(), 30)
+                assert isinstance(data, str)  # JSON text frames, as ai's client reads them
+                frames.append(msgspec.json.decode(data, type=_Frame))
+        return frames
+
+    return asyncio.run(read())
+
+
+@pytest.mark.parametrize("store", STORES)
+@pytest.mark.parametrize("case", LONG, ids=[c.name for c in LONG])
+def test_vercel_socket_sends_the_resume_endpoints_chunks(server: str, store: str, case: Case) -> None:
+    """The chunks of a ``resume`` on the Vercel socket are the ``data:`` payloads of
+    the resume endpoint's body, each as the same JSON text, in the same order."""
+    frames = _socket_frames(f"{_ws(server)}/{store}/{case.name}/vercel-socket", case.name)
+    assert [f.type for f in frames] == ["start", *["chunk"] * (len(frames) - 2), "end"]
+    assert {f.requestId for f in frames} == {"r1"}
+    chunks = frames[1:-1]
+    assert [f.sequence for f in chunks] == list(range(len(chunks)))
+    body = _get(f"{server}/{store}/{case.name}/vercel")
+    assert body.endswith(b"\n\ndata: [DONE]\n\n")
+    lines = body.removesuffix(b"\n\n").split(b"\n\n")
+    assert all(line.startswith(b"data: ") for line in lines)
+    payloads = [line.removeprefix(b"data: ") for line in lines[:-1]]
+    assert [bytes(f.chunk) for f in chunks] == payloads
+    kinds = [json.loads(p)["type"] for p in payloads]
+    assert (kinds[0], kinds[-1]) == ("start", "finish")  # the reply whole, from its start to its finish
 
 
 def _frames(body: bytes) -> list[tuple[str, bytes]]:

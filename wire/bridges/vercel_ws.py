@@ -40,9 +40,11 @@ here (``headers``, ``body``, ``metadata``):
 Server to client, each naming its ``requestId``:
 
 * ``{"type": "start"}``, then ``{"type": "chunk", "sequence": 0, 1, ...,
-  "chunk": <a UI message chunk>}``, then ``{"type": "end"}`` after the
-  reply's ``finish`` (it ended or parked), or after its ``error`` chunk when
-  the turn was withdrawn before its reply began;
+  "chunk": <a UI message chunk>}`` (the chunk's JSON text is the HTTP
+  doors', ``wire.bridges.vercel.encode_chunks``'s: JSON.stringify's), then
+  ``{"type": "end"}`` after the reply's ``finish`` (it ended or parked), or
+  after its ``error`` chunk when the turn was withdrawn before its reply
+  began;
 * ``{"type": "error", "errorText": "<status>: <reason>"}``: the request was
   refused, with the status ``chat_endpoint`` answers (400 a body that is not
   ai's or that agentscope cannot take, 403 ``authorize``, 404 no such
@@ -85,7 +87,7 @@ import msgspec
 from starlette.websockets import WebSocket
 
 from wire._codec import DECODE_ERRORS
-from wire.bridges.vercel import ChatBody, Chunk, chat_body
+from wire.bridges.vercel import ChatBody, Chunk, chat_body, js_chunk
 from wire.bridges.vercel_session import Reply, bridges, reply_chunks, resumed, take_chat, user_input
 from wire.errors import DecodeError, StoreError
 from wire.session import ChatRequest
@@ -255,8 +257,9 @@ def chat_socket(find_log: ChatFindLog, on_input: OnInput, *, agent_id: str = "",
                     await self.send(_encode({"type": "start", "requestId": request_id}))
                     async for chunks, _ in pieces:
                         for chunk in chunks:
+                            # The chunk's text is the HTTP doors' (JSON.stringify's): 1e+21, not 1e21.
                             await self.send(_encode({"type": "chunk", "requestId": request_id,
-                                                     "sequence": sequence, "chunk": chunk}))
+                                                     "sequence": sequence, "chunk": js_chunk(chunk)}))
                             sequence += 1
                     await self.send(_encode({"type": "end", "requestId": request_id}))
             except StoreError as exc:
