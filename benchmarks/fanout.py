@@ -82,6 +82,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import uuid
 import zlib
 from collections.abc import AsyncIterator
@@ -126,7 +127,7 @@ def serve(args: argparse.Namespace) -> None:
     coalesce: bool | float = {"": False, "coalesce": True, "hold": args.hold}[variant.partition("+")[2]]
     events = workload.reply_events(seed=0, scale=args.scale)
     key = f"fanout:{uuid.uuid4().hex}"
-    state: dict[str, Any] = {"subscribed": 0, "produced": None}
+    state: dict[str, Any] = {"subscribed": 0, "produced": None, "written": 0, "failed": None}
 
     async def startup() -> None:
         if store == "memory":
@@ -159,6 +160,7 @@ def serve(args: argparse.Namespace) -> None:
             log = state["log"]
             for i in range(0, len(events), step):
                 await log.extend(events[i:i + step])
+                state["written"] = i + len(events[i:i + step])
                 await asyncio.sleep(pace)
             await log.close()
         else:  # publish_session_event's two writes per event, pipelined per step
@@ -175,12 +177,20 @@ def serve(args: argparse.Namespace) -> None:
                 await asyncio.sleep(pace)
         state["produced"] = time.perf_counter()
 
+    async def producing() -> None:
+        try:
+            await produce()
+        except BaseException:
+            state["failed"] = traceback.format_exc()  # the run stops with it, rather than waiting for its timeout
+            raise
+
     async def start(request: Request) -> Response:
-        state["task"] = asyncio.get_running_loop().create_task(produce())
+        state["task"] = asyncio.get_running_loop().create_task(producing())
         return PlainTextResponse("started")
 
     async def status(request: Request) -> Response:
-        return PlainTextResponse(json.dumps({"subscribed": state["subscribed"], "produced": state["produced"]}))
+        return PlainTextResponse(json.dumps({key: state[key] for key in ("subscribed", "produced", "written",
+                                                                            "failed")}))
 
     def one_more() -> None:
         state["subscribed"] += 1
@@ -437,6 +447,34 @@ def check(readers: list[Reader], want: bytes) -> dict[str, int]:
     return checked
 
 
+async def until_read(port: int, variant: str, tasks: list[asyncio.Task[None]], timeout: float) -> None:
+    """Until every reader is done; a failure of the server's producer, or a
+    timeout, ends the run with what the producer had written."""
+    readers = asyncio.ensure_future(asyncio.gather(*tasks))
+
+    async def producer_failed() -> None:
+        while True:
+            await asyncio.sleep(1.0)
+            status = json.loads(await http(port, "GET", "/status"))
+            if status["failed"]:
+                raise RuntimeError(f"{variant}: the producer failed after {status['written']} events:\n"
+                                   f"{status['failed']}")
+
+    watcher = asyncio.create_task(producer_failed())
+    try:
+        done, _ = await asyncio.wait({readers, watcher}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if not done:
+            status = json.loads(await http(port, "GET", "/status"))
+            left = sum(not task.done() for task in tasks)
+            raise TimeoutError(f"{variant}: {left} readers not done after {timeout:g} s; the producer wrote "
+                               f"{status['written']} events and {'ended' if status['produced'] else 'goes on'}")
+        for task in done:
+            task.result()
+    finally:
+        watcher.cancel()
+        readers.cancel()
+
+
 async def run_variant(variant: str, args: argparse.Namespace, redis_url: str, redis_pid: int,
                       want: bytes) -> Result:
     n = args.agentscope_readers if variant == "agentscope" else args.readers
@@ -484,7 +522,7 @@ async def run_variant(variant: str, args: argparse.Namespace, redis_url: str, re
         server_sys = cpu_split(server.pid)[1]
         started[0] = time.perf_counter()
         await http(port, "POST", "/start")
-        await asyncio.wait_for(asyncio.gather(*tasks), args.timeout)
+        await until_read(port, variant, tasks, args.timeout)
         wall = time.perf_counter() - started[0]
         server_cpu, redis_cpu = cpu_seconds(server.pid) - server_cpu, cpu_seconds(redis_pid) - redis_cpu
         server_sys = cpu_split(server.pid)[1] - server_sys
