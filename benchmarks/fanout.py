@@ -450,7 +450,7 @@ def check(readers: list[Reader], want: bytes) -> dict[str, int]:
 async def until_read(port: int, variant: str, tasks: list[asyncio.Task[None]], timeout: float) -> None:
     """Until every reader is done; a failure of the server's producer, or a
     timeout, ends the run with what the producer had written."""
-    readers = asyncio.ensure_future(asyncio.gather(*tasks))
+    readers: asyncio.Future[Any] = asyncio.ensure_future(asyncio.gather(*tasks))
 
     async def producer_failed() -> None:
         while True:
@@ -460,7 +460,7 @@ async def until_read(port: int, variant: str, tasks: list[asyncio.Task[None]], t
                 raise RuntimeError(f"{variant}: the producer failed after {status['written']} events:\n"
                                    f"{status['failed']}")
 
-    watcher = asyncio.create_task(producer_failed())
+    watcher: asyncio.Future[Any] = asyncio.create_task(producer_failed())
     try:
         done, _ = await asyncio.wait({readers, watcher}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         if not done:

@@ -171,6 +171,37 @@ async def test_a_reply_agentscope_wrote_outlives_the_trim_for_a_fresh_reader(red
             built(written)
 
 
+async def test_a_trim_drops_nothing_the_checkpoint_does_not_hold(redis_server: RedisServer) -> None:
+    """A producer trims past entries another writer made (one that keeps
+    no checkpoints, as agentscope's ``publish_session_event`` writes: an
+    XADD per event): it folds them into a checkpoint first, and a fresh
+    reader, a resuming one and session() still get every reply."""
+    _, events = session(4)
+    half = len(events) // 2
+    key = new_key()
+    async with connect(redis_server) as a_client, connect(redis_server) as b_client:
+        a = RedisEventLog(a_client, key)
+        await a.extend(events[:half])
+        for event in events[half:]:
+            await b_client.xadd(key, {"payload": wire_json.encode(event)})
+        newest = (await a_client.xrevrange(key, count=1))[0][0].decode()
+        gone = await a.trim(newest)
+        assert gone == len(events) - 1  # all but the newest: the checkpoint now covers them
+        await a.close()
+        want = built(events)
+        assert [wire_json.encode(m) for m in (await RedisEventLog(b_client, key).session()).replies.values()] == want
+        await every_reader_gets(b_client, key, want)
+
+
+async def test_a_log_without_checkpoints_trims_as_asked(redis_server: RedisServer) -> None:
+    _, events = session(2)
+    async with connect(redis_server) as client:
+        log = RedisEventLog(client, new_key(), keep_checkpoints=False)
+        ids = await log.extend(events)
+        assert await log.trim(ids[5]) == 5
+        assert [entry_id for entry_id, _ in await log.read()] == ids[5:]
+
+
 async def test_a_producer_going_on_after_another_objects_answer_checkpoints_the_answer(
         redis_server: RedisServer) -> None:
     _, events = session(2)

@@ -310,16 +310,16 @@ async def test_sockets_reading_in_step_share_each_frame_made_once(lab: tuple[str
     once = len(encoded)
     assert once == sum(count for count, _ in alone)
     crowd: list[tuple[int, bytes]] = []
+
+    async def one(protocol: str) -> None:
+        crowd.append(await read(protocol))
+
     async with anyio.create_task_group() as tg:
         for protocol in PROTOCOLS * 4:
-            tg.start_soon(lambda p=protocol: _append(crowd, read(p)))
+            tg.start_soon(one, protocol)
     assert sorted(crowd) == sorted(alone * 4)
     assert all(msg == _msg(events) for _, msg in crowd)
     assert len(encoded) == once  # the eight readers' frames were the two alone readers' ones
-
-
-async def _append(into: list[Any], value: Any) -> None:
-    into.append(await value)
 
 
 async def test_bad_frames_are_closed_with_their_codes(lab: tuple[str, dict[str, Any]]) -> None:

@@ -107,6 +107,7 @@ from wire.stores.redis._common import (
     APPEND,
     LOAD,
     READ,
+    TRIM,
     agentscope_session_key,
     checkpoint_key,
 )
@@ -192,6 +193,7 @@ class RedisEventLog(Producer, Reader):
         self._reader = client.register_script(READ)
         self._payloads = Payloads("json", raw=False, unknown=unknown)
         self._loader = client.register_script(LOAD)
+        self._trimmer = client.register_script(TRIM)
         self._session = Session(*([msg] if msg is not None else []), keep_custom=False)
         self._loaded = False
         self._dirty = set() if msg is None else {msg.id}

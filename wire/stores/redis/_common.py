@@ -247,6 +247,20 @@ table.insert(ids, 1, 'ok')
 return ids
 """
 
+# KEYS: the stream, the checkpoint. ARGV: the id before which entries go,
+# and "1" if the log keeps checkpoints: then none at or after the cut goes
+# (what the checkpoint does not cover stays in the stream), and none at all
+# without a cut. Returns how many entries went.
+TRIM = _OLDER + """
+local before = ARGV[1]
+if ARGV[2] == '1' then
+  local cut = redis.call('HGET', KEYS[2], 'cut')
+  if not cut or cut == '0-0' then return 0 end
+  if older(cut, before) then before = cut end
+end
+return redis.call('XTRIM', KEYS[1], 'MINID', before)
+"""
+
 # KEYS: the stream, the checkpoint. ARGV: the most entries to read. The
 # session as the log holds it, at one moment: the checkpoint hash's fields,
 # the entries after its cut (all of them from the start if there is none;
@@ -322,6 +336,7 @@ class LogBase:
     _closed: bool
 
     _loader: Any  # the LOAD script, registered on the client
+    _trimmer: Any  # the TRIM script
 
     async def run_script(self, script: Any, args: list[Any]) -> Any:
         """Run a registered script on the log's two keys (redis-py's errors

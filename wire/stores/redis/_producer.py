@@ -125,13 +125,15 @@ class Producer(LogBase):
 
     # -- one script call ------------------------------------------------------------------
 
-    async def _write(self, chunk: list[AgentEvent], *, finish: bool, expect: str | None) -> list[str]:
+    async def _write(self, chunk: list[AgentEvent], *, finish: bool, expect: str | None,
+                     checkpoint: bool = False) -> list[str]:
         """One script call for ``chunk`` (again after folding in what other
-        writers wrote, until the stream holds nothing this producer has not seen)."""
+        writers wrote, until the stream holds nothing this producer has not
+        seen); ``checkpoint`` makes the call for an empty chunk too."""
         if self._failed is not None:
             raise StoreError(f"an earlier append failed ({self._failed}); this log's Msg may not "
                              "match its stream any more", key=self.key) from self._failed
-        if not chunk and not finish and expect is None:
+        if not chunk and not finish and expect is None and not checkpoint:
             return []
         keep = self.keep_checkpoints
         while True:
@@ -258,8 +260,19 @@ class Producer(LogBase):
 
     async def trim(self, before: str) -> int:
         """Drop the entries older than id ``before`` (``XTRIM MINID``); how
-        many went. The checkpoint stays: readers of the trimmed part get it."""
-        return int(await self._command("trim", "XTRIM", self.key, "MINID", before))
+        many went. A log that keeps checkpoints first takes one at the
+        stream's newest entry, folding in what other writers wrote, and
+        drops nothing the checkpoint does not cover (nothing after its cut,
+        which a later checkpoint only moves on): readers of the trimmed part
+        and ``session()`` get every reply, whoever wrote it. Without
+        checkpoints, readers of the trimmed part fail (``StoreError``)."""
+        if self.keep_checkpoints:
+            self._due = True
+            await self._write([], finish=False, expect=None, checkpoint=True)
+        try:
+            return int(await self.run_script(self._trimmer, [before, int(self.keep_checkpoints)]))
+        except FAILURES as exc:
+            raise self.error(exc, "trim") from exc
 
     async def delete(self) -> None:
         """Delete the log: its stream and its checkpoint. This producer may
