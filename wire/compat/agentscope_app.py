@@ -146,10 +146,10 @@ class AgentscopeHistory:
             ids += await self._write(events[start:])
         return ids
 
-    async def close(self) -> None:
+    async def close(self, *, expect: str | None = None) -> None:
         """End the session (the log's end mark; the history holds every reply
-        the cursor passed already)."""
-        await self.log.close()
+        the cursor passed already); ``expect`` as ``EventStore.close``'s."""
+        await self.log.close(expect=expect)
 
     async def _write(self, events: list[AgentEvent]) -> list[str]:
         for event in events:  # replies met, before the log applies them

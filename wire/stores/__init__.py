@@ -86,8 +86,12 @@ class EventStore(Protocol):
         """Write one event; its entry id (``expect`` as for :meth:`extend`)."""
         ...
 
-    async def close(self) -> None:
-        """No more events: readers stop once they have read them all."""
+    async def close(self, *, expect: str | None = None) -> None:
+        """No more events: readers stop once they have read them all. With
+        ``expect``, a conditional close, as ``extend``'s: only if the log is
+        open and its newest entry is still ``expect`` (a session ended by
+        someone who looked at it: no answer or turn came in between), else
+        :class:`wire.errors.Conflict` and the log stays as it was."""
         ...
 
     async def snapshot(self) -> dict[str, Msg]:

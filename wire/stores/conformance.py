@@ -455,6 +455,28 @@ class StoreContract:
                 assert caught.value.actual == ids[-1]
             assert [i for i, _ in await _read_all(reader())] == ids
 
+    async def test_a_conditional_close_closes_only_the_log_its_closer_saw(self, stores: Stores) -> None:
+        """An answer that came in after the closer looked keeps the log
+        open (Conflict); closing at the newest entry ends it; closing it
+        again with an expect conflicts as an append would."""
+        msg, events = reply(6)
+        async with stores(_fresh(msg)) as (log, reader):
+            ids = await log.extend(events[:3])
+            seen = (await reader().session()).last_id
+            ids.append(await reader().append(events[3]))  # another writer, after the closer looked
+            for closer in (log, reader()):
+                with pytest.raises(Conflict) as caught:
+                    await closer.close(expect=seen)
+                assert (caught.value.expected, caught.value.actual) == (seen, ids[-1])
+                assert not (await reader().session()).closed
+            ids += await log.extend(events[4:])
+            await reader().close(expect=ids[-1])
+            state = await reader().session()
+            assert state.closed and state.last_id == ids[-1]
+            with pytest.raises(Conflict):
+                await log.close(expect=ids[-1])
+            assert [i for i, _ in await _read_all(reader())] == ids
+
     async def test_an_empty_expect_means_a_log_with_no_entry(self, stores: Stores) -> None:
         msg, events = reply(6)
         async with stores(_fresh(msg)) as (log, reader):

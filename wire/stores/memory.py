@@ -153,7 +153,9 @@ class EventLog:
         self._wake()
         return self._ids(start, len(batch))
 
-    async def close(self) -> None:
+    async def close(self, *, expect: str | None = None) -> None:
+        if expect is not None:
+            check_expected(self, expect, self._last_id(), self._closed)
         self._closed = True
         self._wake()
 

@@ -108,13 +108,15 @@ class Producer(LogBase):
         self._session.adopt(msg, [])
         self._dirty.add(msg.id)
 
-    async def close(self) -> None:
+    async def close(self, *, expect: str | None = None) -> None:
         """The session is over: write its final checkpoint and mark its end
         at the stream's newest entry, where readers following the log stop
-        (until a producer writes again)."""
-        if self._closed:
+        (until a producer writes again). With ``expect``, only if the log is
+        open and that is still its newest entry (one script call checks and
+        closes), else :class:`~wire.errors.Conflict`."""
+        if self._closed and expect is None:
             return
-        await self._write([], finish=True, expect=None)
+        await self._write([], finish=True, expect=expect)
         self._closed = True
 
     async def pump(self, events: AsyncIterable[AgentEvent]) -> None:
