@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import tracemalloc
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,9 +29,12 @@ import wire
 from tests.bridges.confirming import S, asked, went_on
 from tests.bridges.vercel_client import compare, needs_client, run_client
 from tests.helpers import serve_asgi
+from tests.raw_ws import handshake, masked, push
 from tests.redis_server import running_server
-from wire.bridges.vercel_ws import chat_socket
-from wire.session import ChatRequest
+from wire.bridges.vercel import VercelBridge
+from wire.bridges.vercel_session import MAX_BATCH
+from wire.bridges.vercel_ws import MAX_DELTA, chat_socket
+from wire.session import ChatRequest, copy_msg
 from wire.stores import EventStore
 from wire.stores.memory import EventLog
 from wire.transports.client import Follower
@@ -242,7 +246,8 @@ def test_web_socket_chat_transport_over_a_trimmed_redis_log(tmp_path: Path, drop
 @pytest.fixture(scope="module")
 def lab() -> Iterator[tuple[str, dict[str, Any]]]:
     """Chat sockets with small limits over logs the tests fill: ``/chat`` (any
-    session) and ``/named/{session_id}`` (one), authorized by ``?token=``."""
+    session) and ``/named/{session_id}`` (one), authorized by ``?token=``,
+    taking one input and one resume a socket; ``/fast``, at the default rates."""
     logs: dict[str, EventLog] = {}
     taken: list[ChatRequest] = []
 
@@ -266,7 +271,9 @@ def lab() -> Iterator[tuple[str, dict[str, Any]]]:
 
     socket = chat_socket(find, on_input, authorize=authorize, max_frame_bytes=4096, inputs_per_second=0.001,
                          max_requests=2, send_timeout=2.0)
-    app = Starlette(routes=[WebSocketRoute("/chat", socket), WebSocketRoute("/named/{session_id}", socket)])
+    fast = chat_socket(find, on_input, max_requests=2, send_timeout=2.0)
+    app = Starlette(routes=[WebSocketRoute("/chat", socket), WebSocketRoute("/named/{session_id}", socket),
+                            WebSocketRoute("/fast", fast)])
     with serve_asgi(app, ws="websockets-sansio") as url:
         yield "ws" + url.removeprefix("http"), {"logs": logs, "taken": taken}
 
@@ -387,7 +394,7 @@ async def test_inputs_over_the_rate_and_requests_over_the_limit_are_429(lab: tup
     state["logs"]["r"] = log = EventLog()
     await log.extend(asked("r1", "c1", "a.txt")[:3])  # a reply running: a resume follows it until it ends
     resume = {"type": "resume", "id": "r", "headers": {}, "body": {}}
-    async with connect(f"{url}/chat") as ws:
+    async with connect(f"{url}/fast") as ws:
         for request_id in ("a", "b", "c"):
             await ws.send(json.dumps({**resume, "requestId": request_id}))
         [error] = await frames_of(ws, "c")  # max_requests=2 are running
@@ -404,6 +411,12 @@ async def test_inputs_over_the_rate_and_requests_over_the_limit_are_429(lab: tup
         await ws.send(send_frame("s2", "s"))
         [error] = await frames_of(ws, "s2")
         assert error["errorText"].startswith("429: too many inputs")
+        # A resume has a bucket of its own (it reads the whole session, as a send does): one, then 429.
+        await ws.send(json.dumps({**resume, "id": "s", "requestId": "s3"}))
+        assert await frames_of(ws, "s3") == [{"type": "no-active", "requestId": "s3"}]
+        await ws.send(json.dumps({**resume, "id": "s", "requestId": "s4"}))
+        [error] = await frames_of(ws, "s4")
+        assert error["errorText"].startswith("429: too many resumes")
 
 
 @pytest.mark.anyio
@@ -456,3 +469,166 @@ async def test_a_chunk_is_the_json_text_the_resume_endpoint_writes(lab: tuple[st
     assert b'"input":{"0":2,"b":1,"f":[1e+21,1,1e-7,0.5]}' in b"".join(chunks)
     assert [b"data: " + c + b"\n\n" for c in chunks] == \
         [encode_chunks([json.loads(c)]) for c in chunks]
+
+# -- hostile peers: what one process holds ----------------------------------------------------------
+
+
+def long_reply(n: int, reply_id: str = "r1") -> list[wire.AgentEvent]:
+    """A reply of one text block in ``n`` deltas of 108 bytes of UTF-8 (non-ASCII), its end last."""
+    events: list[wire.AgentEvent] = [wire.ReplyStartEvent(session_id="s", reply_id=reply_id, name="Friday"),
+                                     wire.TextBlockStartEvent(reply_id=reply_id, block_id="b")]
+    events += [wire.TextBlockDeltaEvent(reply_id=reply_id, block_id="b", delta=f"{i:05} é " * 12) for i in range(n)]
+    return [*events, wire.TextBlockEndEvent(reply_id=reply_id, block_id="b"),
+            wire.ReplyEndEvent(session_id="s", reply_id=reply_id)]
+
+
+def merged(chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``chunks`` with each run of deltas to one part joined (the client appends them)."""
+    out: list[dict[str, Any]] = []
+    for chunk in chunks:
+        last = out[-1] if out else None
+        if last is not None and chunk["type"] == last["type"] == "text-delta" and chunk["id"] == last["id"]:
+            out[-1] = {**last, "delta": last["delta"] + chunk["delta"]}
+        else:
+            out.append(chunk)
+    return out
+
+
+@pytest.mark.anyio
+async def test_a_flood_of_resumes_and_aborts_is_paced_by_the_resume_bucket() -> None:
+    """A resume reads the whole session (a copy of every reply) and an abort
+    frees its place at once: a client that resumes and aborts in a loop
+    made the server copy a long session at every pair, up to
+    frames_per_second / 2 times a second (an 8 MB reply: 20 to 50 ms of CPU
+    each, a core for one socket). Resumes have a bucket of
+    ``inputs_per_second``, as sends do; those past it get a 429 before
+    anything is read."""
+    log = EventLog()
+    await log.extend(long_reply(2000)[:-1])  # running: each resume replays it, then follows
+    looked: list[str] = []
+
+    def find_log(websocket: WebSocket, chat: ChatRequest) -> EventStore:
+        looked.append(chat.session_id)
+        return log
+
+    app = Starlette(routes=[WebSocketRoute("/chat", chat_socket(find_log, lambda *_: None, frames_per_second=1000,
+                                                                 inputs_per_second=5))])
+    with serve_asgi(app, ws="websockets-sansio") as url:
+        async with connect("ws" + url.removeprefix("http") + "/chat", max_size=None) as ws:
+            pairs = 200
+            began = anyio.current_time()
+            for i in range(pairs):
+                await ws.send(json.dumps({"type": "resume", "requestId": f"q{i}", "id": "s"}))
+                await ws.send(json.dumps({"type": "abort", "requestId": f"q{i}"}))
+            await ws.send(json.dumps({"type": "resume", "requestId": "last", "id": "s"}))
+            refused = 0
+            while (frame := json.loads(await ws.recv()))["requestId"] != "last" or frame["type"] == "chunk":
+                refused += frame["type"] == "error" and frame["errorText"].startswith("429: too many resumes")
+            took = anyio.current_time() - began
+    # The bucket's burst (5) and 5 a second after it; every other resume was refused before find_log.
+    assert len(looked) <= 5 + 5 * took + 1, (len(looked), took)
+    assert refused >= pairs - len(looked)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("ws", ["websockets-sansio", "wsproto"])
+async def test_hostile_clients_never_crash_the_server_nor_grow_it_past_the_bound(ws: str) -> None:
+    """Clients that never read (``max_requests`` resumes of a long running
+    reply each, or floods of resumes and aborts), frames over the limits,
+    malformed frames: every one of their sockets is closed, the server's
+    traced memory stays under the bound docs/untrusted-peers.md states for
+    Vercel's socket, and a normal client still reads the exact reply."""
+    max_requests = 3
+    log = EventLog()
+    events = long_reply(80_000)  # 8.6 MB of text: far more than the kernel's buffers hold
+    await log.extend(events[:-1])  # open: the requests stay
+    ended: list[int] = []
+    inner = chat_socket(lambda websocket, chat: log if chat.session_id == "s" else None, lambda *_: None,
+                        max_frame_bytes=4096, send_timeout=1.0, frames_per_second=100, max_requests=max_requests)
+
+    async def endpoint(websocket: WebSocket) -> None:
+        try:
+            await inner(websocket)
+        finally:
+            ended.append(1)
+
+    async def end(request: Request) -> Response:  # the reply's end, written on the server's loop
+        await log.append(events[-1])
+        return Response(status_code=204)
+
+    app = Starlette(routes=[WebSocketRoute("/chat", endpoint), Route("/end", end, methods=["POST"])])
+    never, floods, huge, bad = 4, 3, 4, 4
+    reply = len(wire.json.encode(log.replies["r1"]))  # the reply so far, as JSON (more than its Python text)
+    bridge = VercelBridge()  # what a resume of the running reply carries: its catch-up, then its end
+    expected = bridge.join(copy_msg(log.replies["r1"])) + bridge.feed(events[-1])
+    tracemalloc.start()
+    try:
+        with serve_asgi(app, ws=ws, ws_max_size=65536) as url:
+            port = int(url.rsplit(":", 1)[1])
+            await anyio.sleep(0.2)
+            tracemalloc.reset_peak()
+            base = tracemalloc.get_traced_memory()[0]
+            socks = [handshake(port, "/chat") for _ in range(never + floods + huge + bad)]
+            resumes = b"".join(masked(json.dumps({"type": "resume", "requestId": f"q{i}", "id": "s"}).encode())
+                               for i in range(max_requests))
+            for sock in socks[:never]:
+                push(sock, resumes)
+            # Resumes of no session and aborts of no request: a no-active each, then (past the resume bucket)
+            # a 429 each, the aborts unanswered; the server's answers fill the buffers only slowly.
+            flood = (masked(b'{"type":"resume","requestId":"f","id":"nosuch"}')
+                     + masked(b'{"type":"abort","requestId":"f"}')) * 1000
+            for sock in socks[never:never + floods]:
+                push(sock, flood)
+            for i, sock in enumerate(socks[never + floods:never + floods + huge]):
+                push(sock, masked(b"x" * (8192 if i % 2 else 1 << 20)))  # over the endpoint's, or uvicorn's, limit
+            for i, sock in enumerate(socks[never + floods + huge:]):
+                push(sock, masked([b"{", b"\xff", b'{"type":"resume","requestId":1}', b"[]"][i],
+                                  opcode=2 if i == 0 else 1))
+            for _ in range(1200):  # every socket but the floods is closed (a generous bound: no hang)
+                if len(ended) >= never + huge + bad:
+                    break
+                for sock in socks[never:never + floods]:
+                    push(sock, flood)
+                await anyio.sleep(0.05)
+            assert len(ended) == never + huge + bad
+            grown = tracemalloc.get_traced_memory()[1] - base
+            # The bound of docs/untrusted-peers.md for Vercel's socket. Every socket: the frame being read
+            # (uvicorn's ws_max_size) and the endpoint's copy; 4 x the frame being sent (made once the socket
+            # is free: the frame, its text, uvicorn's bytes and its serialisation), a chunk's frame, at most
+            # MAX_DELTA characters of a delta (6 bytes each, escaped) or a batch's merged delta (512 of the log's
+            # deltas); uvicorn's write buffer (64 KiB) and 64 KiB of the socket's own objects.
+            frame = max(6 * MAX_DELTA, MAX_BATCH * 120) + 200
+            per_socket = 2 * 65536 + 4 * frame + 64 * 1024 + 64 * 1024
+            # A socket that resumes: max_requests requests, each with its bridge's copy of the reply (its Msg)
+            # and the piece of chunks it is sending (up to a batch of 512 entries, ~1 KiB each as chunks);
+            # and, while its reader takes a resume, the session's copy at its peak (the Msg as JSON and
+            # decoded, 4 x the reply).
+            per_resumer = max_requests * (reply + MAX_BATCH * 1024) + 4 * reply
+            # A flood: uvicorn's queue of every frame of one read (asyncio reads up to 256 KiB; ~100 bytes each).
+            queue = 256 * 1024 // len(masked(b'{"type":"abort","requestId":"f"}')) * 100
+            # What the process shares: the log's Msg's text as UTF-8 (msgspec's first encode caches it in
+            # the str), and 2 MiB (lazy imports, the store's caches).
+            bound = len(socks) * per_socket + never * per_resumer + floods * queue + reply + 2 * 1024 * 1024
+            assert grown < bound, (grown, bound)
+            for sock in socks:  # the floods were read at frames_per_second all along
+                sock.close()
+            for _ in range(200):
+                if len(ended) == len(socks):
+                    break
+                await anyio.sleep(0.05)
+            assert len(ended) == len(socks)
+            # A normal client, after: the reply so far, then its end, exactly.
+            async with connect("ws" + url.removeprefix("http") + "/chat", max_size=None) as client:
+                await client.send(json.dumps({"type": "resume", "requestId": "x", "id": "s"}))
+                assert json.loads(await client.recv()) == {"type": "start", "requestId": "x"}
+                async with httpx.AsyncClient() as http:
+                    assert (await http.post(f"{url}/end")).status_code == 204
+                frames = await frames_of(client, "x")
+    finally:
+        tracemalloc.stop()
+    assert frames[-1] == {"type": "end", "requestId": "x"}
+    assert [f["sequence"] for f in frames[:-1]] == list(range(len(frames) - 1))
+    chunks = [f["chunk"] for f in frames[:-1]]
+    # The catch-up's text went out in deltas of at most MAX_DELTA characters, the same text.
+    assert max(len(c["delta"]) for c in chunks if c["type"] == "text-delta") == MAX_DELTA
+    assert merged(chunks) == expected

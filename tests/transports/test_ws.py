@@ -6,11 +6,7 @@ the protocol's refusals, results and close codes, frame by frame."""
 
 from __future__ import annotations
 
-import base64
-import contextlib
 import json
-import os
-import socket as pysocket
 import tracemalloc
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -26,6 +22,7 @@ from starlette.websockets import WebSocket
 
 import wire
 from tests.helpers import serve_asgi
+from tests.raw_ws import handshake, masked, push
 from tests.transports.chat_app import TEXT_DELTAS, make_app
 from wire import json as wire_json
 from wire.session import ChatRequest, encode_chat_request
@@ -370,43 +367,6 @@ async def test_inputs_over_the_rate_and_the_body_limit(lab: tuple[str, dict[str,
 # -- hostile peers: what one process holds ----------------------------------------------------------
 
 
-def _masked(payload: bytes, opcode: int = 1) -> bytes:
-    """One client frame (clients mask theirs, RFC 6455, 5.3)."""
-    mask = os.urandom(4)
-    size = len(payload)
-    head = bytes([0x80 | opcode])
-    if size < 126:
-        head += bytes([0x80 | size])
-    elif size < 1 << 16:
-        head += bytes([0x80 | 126]) + size.to_bytes(2, "big")
-    else:
-        head += bytes([0x80 | 127]) + size.to_bytes(8, "big")
-    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-
-
-def _handshake(port: int, path: str) -> pysocket.socket:
-    """A client that completes the handshake and will read nothing more:
-    its receive buffer is made small, so the server's writes stall soon."""
-    sock = pysocket.socket()
-    sock.setsockopt(pysocket.SOL_SOCKET, pysocket.SO_RCVBUF, 4096)
-    sock.connect(("127.0.0.1", port))
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                 f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
-    head = b""
-    while b"\r\n\r\n" not in head:
-        head += sock.recv(1)
-    assert head.startswith(b"HTTP/1.1 101"), head
-    sock.setblocking(False)
-    return sock
-
-
-def _push(sock: pysocket.socket, data: bytes) -> None:
-    """As much of ``data`` as the socket takes now (a flood is held back by TCP)."""
-    with contextlib.suppress(BlockingIOError, ConnectionError):
-        sock.send(data)
-
-
 @pytest.mark.parametrize("ws", ["websockets-sansio", "wsproto"])
 async def test_hostile_clients_never_crash_the_server_nor_grow_it_past_the_bound(ws: str) -> None:
     """Clients that never read (following a long reply, or flooding pings),
@@ -437,21 +397,21 @@ async def test_hostile_clients_never_crash_the_server_nor_grow_it_past_the_bound
             await anyio.sleep(0.2)
             tracemalloc.reset_peak()
             base = tracemalloc.get_traced_memory()[0]
-            socks = [_handshake(port, "/s") for _ in range(never + floods + huge + bad)]
+            socks = [handshake(port, "/s") for _ in range(never + floods + huge + bad)]
             for sock in socks[:never]:
-                _push(sock, _masked(b'{"type":"follow","after":null}'))
-            pings = _masked(b'{"type":"ping"}') * 2000
+                push(sock, masked(b'{"type":"follow","after":null}'))
+            pings = masked(b'{"type":"ping"}') * 2000
             for sock in socks[never:never + floods]:
-                _push(sock, pings)
+                push(sock, pings)
             for i, sock in enumerate(socks[never + floods:never + floods + huge]):
-                _push(sock, _masked(b"x" * (8192 if i % 2 else 1 << 20)))  # over the endpoint's, or uvicorn's, limit
+                push(sock, masked(b"x" * (8192 if i % 2 else 1 << 20)))  # over the endpoint's, or uvicorn's, limit
             for i, sock in enumerate(socks[never + floods + huge:]):
-                _push(sock, _masked([b"{", b"\xff", b'{"type":1}', b"[]"][i], opcode=2 if i == 0 else 1))
+                push(sock, masked([b"{", b"\xff", b'{"type":1}', b"[]"][i], opcode=2 if i == 0 else 1))
             for _ in range(1200):  # every socket but the floods is closed (a generous bound: no hang)
                 if len(ended) >= never + huge + bad:
                     break
                 for sock in socks[never:never + floods]:
-                    _push(sock, pings)
+                    push(sock, pings)
                 await anyio.sleep(0.05)
             assert len(ended) == never + huge + bad
             grown = tracemalloc.get_traced_memory()[1] - base
@@ -462,7 +422,7 @@ async def test_hostile_clients_never_crash_the_server_nor_grow_it_past_the_bound
             # 2 MiB for what the process shares (the store's caches of what readers read, lazy imports).
             largest = max(max_send, 512 * 100 + 200)  # a frame of merged deltas: up to 512 of them
             per_socket = 2 * 65536 + 4 * largest + 64 * 1024 + 64 * 1024
-            queue = 256 * 1024 // len(_masked(b'{"type":"ping"}')) * 100
+            queue = 256 * 1024 // len(masked(b'{"type":"ping"}')) * 100
             bound = len(socks) * per_socket + floods * queue + 2 * 1024 * 1024
             assert grown < bound, (grown, bound)
             for sock in socks:  # the floods were read at frames_per_second all along

@@ -241,7 +241,8 @@ async def resumed(log: EventStore, make: Callable[[], VercelBridge], *, finished
         bridge = make()
         target = msg if msg is not None else session.last
         assert target is not None
-        return Reply(make, bridge), after, bridge.join(copy_msg(target))
+        # The session is this call's own copy (EventStore.session): the bridge takes its Msg as it is.
+        return Reply(make, bridge), after, bridge.join(target)
     if session.turn is not None and not session.closed:
         return Reply(make, None, set(session.replies)), after, []
     return None

@@ -44,7 +44,8 @@ Server to client, each naming its ``requestId``:
   doors', ``wire.bridges.vercel.encode_chunks``'s: JSON.stringify's), then
   ``{"type": "end"}`` after the reply's ``finish`` (it ended or parked), or
   after its ``error`` chunk when the turn was withdrawn before its reply
-  began;
+  began. A delta longer than :data:`MAX_DELTA` characters (a resume's
+  catch-up of a long reply) goes out in several chunks of the same part;
 * ``{"type": "error", "errorText": "<status>: <reason>"}``: the request was
   refused, with the status ``chat_endpoint`` answers (400 a body that is not
   ai's or that agentscope cannot take, 403 ``authorize``, 404 no such
@@ -67,9 +68,14 @@ Limits, as wire's own socket (``wire.transports.ws``, through
 1009, a binary frame with 1003, a frame that is not one of the above (not
 JSON, no known ``type``, no string ``requestId``, a field of the wrong type)
 with 1007; at most ``frames_per_second`` frames are read a second; a
-``send`` past ``inputs_per_second``, or a request past ``max_requests``
+``send`` past ``inputs_per_second``, a ``resume`` past as many (a bucket of
+its own: each reads the whole session), or a request past ``max_requests``
 running on the socket, gets a 429 ``error``; a client that has not taken a
-frame for ``send_timeout`` seconds is closed with 1008. ai's client ends a
+frame for ``send_timeout`` seconds is closed with 1008. A request's frame is
+made only once the socket is free, so a socket holds one frame in flight
+however many requests stream; what one socket can make the server hold
+(``max_requests`` replies, each the size of its reply) is in
+``docs/untrusted-peers.md``. ai's client ends a
 connection on a frame type it does not know, so the server sends no pings of
 its own: the ASGI server's protocol pings (uvicorn's ``--ws-ping-interval``)
 close a socket whose peer is gone.
@@ -79,7 +85,8 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from functools import partial
 from typing import Annotated, Literal, TypeAlias
 
 import anyio
@@ -96,7 +103,7 @@ from wire.transports.http import MAX_BODY_BYTES, find, session_of
 from wire.transports.inputs import Admit, OnInput, Refused
 from wire.transports.ws_base import Bucket, Close, Connection, accept
 
-__all__ = ("ChatFindLog", "chat_socket")
+__all__ = ("MAX_DELTA", "ChatFindLog", "chat_socket")
 
 ChatFindLog: TypeAlias = Callable[[WebSocket, ChatRequest], "EventStore | Awaitable[EventStore | None] | None"]
 """The application's lookup (sync or async), asked for each request: the log
@@ -129,6 +136,26 @@ _decoder = msgspec.json.Decoder(_Frame)
 _encode = msgspec.json.encode
 _NAME = "ai's WebSocketChatTransport protocol"
 
+MAX_DELTA = 16 * 1024
+"""The most characters a delta chunk carries (``text-delta``,
+``reasoning-delta``, ``tool-input-delta``; a frame of about 64 KiB at
+most): a longer delta, the catch-up of a long reply that a resume replays,
+goes out as several, which the client appends to the same part."""
+
+_DELTAS = {"text-delta": "delta", "reasoning-delta": "delta", "tool-input-delta": "inputTextDelta"}
+
+
+def _parts(chunk: Chunk) -> Iterator[Chunk]:
+    """``chunk``, or a long delta in pieces of :data:`MAX_DELTA` characters
+    (the client appends them: the same part)."""
+    field = _DELTAS.get(chunk["type"])
+    if field is None or len(chunk[field]) <= MAX_DELTA:
+        yield chunk
+        return
+    text: str = chunk[field]
+    for at in range(0, len(text), MAX_DELTA):
+        yield {**chunk, field: text[at:at + MAX_DELTA]}
+
 
 def chat_socket(find_log: ChatFindLog, on_input: OnInput, *, agent_id: str = "", user_name: str = "user",
                 authorize: Callable[[WebSocket, str], bool | Awaitable[bool]] | None = None,
@@ -153,8 +180,11 @@ def chat_socket(find_log: ChatFindLog, on_input: OnInput, *, agent_id: str = "",
       merged (``EventStore.follow``).
     * ``agent_id``, ``user_name``, ``dynamic_tools``, ``external_tools``: as
       ``chat_endpoint``'s.
-    * ``max_frame_bytes`` (1009), ``inputs_per_second`` and ``max_requests``
-      (429), ``frames_per_second`` (pacing), ``send_timeout`` (1008).
+    * ``max_frame_bytes`` (1009), ``inputs_per_second`` (sends, and
+      resumes in a bucket of their own) and ``max_requests`` (429),
+      ``frames_per_second`` (pacing), ``send_timeout`` (1008). Each request
+      running holds its reply (the bridge's Msg): ``max_requests`` bounds
+      what one socket makes the server hold.
     """
     for name, value in (("max_frame_bytes", max_frame_bytes), ("inputs_per_second", inputs_per_second),
                         ("frames_per_second", frames_per_second), ("send_timeout", send_timeout),
@@ -183,6 +213,7 @@ def chat_socket(find_log: ChatFindLog, on_input: OnInput, *, agent_id: str = "",
                              frames_per_second=frames_per_second, send_timeout=send_timeout)
             self.named = named
             self.inputs = Bucket(inputs_per_second)
+            self.resumes = Bucket(inputs_per_second)
             self.requests: dict[str, anyio.CancelScope] = {}
 
         async def read(self) -> None:
@@ -208,13 +239,15 @@ def chat_socket(find_log: ChatFindLog, on_input: OnInput, *, agent_id: str = "",
                 raise Refused(409, f"request {frame.requestId!r} is already running on this socket")
             if len(self.requests) >= max_requests:
                 raise Refused(429, f"too many requests running on this socket: at most {max_requests}")
-            send = type(frame) is _Send
-            if send and not self.inputs.take():
-                raise Refused(429, f"too many inputs: at most {inputs_per_second:g} a second")
             if self.named is not None and frame.id != self.named:
                 raise Refused(400, f"the frame's id is not {self.named!r}, the route's session")
             if type(frame) is _Resume and frame.lastSequence is not None:
                 raise Refused(400, "lastSequence: a session's running reply is replayed whole; resume without it")
+            # A resume reads the whole session as a send does (and an abort frees its place at once):
+            # each has a bucket, so neither a flood of sends nor one of resumes and aborts is work without end.
+            bucket, what = (self.inputs, "inputs") if type(frame) is _Send else (self.resumes, "resumes")
+            if not bucket.take():
+                raise Refused(429, f"too many {what}: at most {inputs_per_second:g} a second")
             body: ChatBody | None = None
             if type(frame) is _Send:
                 try:
@@ -257,10 +290,12 @@ def chat_socket(find_log: ChatFindLog, on_input: OnInput, *, agent_id: str = "",
                     await self.send(_encode({"type": "start", "requestId": request_id}))
                     async for chunks, _ in pieces:
                         for chunk in chunks:
-                            # The chunk's text is the HTTP doors' (JSON.stringify's): 1e+21, not 1e21.
-                            await self.send(_encode({"type": "chunk", "requestId": request_id,
-                                                     "sequence": sequence, "chunk": js_chunk(chunk)}))
-                            sequence += 1
+                            for part in _parts(chunk):
+                                # Encoded once the socket is free (a request that waits holds no
+                                # frame), as the HTTP doors write it (JSON.stringify's: 1e+21, not 1e21).
+                                await self.send(partial(_encode, {"type": "chunk", "requestId": request_id,
+                                                                  "sequence": sequence, "chunk": js_chunk(part)}))
+                                sequence += 1
                     await self.send(_encode({"type": "end", "requestId": request_id}))
             except StoreError as exc:
                 await self._error(request_id, f"503: the store failed: {exc}")

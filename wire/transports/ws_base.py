@@ -13,10 +13,10 @@ these, so a limit or a refusal means the same on each.
   frames a second (a flood is read no faster, and TCP holds it back); a
   frame over ``max_frame_bytes`` closes with 1009, a frame of the other
   kind (binary on a text protocol, or text on a binary one) with 1003.
-* Sending (:meth:`Connection.send`): one frame at a time, whole; a frame the
-  client has not taken within ``send_timeout`` seconds closes the socket
-  with 1008 ``the client stopped reading``, so nothing is queued for a
-  socket beyond the frame being sent.
+* Sending (:meth:`Connection.send`): one frame at a time, whole, made once
+  the socket is free; a frame the client has not taken within
+  ``send_timeout`` seconds closes the socket with 1008 ``the client stopped
+  reading``, so nothing is queued for a socket beyond the frame being sent.
 * The socket's parts run in one task group (:meth:`Connection.run`): a close
   one of them asks for (:class:`Close`), or the client's leaving, ends all.
 """
@@ -177,16 +177,21 @@ class Connection:
             return
         self.tasks.cancel_scope.cancel()
 
-    async def send(self, frame: bytes | str) -> None:
+    async def send(self, frame: bytes | str | Callable[[], bytes | str]) -> None:
         """One frame, whole (a text frame given as text or as its UTF-8), or
         :class:`Close` when the client has not taken it within
-        ``send_timeout`` seconds."""
-        message: dict[str, Any] = {"type": "websocket.send"}
-        if self.binary:
-            message["bytes"] = frame
-        else:
-            message["text"] = frame if type(frame) is str else frame.decode()  # type: ignore[union-attr]
+        ``send_timeout`` seconds. ``frame`` may be the function that makes
+        it, called once the socket is free: parts waiting for the socket then
+        hold no frame of their own, so a socket holds one frame however many
+        parts are sending."""
         async with self.lock:
+            data = frame() if callable(frame) else frame
+            message: dict[str, Any] = {"type": "websocket.send"}
+            if self.binary:
+                message["bytes"] = data
+            else:
+                message["text"] = data if type(data) is str else data.decode()  # type: ignore[union-attr]
+            del data  # the text is what is sent: the bytes need not wait with it
             with anyio.move_on_after(self.send_timeout) as scope:
                 await self.websocket.send(message)
             if scope.cancelled_caught:
