@@ -107,6 +107,7 @@ DATA_DELTA = b'"DATA_BLOCK_DELTA"'
 # field is its tag, and inside a JSON string every quote is escaped.
 ENTRY = b'",{"type":"'
 END = b'{"type":"end"}'
+ENTRIES = b'{"type":"entries","entries":['  # an entries frame's start, before its list of [id, event] pairs
 
 
 # -- the server process ---------------------------------------------------------------------------------------
@@ -245,7 +246,10 @@ class Reader:
     chunks: int = 0  # the body's chunks (one per write of the server's, about), or a socket's messages
     data_bytes: int = 0  # bytes of the data block's frames (readers that decode only)
     tail: bytes = b""  # the unfinished frame, while counting them
+    # What a reader's final Msg is a function of, as a fingerprint: SSE, the body; a socket, its entries in
+    # order, whichever frames carried them (a reader behind reads larger batches, in other frames).
     crc: int = 0
+    listed: int = 0  # the bytes the crc covers
     seconds: float = 0.0  # from the producer's start to the end of the body
     kept: list[bytes] | None = field(default_factory=list)  # SSE: the body's chunks; a socket: its messages
     msg: Any = None
@@ -280,6 +284,7 @@ async def read(port: int, reader: Reader, args: argparse.Namespace, started: lis
             reader.chunks += 1
             reader.frames += data.count(b"\n\n")
             reader.crc = zlib.crc32(data, reader.crc)
+            reader.listed += size
             if decoder is not None and msg is not None:
                 msg.extend_events(decoder.feed(data))
                 frames = (reader.tail + data).split(b"\n\n")
@@ -340,7 +345,11 @@ async def read_socket(port: int, reader: Reader, args: argparse.Namespace, start
                 reader.body_bytes += len(data)
                 reader.chunks += 1
                 reader.frames += data.count(ENTRY)
-                reader.crc = zlib.crc32(data, zlib.crc32(len(data).to_bytes(4, "big"), reader.crc))
+                listed = data[len(ENTRIES):-2] if data.startswith(ENTRIES) else data  # "[id,event],..."
+                if reader.listed:
+                    reader.crc = zlib.crc32(b",", reader.crc)
+                reader.crc = zlib.crc32(listed, reader.crc)
+                reader.listed += len(listed) + 1
                 if msg is not None:
                     entries = msgspec.json.decode(data, type=_Entries).entries
                     msg.extend_events([wire.json.decode_event(raw) for _, raw in entries])
@@ -417,19 +426,20 @@ def final_socket_msg(messages: list[bytes]) -> bytes:
 
 def check(readers: list[Reader], want: bytes) -> dict[str, int]:
     """Every reader's final Msg, byte for byte: decoded (once per distinct
-    body), or identical (length and CRC-32) to a body that was."""
+    body), or identical (length and CRC-32 of the body, or of a socket's
+    entries) to a body that was."""
     exact: set[tuple[int, int]] = set()
     checked = {"decoded as read": 0, "decoded whole": 0, "identical to a decoded body": 0}
     for reader in readers:
         if not reader.problem and reader.msg is not None:
             if wire.json.encode(reader.msg) == want:
-                exact.add((reader.body_bytes, reader.crc))
+                exact.add((reader.listed, reader.crc))
                 checked["decoded as read"] += 1
             else:
                 reader.problem = "its final Msg differs from the producer's"
     for reader in readers:
         if not reader.problem and reader.msg is None and reader.kept is not None:
-            fingerprint = (reader.body_bytes, reader.crc)
+            fingerprint = (reader.listed, reader.crc)
             if fingerprint in exact:
                 checked["identical to a decoded body"] += 1
             elif (final_socket_msg(reader.kept) if reader.socket else final_msg(b"".join(reader.kept))) == want:
@@ -440,7 +450,7 @@ def check(readers: list[Reader], want: bytes) -> dict[str, int]:
             reader.kept = []
     for reader in readers:  # bodies too large to keep
         if not reader.problem and reader.msg is None and reader.kept is None:
-            if (reader.body_bytes, reader.crc) in exact:
+            if (reader.listed, reader.crc) in exact:
                 checked["identical to a decoded body"] += 1
             else:
                 reader.problem = "its body is identical to no body decoded (raise --keep or --decoders)"
@@ -670,13 +680,14 @@ def report(args: argparse.Namespace, results: list[Result], n_events: int) -> st
 
 
 def socket_costs(args: argparse.Namespace) -> str:
-    """What the session socket does for each reader that SSE does once for
-    all: the reply in the producer's batches, each step timed alone in this
-    process (best of 5, CPU time), per reader. SSE's plain frames are the
-    store's (Redis: the payloads as stored) and shared by every reader of a
-    batch; a socket reader's entries come from ``EventStore.follow``, as
-    events, so its endpoint writes each one again
-    (``wire/transports/ws.py``, ``_Socket._entries`` and ``send``)."""
+    """What the session socket does to send a reply, step by step: the
+    reply in the producer's batches, each step timed alone in this process
+    (best of 5, CPU time). Readers in step share a batch
+    (``EventStore.follow`` hands them the same events, and
+    ``wire/transports/ws.py``'s ``_SharedFrames`` encodes them once per
+    subprotocol, as text), so every step but the ASGI server's is paid once
+    for a crowd, not once per reader; a reader alone, or out of step, pays
+    them all."""
     events = workload.reply_events(seed=0, scale=args.scale)
     batches = [events[i:i + args.step] for i in range(0, len(events), args.step)]
     ids = [[f"1700000000000-{i + n}" for n in range(len(batch))] for i, batch in
@@ -689,6 +700,7 @@ def socket_costs(args: argparse.Namespace) -> str:
                 for b_ids, b in zip(ids, payloads, strict=True)]
 
     frames = entries_frames()
+    texts = [f.decode() for f in frames]
 
     def best(fn: Any) -> float:
         times = []
@@ -699,22 +711,25 @@ def socket_costs(args: argparse.Namespace) -> str:
         return min(times)
 
     steps = [
-        ("Redis only: the batch's payloads decoded to events (`RedisEventLog.follow`)",
+        ("Redis only: the batch's payloads decoded to events (`RedisEventLog.follow`)", "once a batch",
          lambda: [wire.json.decode_events(b"\n".join(b)) for b in payloads]),
-        ("each event encoded again (`ws.py`: `codec.event`)",
+        ("each event encoded (`ws.py`: `codec.event`)", "once a batch",
          lambda: [[wire.json.encode(e) for e in batch] for batch in batches]),
-        ("the entries frame written around them (`msgspec.json.encode`)",
-         entries_frames),
-        ("the frame to text and back (`ws.py`: `frame.decode()`; uvicorn: `text.encode()`)",
-         lambda: [f.decode().encode() for f in frames]),
+        ("the entries frame written around them (`msgspec.json.encode`)", "once a batch", entries_frames),
+        ("the frame as text, which ASGI takes (`ws.py`: `frame.decode()`)", "once a batch",
+         lambda: [f.decode() for f in frames]),
+        ("the text as bytes again (uvicorn: `text.encode()`)", "per reader",
+         lambda: [t.encode() for t in texts]),
     ]
     rows = []
-    for name, fn in steps:
+    for name, paid, fn in steps:
         seconds = best(fn)
-        rows.append(f"| {name} | {seconds * 1000:.1f} ms | {seconds * args.readers:.1f} s |")
-    return "\n".join([f"Per reader, one reply of {len(events):,} events in batches of {args.step} "
-                      f"({sum(map(len, frames)) / 1e6:.2f} MB of frames); the last column times {args.readers} "
-                      "readers:", "", "| step | per reader | readers |", "|---|---:|---:|", *rows])
+        crowd = seconds * (args.readers if paid == "per reader" else 1)
+        rows.append(f"| {name} | {seconds * 1000:.1f} ms | {paid} | {crowd * 1000:,.1f} ms |")
+    return "\n".join([f"One reply of {len(events):,} events in batches of {args.step} "
+                      f"({sum(map(len, frames)) / 1e6:.2f} MB of frames); the last column is what "
+                      f"{args.readers} readers in step cost:", "",
+                      "| step | the reply | paid | readers in step |", "|---|---:|---|---:|", *rows])
 
 
 async def main_async(args: argparse.Namespace) -> str:
@@ -761,7 +776,7 @@ def main() -> int:
     parser.add_argument("--profile", type=Path, metavar="DIR",
                         help="sample the server with py-spy (in the venv) into DIR/<variant>.txt, collapsed stacks")
     parser.add_argument("--costs", action="store_true",
-                        help="time, per reader, what the session socket does that SSE shares, and stop")
+                        help="time each step of sending a reply over the session socket, and stop")
     parser.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--variant", help=argparse.SUPPRESS)
     parser.add_argument("--redis-url", help=argparse.SUPPRESS)
