@@ -29,7 +29,7 @@ import wire
 from tests.bridges.confirming import S, asked, went_on
 from tests.bridges.vercel_client import compare, needs_client, run_client
 from tests.helpers import serve_asgi
-from tests.raw_ws import handshake, masked, push
+from tests.raw_ws import Hostile, masked
 from tests.redis_server import running_server
 from wire.bridges.vercel import VercelBridge
 from wire.bridges.vercel_session import MAX_BATCH
@@ -542,22 +542,16 @@ async def test_hostile_clients_never_crash_the_server_nor_grow_it_past_the_bound
     log = EventLog()
     events = long_reply(80_000)  # 8.6 MB of text: far more than the kernel's buffers hold
     await log.extend(events[:-1])  # open: the requests stay
-    ended: list[int] = []
-    inner = chat_socket(lambda websocket, chat: log if chat.session_id == "s" else None, lambda *_: None,
-                        max_frame_bytes=4096, send_timeout=1.0, frames_per_second=100, max_requests=max_requests)
-
-    async def endpoint(websocket: WebSocket) -> None:
-        try:
-            await inner(websocket)
-        finally:
-            ended.append(1)
+    hostile = Hostile(chat_socket(lambda websocket, chat: log if chat.session_id == "s" else None,
+                                  lambda *_: None, max_frame_bytes=4096, send_timeout=1.0, frames_per_second=100,
+                                  max_requests=max_requests))
 
     async def end(request: Request) -> Response:  # the reply's end, written on the server's loop
         await log.append(events[-1])
         return Response(status_code=204)
 
-    app = Starlette(routes=[WebSocketRoute("/chat", endpoint), Route("/end", end, methods=["POST"])])
-    never, floods, huge, bad = 4, 3, 4, 4
+    app = Starlette(routes=[WebSocketRoute("/chat", hostile.endpoint), Route("/end", end, methods=["POST"])])
+    never, floods = 4, 3
     reply = len(wire.json.encode(log.replies["r1"]))  # the reply so far, as JSON (more than its Python text)
     bridge = VercelBridge()  # what a resume of the running reply carries: its catch-up, then its end
     expected = bridge.join(copy_msg(log.replies["r1"])) + bridge.feed(events[-1])
@@ -568,29 +562,14 @@ async def test_hostile_clients_never_crash_the_server_nor_grow_it_past_the_bound
             await anyio.sleep(0.2)
             tracemalloc.reset_peak()
             base = tracemalloc.get_traced_memory()[0]
-            socks = [handshake(port, "/chat") for _ in range(never + floods + huge + bad)]
             resumes = b"".join(masked(json.dumps({"type": "resume", "requestId": f"q{i}", "id": "s"}).encode())
                                for i in range(max_requests))
-            for sock in socks[:never]:
-                push(sock, resumes)
             # Resumes of no session and aborts of no request: a no-active each, then (past the resume bucket)
             # a 429 each, the aborts unanswered; the server's answers fill the buffers only slowly.
             flood = (masked(b'{"type":"resume","requestId":"f","id":"nosuch"}')
                      + masked(b'{"type":"abort","requestId":"f"}')) * 1000
-            for sock in socks[never:never + floods]:
-                push(sock, flood)
-            for i, sock in enumerate(socks[never + floods:never + floods + huge]):
-                push(sock, masked(b"x" * (8192 if i % 2 else 1 << 20)))  # over the endpoint's, or uvicorn's, limit
-            for i, sock in enumerate(socks[never + floods + huge:]):
-                push(sock, masked([b"{", b"\xff", b'{"type":"resume","requestId":1}', b"[]"][i],
-                                  opcode=2 if i == 0 else 1))
-            for _ in range(1200):  # every socket but the floods is closed (a generous bound: no hang)
-                if len(ended) >= never + huge + bad:
-                    break
-                for sock in socks[never:never + floods]:
-                    push(sock, flood)
-                await anyio.sleep(0.05)
-            assert len(ended) == never + huge + bad
+            await hostile.attack(port, "/chat", stalled=never, stalled_frames=resumes, floods=floods, flood=flood,
+                                 bad=[b"{", b"\xff", b'{"type":"resume","requestId":1}', b"[]"])
             grown = tracemalloc.get_traced_memory()[1] - base
             # The bound of docs/untrusted-peers.md for Vercel's socket. Every socket: the frame being read
             # (uvicorn's ws_max_size) and the endpoint's copy; 4 x the frame being sent (made once the socket
@@ -608,15 +587,9 @@ async def test_hostile_clients_never_crash_the_server_nor_grow_it_past_the_bound
             queue = 256 * 1024 // len(masked(b'{"type":"abort","requestId":"f"}')) * 100
             # What the process shares: the log's Msg's text as UTF-8 (msgspec's first encode caches it in
             # the str), and 2 MiB (lazy imports, the store's caches).
-            bound = len(socks) * per_socket + never * per_resumer + floods * queue + reply + 2 * 1024 * 1024
+            bound = len(hostile.socks) * per_socket + never * per_resumer + floods * queue + reply + 2 * 1024 * 1024
             assert grown < bound, (grown, bound)
-            for sock in socks:  # the floods were read at frames_per_second all along
-                sock.close()
-            for _ in range(200):
-                if len(ended) == len(socks):
-                    break
-                await anyio.sleep(0.05)
-            assert len(ended) == len(socks)
+            await hostile.leave()  # the floods were read at frames_per_second all along
             # A normal client, after: the reply so far, then its end, exactly.
             async with connect("ws" + url.removeprefix("http") + "/chat", max_size=None) as client:
                 await client.send(json.dumps({"type": "resume", "requestId": "x", "id": "s"}))

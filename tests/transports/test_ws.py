@@ -22,7 +22,7 @@ from starlette.websockets import WebSocket
 
 import wire
 from tests.helpers import serve_asgi
-from tests.raw_ws import handshake, masked, push
+from tests.raw_ws import Hostile, masked
 from tests.transports.chat_app import TEXT_DELTAS, make_app
 from wire import json as wire_json
 from wire.session import ChatRequest, encode_chat_request
@@ -378,18 +378,10 @@ async def test_hostile_clients_never_crash_the_server_nor_grow_it_past_the_bound
     log = EventLog()
     events = _reply(80_000, width=12)  # 100 bytes a delta: 8 MB of text, more than the kernel's buffers hold
     await log.extend(events[:-1])  # open: the followers stay
-    ended: list[int] = []
-    inner = session_socket(lambda websocket: log, lambda *_: None, max_frame_bytes=4096, max_send_bytes=max_send,
-                           send_timeout=1.0, frames_per_second=200, heartbeat=0.5)
-
-    async def endpoint(websocket: WebSocket) -> None:
-        try:
-            await inner(websocket)
-        finally:
-            ended.append(1)
-
-    app = Starlette(routes=[WebSocketRoute("/{session_id}", endpoint)])
-    never, floods, huge, bad = 6, 3, 4, 4
+    hostile = Hostile(session_socket(lambda websocket: log, lambda *_: None, max_frame_bytes=4096,
+                                     max_send_bytes=max_send, send_timeout=1.0, frames_per_second=200,
+                                     heartbeat=0.5))
+    app = Starlette(routes=[WebSocketRoute("/{session_id}", hostile.endpoint)])
     tracemalloc.start()
     try:
         with serve_asgi(app, ws=ws, ws_max_size=65536) as url:
@@ -397,23 +389,10 @@ async def test_hostile_clients_never_crash_the_server_nor_grow_it_past_the_bound
             await anyio.sleep(0.2)
             tracemalloc.reset_peak()
             base = tracemalloc.get_traced_memory()[0]
-            socks = [handshake(port, "/s") for _ in range(never + floods + huge + bad)]
-            for sock in socks[:never]:
-                push(sock, masked(b'{"type":"follow","after":null}'))
-            pings = masked(b'{"type":"ping"}') * 2000
-            for sock in socks[never:never + floods]:
-                push(sock, pings)
-            for i, sock in enumerate(socks[never + floods:never + floods + huge]):
-                push(sock, masked(b"x" * (8192 if i % 2 else 1 << 20)))  # over the endpoint's, or uvicorn's, limit
-            for i, sock in enumerate(socks[never + floods + huge:]):
-                push(sock, masked([b"{", b"\xff", b'{"type":1}', b"[]"][i], opcode=2 if i == 0 else 1))
-            for _ in range(1200):  # every socket but the floods is closed (a generous bound: no hang)
-                if len(ended) >= never + huge + bad:
-                    break
-                for sock in socks[never:never + floods]:
-                    push(sock, pings)
-                await anyio.sleep(0.05)
-            assert len(ended) == never + huge + bad
+            floods = 3
+            await hostile.attack(port, "/s", stalled=6, stalled_frames=masked(b'{"type":"follow","after":null}'),
+                                 floods=floods, flood=masked(b'{"type":"ping"}') * 2000,
+                                 bad=[b"{", b"\xff", b'{"type":1}', b"[]"])
             grown = tracemalloc.get_traced_memory()[1] - base
             # The bound of docs/untrusted-peers.md per socket: the frame being read (uvicorn's ws_max_size)
             # and its copy, 4 x the frame being sent (its events, the frame, its text, uvicorn's copy) and
@@ -423,15 +402,9 @@ async def test_hostile_clients_never_crash_the_server_nor_grow_it_past_the_bound
             largest = max(max_send, 512 * 100 + 200)  # a frame of merged deltas: up to 512 of them
             per_socket = 2 * 65536 + 4 * largest + 64 * 1024 + 64 * 1024
             queue = 256 * 1024 // len(masked(b'{"type":"ping"}')) * 100
-            bound = len(socks) * per_socket + floods * queue + 2 * 1024 * 1024
+            bound = len(hostile.socks) * per_socket + floods * queue + 2 * 1024 * 1024
             assert grown < bound, (grown, bound)
-            for sock in socks:  # the floods were read at frames_per_second all along
-                sock.close()
-            for _ in range(200):
-                if len(ended) == len(socks):
-                    break
-                await anyio.sleep(0.05)
-            assert len(ended) == len(socks)
+            await hostile.leave()  # the floods were read at frames_per_second all along
             # A normal client, meanwhile and after: the exact reply.
             async with SessionSocket(ws_url(url, "/s")) as socket:
                 await log.append(events[-1])
