@@ -337,7 +337,6 @@ async def test_followers_in_step_share_the_events_of_a_batch_in_lists_of_their_o
     events = text_reply(50)
     server = request.getfixturevalue("redis_server") if kind == "redis" else None
     async with _stores(kind, server) as (log, reader):
-        await log.extend(events[:10])
         merges = _Merges(monkeypatch)
         got: list[list[list[Entry]]] = [[], [], []]
 
@@ -350,8 +349,9 @@ async def test_followers_in_step_share_the_events_of_a_batch_in_lists_of_their_o
         async with anyio.create_task_group() as tg:
             for into in got:
                 tg.start_soon(follow, into)
-            for at in range(10, len(events), 10):
-                await anyio.sleep(0.2)  # every reader waits at the end: they wake to the same batch
+            for at in range(0, len(events), 10):
+                # Every reader waits at the end (none reads a catch-up of its own): they wake to the same batch.
+                await anyio.sleep(0.2)
                 await log.extend(events[at:at + 10])
             await anyio.sleep(0.2)
             await log.close()
