@@ -42,7 +42,7 @@ from wire._codec import DECODE_ERRORS, ENCODE_ERRORS, decode_error
 from wire.bridges._skeleton import gained, js_value
 from wire.errors import DecodeError, EncodeError
 from wire.messages import Msg, UserMsg
-from wire.session import CHECKPOINT, blocks_once, join_reply, read_checkpoint, waiting
+from wire.session import CHECKPOINT, Waiting, blocks_once, join_reply, read_checkpoint, waiting
 
 __all__ = ("DONE", "HEADERS", "ChatBody", "Chunk", "VercelBridge", "approval_answers", "chat_answer", "chat_body",
            "encode_chunks", "js_chunk", "parse_chat_body", "to_chunks", "to_sse", "user_msg")
@@ -269,9 +269,9 @@ class VercelBridge:
             old_hints = {b.id: msgspec.to_builtins(b) for b in old.content if isinstance(b, bk.HintBlock)}
         self._msg = msg
         parked = waiting(msg)
-        parks = parked.confirm + parked.external
         results = {b.id: b for b in msg.content if type(b) is bk.ToolResultBlock}
-        went_on = msg.finished_reason is None and not parks and self._ended  # after the park the client has
+        # The reply went on after the park the client holds:
+        went_on = msg.finished_reason is None and parked.state != "parked" and self._ended
         if not self._started:
             out.append(self._start_chunk(msg))
         self._started = True
@@ -312,8 +312,8 @@ class VercelBridge:
         usage = self._usage()
         if usage is not None:
             out.append({"type": "message-metadata", "messageMetadata": {"agentscope": {"usage": usage}}})
-        if parks and not self.parked:
-            out += self._park_for(parks)
+        if parked.state == "parked" and not self.parked:
+            out += self._park_for(parked)
         return out
 
     def _start_chunk(self, msg: Msg) -> Chunk:
@@ -412,15 +412,15 @@ class VercelBridge:
         return {"type": "tool-approval-request", "approvalId": f"{call.id}.confirm", "toolCallId": call.id,
                 "approvalDescriptor": {"agentscope": {"suggested_rules": msgspec.to_builtins(call.suggested_rules)}}}
 
-    def _park_for(self, calls: list[bk.ToolCallBlock]) -> list[Chunk]:
-        """The chunks of the park ``calls`` are in (asking: the approval
-        requests; submitted: the hand-over to the app), then the response's end."""
-        asking = [c for c in calls if c.state == bk.ToolCallState.ASKING]
-        if asking:
-            return self._RequireUserConfirmEvent(ev.RequireUserConfirmEvent(reply_id=self._msg.id if self._msg else "",
-                                                                         tool_calls=asking))
+    def _park_for(self, parked: Waiting) -> list[Chunk]:
+        """The chunks of the park the reply is in (``wire.session.waiting``:
+        the approval requests of the calls asking, else the hand-over of the
+        calls submitted to the app), then the response's end."""
+        if parked.confirm:
+            return self._RequireUserConfirmEvent(ev.RequireUserConfirmEvent(reply_id=parked.reply_id,
+                                                                         tool_calls=parked.confirm))
         return self._RequireExternalExecutionEvent(ev.RequireExternalExecutionEvent(
-            reply_id=self._msg.id if self._msg else "", tool_calls=calls))
+            reply_id=parked.reply_id, tool_calls=parked.external))
 
     # -- helpers ----------------------------------------------------------------------
 
