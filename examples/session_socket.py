@@ -1,10 +1,12 @@
 """The chat with confirmations of examples/chat_confirmations.py over one
-WebSocket per conversation: the session's socket and its Python client
-(README, "A chat with confirmations"). The TypeScript runtime's
-connectSession speaks the same protocol from a browser."""
+WebSocket per conversation: the session's socket, its Python client, and the
+TypeScript runtime's connectSession as a browser runs it
+(examples/session_socket.mjs, under node: README, "A chat with confirmations")."""
 
 import asyncio
 import contextlib
+import subprocess
+from pathlib import Path
 
 import anyio
 import uvicorn
@@ -18,7 +20,8 @@ from wire.transports.chat import confirmation, waiting
 from wire.transports.ws import session_socket
 from wire.transports.ws_client import SessionSocket
 
-logs = {"s1": EventLog()}  # one log per session: every reply, every answer
+logs = {"s1": EventLog(), "s2": EventLog()}  # one log per session: every reply, every answer
+TOKENS = {"alice-token": "alice"}  # what your login handed out
 
 
 async def agent(log, chat):
@@ -57,7 +60,8 @@ def on_input(chat, log, websocket):  # a turn or an answer, in the log already: 
 
 
 def authorize(websocket, session_id):  # your check; a browser sends a cookie or a query token, not headers
-    return websocket.headers.get("x-user-id") == "alice"
+    user = websocket.headers.get("x-user-id") or TOKENS.get(websocket.query_params.get("token", ""))
+    return user == "alice"
 
 
 app = Starlette(lifespan=lifespan, routes=[
@@ -79,6 +83,17 @@ async def main() -> None:
         await socket.send(confirmation(msg, True), agent_id="friday", session_id="s1")
         msg = (await socket.run(turn=True)).last  # the same reply, to its end
         print(msg.get_text_content(), msg.finished_reason)  # Deleted. completed
+    # The browser's client, the same turn in session s2 (node 20 wants the flag for its WebSocket class):
+    browser = Path(__file__).with_name("session_socket.mjs")
+    node = await asyncio.create_subprocess_exec("node", "--experimental-websocket", browser,
+                                                f"{base}/sessions/s2/socket?token=alice-token",
+                                                stdout=subprocess.PIPE)
+    out = (await node.communicate())[0].decode()
+    if node.returncode:
+        raise SystemExit(f"{browser.name} failed ({node.returncode}); is node 20 or later on the PATH?")
+    asked, said = out.splitlines()
+    print(asked)  # delete_file {"path": "a.txt"}
+    print(said)  # Deleted. completed
     server.should_exit = True
     await serving
 

@@ -66,8 +66,12 @@ def programs() -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize(("name", "script"), programs(), ids=[name for name, _ in programs()])
 def test_python_programs_run_and_print_what_their_comments_say(name: str, script: str, tmp_path: Path) -> None:
-    (tmp_path / "example.py").write_text(script, encoding="utf-8")
-    result = subprocess.run([sys.executable, "-W", "error", "example.py"], cwd=tmp_path, capture_output=True,
+    # An example runs where it is (it may run a file beside it: examples/session_socket.mjs); a README
+    # program from a file of its own.
+    path = ROOT / name if name.startswith("examples/") else tmp_path / "example.py"
+    if not name.startswith("examples/"):
+        path.write_text(script, encoding="utf-8")
+    result = subprocess.run([sys.executable, "-W", "error", str(path)], cwd=tmp_path, capture_output=True,
                             text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
     promised = [m.group(1).strip() for m in re.finditer(r"^\s*print\(.*\)\s+# (.*)$", script, flags=re.M)]
@@ -105,3 +109,15 @@ def test_excerpts_are_the_example_programs_verbatim(block: str) -> None:
 def test_every_example_is_shown() -> None:
     assert EXAMPLES and len(excerpts()) >= len(EXAMPLES)
     assert all(f"examples/{p.name}" in README for p in EXAMPLES)
+
+
+def test_the_readmes_javascript_is_the_examples_verbatim() -> None:
+    """Its ```js blocks quote examples/*.mjs (``// …`` marks what they leave out)."""
+    blocks = re.findall(r"```js\n(.*?)```", README, flags=re.S)
+    sources = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "examples").glob("*.mjs")}
+    assert blocks and sources
+    for block in blocks:
+        chunks = [c for c in re.split(r"^// ….*\n", block, flags=re.M) if c.strip()]
+        assert any(all(c in source for c in chunks) and f"examples/{name}" in README
+                   for name, source in sources.items()), block[:200]
+
