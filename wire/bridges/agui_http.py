@@ -90,15 +90,11 @@ from wire.bridges.agui import (
 )
 from wire.errors import DecodeError, RemoteProtocolError, StoreError
 from wire.events import (
-    AgentEvent,
     CustomEvent,
     ExternalExecutionResultEvent,
-    ReplyStartEvent,
-    UnknownEvent,
-    UserInterruptEvent,
 )
 from wire.messages import Msg
-from wire.session import CHECKPOINT, RESTART, ChatRequest, Session, read_checkpoint
+from wire.session import CHECKPOINT, RESTART, ChatRequest, Session, reply_of, withdrawn
 from wire.stores import EventStore, Resume
 from wire.transports.http import (
     KEEP_ALIVE,
@@ -256,20 +252,6 @@ class _Start:
     """The replies begun before the turn: the turn's reply is the first other one."""
 
 
-def _meet(event: AgentEvent | UnknownEvent, start: _Start) -> AGUIBridge | None:
-    """The bridge of the turn's reply if ``event`` begins it (its
-    REPLY_START, or a checkpoint of it on a trimmed log), else None."""
-    reply_id: str | None = None
-    if type(event) is ReplyStartEvent:
-        reply_id = event.reply_id
-    elif type(event) is CustomEvent and event.name == CHECKPOINT:
-        msg = read_checkpoint(event)
-        reply_id = msg.id if msg is not None else None
-    if reply_id is None or reply_id in start.known:
-        return None
-    return AGUIBridge(reply_id=reply_id, thread_id=start.thread_id)
-
-
 def _no_run(start: _Start, run_id: str, end: AGUIEvent) -> list[AGUIEvent]:
     """A run for a turn whose reply never began: AG-UI wants a run to end."""
     return [{"type": "RUN_STARTED", "threadId": start.thread_id, "runId": run_id}, end]
@@ -312,17 +294,17 @@ async def _reply_body(log: EventStore, start: _Start, *, heartbeat: float | None
                 if type(event) is CustomEvent and event.name == RESTART:
                     break  # the log was lost and made again: what follows is another log's, so the run ends
                 if bridge is None:
-                    bridge = _meet(event, start)
-                    if bridge is None:
-                        if type(event) is UserInterruptEvent and event.reply_id not in start.known:
-                            # The turn was withdrawn (interrupted) before its reply began.
-                            send(_no_run(start, event.reply_id, {
-                                "type": "RUN_FINISHED", "metadata": {"agentscope": {"finished_reason": "interrupted"}},
-                                "threadId": start.thread_id, "runId": event.reply_id,
-                                "outcome": {"type": "cancelled"}}))
-                            yield bytes(buf)
-                            return
-                        continue
+                    if withdrawn(event, start.known):  # the turn, interrupted before its reply began
+                        run_id = event.reply_id  # type: ignore[union-attr]  # a USER_INTERRUPT
+                        send(_no_run(start, run_id, {
+                            "type": "RUN_FINISHED", "metadata": {"agentscope": {"finished_reason": "interrupted"}},
+                            "threadId": start.thread_id, "runId": run_id, "outcome": {"type": "cancelled"}}))
+                        yield bytes(buf)
+                        return
+                    reply_id = reply_of(event)
+                    if reply_id is None or reply_id in start.known:
+                        continue  # the session's other replies, CUSTOM events
+                    bridge = AGUIBridge(reply_id=reply_id, thread_id=start.thread_id)
                 if send(bridge.feed(event)):
                     yield bytes(buf)
                     return

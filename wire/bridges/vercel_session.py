@@ -26,9 +26,8 @@ from typing import Any, NamedTuple
 
 from wire.bridges.vercel import ChatBody, Chunk, VercelBridge, chat_answer, user_msg
 from wire.errors import DecodeError, StoreError
-from wire.events import CustomEvent, UserInterruptEvent
 from wire.messages import Msg
-from wire.session import ChatRequest, copy_msg, read_checkpoint, waiting
+from wire.session import ChatRequest, copy_msg, reply_of, waiting, withdrawn
 from wire.stores import EventStore, StoredEvent
 from wire.transports.inputs import Admit, OnInput, Refused, take_input
 
@@ -40,15 +39,6 @@ MAX_BATCH = 512
 WITHDRAWN: Chunk = {"type": "error", "errorText": "the turn was interrupted before its reply began"}
 """The last chunk of a turn's reply when the turn was withdrawn (a
 USER_INTERRUPT naming it) before its reply began."""
-
-
-def _reply_of(event: StoredEvent) -> str | None:
-    """The reply an event (or a checkpoint) is about, if any."""
-    if type(event) is CustomEvent:
-        msg = read_checkpoint(event)
-        return msg.id if msg is not None else None
-    reply_id: str | None = getattr(event, "reply_id", None)
-    return reply_id
 
 
 class Reply:
@@ -68,9 +58,9 @@ class Reply:
         bridge = self.bridge
         if bridge is None:
             assert self.known is not None
-            if type(event) is UserInterruptEvent and event.reply_id not in self.known:
-                return None  # the interrupt of the turn itself: no reply will begin
-            reply_id = _reply_of(event)
+            if withdrawn(event, self.known):
+                return None  # no reply will begin
+            reply_id = reply_of(event)
             if reply_id is None or reply_id in self.known:
                 return []  # the session's other replies, CUSTOM events
             bridge = self.bridge = self.make()

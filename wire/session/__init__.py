@@ -27,8 +27,10 @@ from wire.session.checkpoints import (
     join_reply,
     read_checkpoint,
     read_turn,
+    reply_of,
     restart,
     turn,
+    withdrawn,
 )
 from wire.session.rules import ANSWERS, Answer, ChatInput, Waiting, confirmation, waiting
 from wire.session.state import Changed, Session
@@ -55,7 +57,9 @@ __all__ = (
     "join_reply",
     "read_checkpoint",
     "read_turn",
+    "reply_of",
     "restart",
     "turn",
     "waiting",
+    "withdrawn",
 )

@@ -20,7 +20,7 @@ each other (``wire.session.Session`` refuses a turn while one is pending).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 import msgspec
 
@@ -28,11 +28,11 @@ from wire import json as wire_json
 from wire._codec import ENCODE_ERRORS
 from wire.blocks import ContentBlock, HintBlock
 from wire.errors import DecodeError
-from wire.events import CustomEvent, ReplyStartEvent
+from wire.events import CustomEvent, ReplyStartEvent, UserInterruptEvent
 from wire.messages import Msg
 
 __all__ = ("CHECKPOINT", "RESTART", "TURN", "begin_reply", "blocks_once", "checkpoint", "checkpoint_payload",
-           "copy_msg", "join_reply", "read_checkpoint", "read_turn", "restart", "turn")
+           "copy_msg", "join_reply", "read_checkpoint", "read_turn", "reply_of", "restart", "turn", "withdrawn")
 
 CHECKPOINT = "wire.checkpoint"
 RESTART = "wire.restart"
@@ -144,3 +144,24 @@ def read_turn(event: object) -> list[Msg] | None:
         except ENCODE_ERRORS as exc:
             raise DecodeError(f"a turn whose msg JSON cannot carry: {exc}", path=f"$.value.msgs[{i}]") from exc
     return msgs
+
+
+def reply_of(event: object) -> str | None:
+    """The reply an event is about: its ``reply_id``, or the id of a
+    checkpoint's Msg; None for the other CUSTOM events. A response that
+    carries a turn's reply takes the first reply not begun before the turn
+    that an event is about (its REPLY_START, or its checkpoint on a trimmed
+    log), as every door of a session does."""
+    if type(event) is CustomEvent:
+        msg = read_checkpoint(event)
+        return msg.id if msg is not None else None
+    reply_id: str | None = getattr(event, "reply_id", None)
+    return reply_id
+
+
+def withdrawn(event: object, known: Collection[str]) -> bool:
+    """Whether ``event`` withdraws a turn before its reply began: the
+    USER_INTERRUPT that names the turn (no reply among ``known``, those
+    begun before it), which a door writes when its agent refuses the turn."""
+    return type(event) is UserInterruptEvent and event.reply_id not in known
+
