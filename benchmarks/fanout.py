@@ -57,7 +57,10 @@ endpoint costs about 5 s of server CPU per reader, so it runs with
 bytes go (the data block's base64 frames apart, counted by the readers that
 decode) and the server's writes (the chunks of each body) are a table of
 their own; ``--profile DIR`` samples the server with py-spy (in the venv)
-into one file of collapsed stacks per variant.
+into one file of collapsed stacks per variant. ``--deflate``: the socket
+readers ask for permessage-deflate, as websockets' and browsers' clients do
+by default (uvicorn grants it), which compresses each message for each
+reader.
 
 Run: ``pip install -e '.[bench,fanout]'``, then
 ``.venv/bin/python -m benchmarks.fanout`` (``--quick`` for 100 readers,
@@ -224,7 +227,7 @@ def serve(args: argparse.Namespace) -> None:
     # uvicorn[standard]'s event loop and HTTP parser, as its docs advise for
     # serving, or its pure-Python fallbacks (asyncio and h11); sockets on
     # websockets-sansio (uvicorn's choice when websockets is installed), with
-    # its defaults (permessage-deflate if a client asks: the readers here do not)
+    # its defaults (permessage-deflate if a client asks: the readers here do with --deflate)
     standard = args.server == "standard"
     config = uvicorn.Config(app, log_level="warning", backlog=4096, timeout_keep_alive=60,
                             loop="uvloop" if standard else "asyncio", http="httptools" if standard else "h11",
@@ -335,7 +338,8 @@ async def read_socket(port: int, reader: Reader, args: argparse.Namespace, start
     try:
         async with connect(f"ws://127.0.0.1:{port}/sessions/fanout/socket", sock=sock, create_connection=Counting,
                            subprotocols=["wire.v1.json"],  # type: ignore[list-item]
-                           compression=None, max_size=None, max_queue=1 if reader.slow else 16,
+                           compression="deflate" if args.deflate else None, max_size=None,
+                           max_queue=1 if reader.slow else 16,
                            ping_interval=None, open_timeout=120) as ws:
             await ws.send('{"type":"follow","after":null}')
             while True:
@@ -577,7 +581,8 @@ def report(args: argparse.Namespace, results: list[Result], n_events: int) -> st
         f"hold {args.hold * 1000:g} ms; uvicorn {importlib.metadata.version('uvicorn')} on "
         f"{'uvloop and httptools' if args.server == 'standard' else 'asyncio and h11'}, its sockets on "
         f"websockets-sansio (websockets {importlib.metadata.version('websockets')}). A `socket:` variant serves "
-        "the same log at `wire.transports.ws.session_socket` (JSON text frames, no permessage-deflate) to "
+        "the same log at `wire.transports.ws.session_socket` (JSON text frames, "
+        f"{'permessage-deflate: the clients ask for it' if args.deflate else 'no permessage-deflate'}) to "
         "websockets clients; its frames are entries (events), its chunks WebSocket messages.",
         "",
         "| variant | readers (slow) | server CPU s (kernel) | per reader, ms | redis-server CPU s "
@@ -764,6 +769,8 @@ def main() -> int:
     parser.add_argument("--pace", type=float, default=0.01, help="seconds between the producer's steps")
     parser.add_argument("--hold", type=float, default=0.1, help="coalesce=<seconds> of the +hold variants")
     parser.add_argument("--sndbuf", type=int, default=32 * 1024, help="the server's socket send buffer")
+    parser.add_argument("--deflate", action="store_true",
+                        help="socket readers ask for permessage-deflate (websockets' default; uvicorn's too)")
     parser.add_argument("--server", choices=["standard", "h11"], default="standard",
                         help="uvicorn on uvloop and httptools (the fanout extra), or on asyncio and h11")
     parser.add_argument("--rcvbuf", type=int, default=16 * 1024, help="a slow reader's receive buffer")
