@@ -587,10 +587,10 @@ def report(args: argparse.Namespace, results: list[Result], n_events: int) -> st
         "",
         "| variant | readers (slow) | server CPU s (kernel) | per reader, ms | redis-server CPU s "
         "| frames per fast reader "
-        "| frames per slow reader | bytes per fast reader | bytes per slow reader "
+        "| frames per slow reader | bytes per fast reader | bytes per slow reader | on the wire, per fast reader "
         "| slow readers' time to the final Msg (median, max) | fast readers' (median) | producer done after "
         "| every final Msg exact |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in results:
         fast = [x for x in r.readers if not x.slow]
@@ -601,7 +601,8 @@ def report(args: argparse.Namespace, results: list[Result], n_events: int) -> st
             f"| {r.variant} | {len(r.readers)} ({len(slow)}) | {r.server_cpu:.1f} ({r.server_sys:.1f}) | "
             f"{1000 * r.server_cpu / len(r.readers):.0f} | {r.redis_cpu:.1f} | {_med([x.frames for x in fast]):,.0f} | "
             f"{_med([x.frames for x in slow]):,.0f} | {_med([x.body_bytes for x in fast]) / 1e6:.2f} MB | "
-            f"{_med([x.body_bytes for x in slow]) / 1e6:.2f} MB | {_med([x.seconds for x in slow]):.1f} s, "
+            f"{_med([x.body_bytes for x in slow]) / 1e6:.2f} MB | {_med([x.wire_bytes for x in fast]) / 1e6:.2f} MB | "
+            f"{_med([x.seconds for x in slow]):.1f} s, "
             f"{max((x.seconds for x in slow), default=float('nan')):.1f} s | {_med([x.seconds for x in fast]):.1f} s | "
             f"{r.producer_seconds:.1f} s | {ok} of {len(r.readers)} ({how}) |")
     by = {r.variant: r for r in results}
