@@ -102,7 +102,11 @@ only as fast as the socket takes them, so a slow reader costs one frame in
 flight, never a queue; what one socket can make the server hold is in
 ``docs/untrusted-peers.md``. Protocol-level pings are the ASGI server's
 (uvicorn: ``--ws-ping-interval``, ``--ws-ping-timeout``): they close a
-socket whose peer is gone.
+socket whose peer is gone. So is permessage-deflate, which uvicorn grants
+every client that asks (browsers do): each message is then compressed for
+each reader, which the readers of a batch cannot share; serving one reply
+to many readers, coalesce and turn it off (``--ws-per-message-deflate
+false``): benchmarks/README.md has the figures.
 """
 
 from __future__ import annotations
