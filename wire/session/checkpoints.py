@@ -16,6 +16,8 @@ named ``wire.turn`` holding the user's Msgs (:func:`turn`): agentscope's app
 keeps the user's Msgs in its storage only, so without it a reader on another
 replica never sees the prompt, and two turns posted at once could not see
 each other (``wire.session.Session`` refuses a turn while one is pending).
+A response to a turn carries the first reply not begun before it
+(:func:`reply_of`), unless the turn is withdrawn first (:func:`withdrawn`).
 """
 
 from __future__ import annotations
