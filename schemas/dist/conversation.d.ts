@@ -89,6 +89,15 @@ export declare class Session {
      *   parked (answer or interrupt it first) or running.
      */
     refusal(input: ChatInput): string | undefined;
+    /**
+     * Whether a reader's run is over: the reply asked for (or, for a turn, the
+     * latest reply, once the reader had news of it: `news` holds the replies
+     * it had news of) has ended or parked (wire.session.Session.finished).
+     */
+    finished(options: {
+        turn?: boolean;
+        replyId?: string;
+    }, news?: ReadonlySet<string>): boolean;
     private answerRefusal;
 }
 /** The old name of `Session` (wire.resume.Conversation is wire.session.Session too). */

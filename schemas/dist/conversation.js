@@ -198,6 +198,24 @@ export class Session {
         }
         return undefined;
     }
+    /**
+     * Whether a reader's run is over: the reply asked for (or, for a turn, the
+     * latest reply, once the reader had news of it: `news` holds the replies
+     * it had news of) has ended or parked (wire.session.Session.finished).
+     */
+    finished(options, news = new Set()) {
+        let replyId = options.replyId;
+        if (replyId === undefined && options.turn) {
+            const last = this.last;
+            if (last === undefined || !news.has(last.id ?? ""))
+                return false;
+            replyId = last.id ?? "";
+        }
+        if (replyId === undefined)
+            return false;
+        const msg = this.replies.get(replyId);
+        return msg !== undefined && waiting(msg).state !== "running";
+    }
     answerRefusal(input) {
         if (input.type === "USER_INTERRUPT" && this.turn !== undefined && this.turn.id === input.reply_id)
             return undefined;

@@ -15,7 +15,7 @@
  * A follower that resumed and one that never dropped end with the same Msg
  * JSON (`JSON.stringify`) as wire's Python.
  */
-import { Conversation, waiting } from "./conversation.js";
+import { Conversation } from "./conversation.js";
 import { RemoteProtocolError, WireError } from "./errors.js";
 import { ConnectionFailed, follow, HTTPStatusError, mediaType, SNIPPET, stopper, unexpected, } from "./follow.js";
 /**
@@ -90,8 +90,7 @@ export function followSession(url, options = {}) {
         done,
         waitFor,
         settled: (replyId) => waitFor((c) => {
-            const msg = c.replies.get(replyId);
-            return msg !== undefined && waiting(msg).state !== "running" ? msg : undefined;
+            return c.finished({ replyId }) ? c.replies.get(replyId) : undefined;
         }),
         close: () => stop.abort(new DOMException("followSession closed", "AbortError")),
     };

@@ -38,7 +38,7 @@
  * `SocketClosed`; a frame from the server that is not the protocol's, or an
  * event that is not one, a `RemoteProtocolError`.
  */
-import { Conversation, waiting } from "./conversation.js";
+import { Conversation } from "./conversation.js";
 import { DecodeError, LocalProtocolError, RemoteProtocolError, WireError } from "./errors.js";
 import { checkEvent, UnknownEvent } from "./events.js";
 import { Attempts, ConnectionFailed, HTTPStatusError, RETRYABLE, sleep, stopper, } from "./follow.js";
@@ -482,8 +482,7 @@ class Client {
     }
     settled(replyId) {
         return this.waitFor((c) => {
-            const msg = c.replies.get(replyId);
-            return msg !== undefined && waiting(msg).state !== "running" ? msg : undefined;
+            return c.finished({ replyId }) ? c.replies.get(replyId) : undefined;
         });
     }
     run(options = {}) {
@@ -494,7 +493,7 @@ class Client {
             return Promise.reject(new LocalProtocolError("run() while another run() is under way: one reader at a time"));
         }
         this.running = true;
-        const over = () => (finished(this.conversation, options, this.news) ? this.conversation
+        const over = () => (this.conversation.finished(options, this.news) ? this.conversation
             : undefined);
         // The news is this run's from here on; what comes after it is the next run's, even a frame
         // read in the same tick as the one that ended this run.
@@ -560,22 +559,4 @@ class Client {
     close() {
         this.stop.abort(new DOMException("connectSession closed", "AbortError"));
     }
-}
-/**
- * Whether `run` is over: the reply asked for (or, for a turn, the latest
- * reply, once there was news of it) has ended or parked
- * (wire.transports.client.finished).
- */
-function finished(conversation, options, news) {
-    let replyId = options.replyId;
-    if (replyId === undefined && options.turn) {
-        const last = conversation.last;
-        if (last === undefined || !news.has(last.id ?? ""))
-            return false;
-        replyId = last.id ?? "";
-    }
-    if (replyId === undefined)
-        return false;
-    const msg = conversation.replies.get(replyId);
-    return msg !== undefined && waiting(msg).state !== "running";
 }

@@ -212,6 +212,23 @@ export class Session {
     return undefined;
   }
 
+  /**
+   * Whether a reader's run is over: the reply asked for (or, for a turn, the
+   * latest reply, once the reader had news of it: `news` holds the replies
+   * it had news of) has ended or parked (wire.session.Session.finished).
+   */
+  finished(options: { turn?: boolean; replyId?: string }, news: ReadonlySet<string> = new Set()): boolean {
+    let replyId = options.replyId;
+    if (replyId === undefined && options.turn) {
+      const last = this.last;
+      if (last === undefined || !news.has(last.id ?? "")) return false;
+      replyId = last.id ?? "";
+    }
+    if (replyId === undefined) return false;
+    const msg = this.replies.get(replyId);
+    return msg !== undefined && waiting(msg).state !== "running";
+  }
+
   private answerRefusal(input: Answer): string | undefined {
     if (input.type === "USER_INTERRUPT" && this.turn !== undefined && this.turn.id === input.reply_id) return undefined;
     const msg = this.replies.get(input.reply_id);

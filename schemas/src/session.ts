@@ -17,7 +17,7 @@
  */
 
 import type { AgentEvent, Msg } from "../wire.js";
-import { type ChatInput, Conversation, waiting } from "./conversation.js";
+import { type ChatInput, Conversation } from "./conversation.js";
 import { RemoteProtocolError, WireError } from "./errors.js";
 import type { UnknownEvent, UnknownPolicy, WireEvent } from "./events.js";
 import {
@@ -162,8 +162,7 @@ export function followSession(url: string | URL, options: SessionOptions = {}): 
     done,
     waitFor,
     settled: (replyId) => waitFor((c) => {
-      const msg = c.replies.get(replyId);
-      return msg !== undefined && waiting(msg).state !== "running" ? msg : undefined;
+      return c.finished({ replyId }) ? c.replies.get(replyId) : undefined;
     }),
     close: () => stop.abort(new DOMException("followSession closed", "AbortError")),
   };

@@ -40,7 +40,7 @@
  */
 
 import type { Msg } from "../wire.js";
-import { type ChatInput, Conversation, waiting } from "./conversation.js";
+import { type ChatInput, Conversation } from "./conversation.js";
 import { DecodeError, LocalProtocolError, RemoteProtocolError, WireError } from "./errors.js";
 import { checkEvent, UnknownEvent, type UnknownPolicy, type WireEvent } from "./events.js";
 import {
@@ -583,8 +583,7 @@ class Client implements SessionSocket {
 
   settled(replyId: string): Promise<Msg> {
     return this.waitFor((c) => {
-      const msg = c.replies.get(replyId);
-      return msg !== undefined && waiting(msg).state !== "running" ? msg : undefined;
+      return c.finished({ replyId }) ? c.replies.get(replyId) : undefined;
     });
   }
 
@@ -596,7 +595,7 @@ class Client implements SessionSocket {
       return Promise.reject(new LocalProtocolError("run() while another run() is under way: one reader at a time"));
     }
     this.running = true;
-    const over = (): Conversation | undefined => (finished(this.conversation, options, this.news) ? this.conversation
+    const over = (): Conversation | undefined => (this.conversation.finished(options, this.news) ? this.conversation
       : undefined);
     // The news is this run's from here on; what comes after it is the next run's, even a frame
     // read in the same tick as the one that ended this run.
@@ -658,22 +657,4 @@ class Client implements SessionSocket {
   close(): void {
     this.stop.abort(new DOMException("connectSession closed", "AbortError"));
   }
-}
-
-/**
- * Whether `run` is over: the reply asked for (or, for a turn, the latest
- * reply, once there was news of it) has ended or parked
- * (wire.transports.client.finished).
- */
-function finished(conversation: Conversation, options: { turn?: boolean; replyId?: string },
-  news: ReadonlySet<string>): boolean {
-  let replyId = options.replyId;
-  if (replyId === undefined && options.turn) {
-    const last = conversation.last;
-    if (last === undefined || !news.has(last.id ?? "")) return false;
-    replyId = last.id ?? "";
-  }
-  if (replyId === undefined) return false;
-  const msg = conversation.replies.get(replyId);
-  return msg !== undefined && waiting(msg).state !== "running";
 }

@@ -222,6 +222,20 @@ class Session:
 
     # -- what may be taken -----------------------------------------------------------------
 
+    def finished(self, reply_id: str | None, *, turn: bool, news: set[str]) -> bool:
+        """Whether a reader's run is over: the reply ``reply_id`` (or, with
+        ``turn``, the latest reply, once the reader had news of it: ``news``
+        holds the replies it had news of) has ended or parked. Where
+        ``Follower.run`` and the socket client stop."""
+        if reply_id is None and turn:
+            last = self.last
+            if last is None or last.id not in news:
+                return False
+            reply_id = last.id
+        if reply_id is None or (msg := self.replies.get(reply_id)) is None:
+            return False
+        return waiting(msg).state != "running"
+
     def refusal(self, value: ChatInput) -> str | None:
         """Why the session cannot take ``value`` now, or None when it can:
 

@@ -73,7 +73,7 @@ from wire.framing import SSEDecoder
 from wire.messages import Msg
 from wire.resume import RESTART, Conversation
 from wire.stores import StoredEvent
-from wire.transports.chat import ChatRequest, encode_chat_request, waiting
+from wire.transports.chat import ChatRequest, encode_chat_request
 
 __all__ = ("MAX_ANSWER_BYTES", "MAX_RETRY_AFTER", "RETRYABLE", "Answered", "Attempts", "ConnectionFailed", "Follower",
            "HTTPStatusError", "ResponseTooLarge", "answer", "finished", "retry_after")
@@ -242,7 +242,7 @@ class Follower:
         return url, headers
 
     def _done(self, reply_id: str | None, turn: bool, touched: set[str]) -> bool:
-        return finished(self.conversation, reply_id, turn, touched)
+        return self.conversation.finished(reply_id, turn=turn, news=touched)
 
     async def batches(self, reply_id: str | None = None, *,
                       turn: bool = False) -> AsyncGenerator[list[StoredEvent], None]:
@@ -353,19 +353,8 @@ class Follower:
 
 
 def finished(conversation: Conversation, reply_id: str | None, turn: bool, touched: set[str]) -> bool:
-    """Whether the reply asked for (or, for a turn, the latest reply, once
-    the reader read news of it: an event, or a checkpoint that changed it;
-    ``touched`` holds the replies it had news of) has ended or parked: where
-    :meth:`Follower.batches` and ``wire.transports.ws_client`` stop."""
-    replies = conversation.replies
-    if reply_id is None and turn:
-        last = conversation.last
-        if last is None or last.id not in touched:
-            return False
-        reply_id = last.id
-    if reply_id is None or (msg := replies.get(reply_id)) is None:
-        return False
-    return waiting(msg).state != "running"
+    """:meth:`wire.session.Session.finished`, by its earlier name."""
+    return conversation.finished(reply_id, turn=turn, news=touched)
 
 
 class Attempts:

@@ -57,7 +57,7 @@ from wire.messages import Msg
 from wire.resume import Conversation
 from wire.session import ChatRequest, encode_chat_request
 from wire.stores import StoredEvent
-from wire.transports.client import RETRYABLE, Answered, Attempts, ConnectionFailed, HTTPStatusError, finished
+from wire.transports.client import RETRYABLE, Answered, Attempts, ConnectionFailed, HTTPStatusError
 
 __all__ = ("PROTOCOLS", "InputRefused", "SessionSocket", "SocketClosed")
 
@@ -334,7 +334,7 @@ class SessionSocket:
                 events, replies = item
                 touched.update(replies)
                 yield events
-                if finished(self.conversation, reply_id, turn, touched):
+                if self.conversation.finished(reply_id, turn=turn, news=touched):
                     return
             if self.closed:
                 return

@@ -3334,12 +3334,12 @@ async function connect(url2, options, reader, position, signal, decoder) {
     for (let i = 0; i < events.length; i++) {
       signal.throwIfAborted();
       const event = events[i];
-      const finished2 = reader.apply(event);
+      const finished = reader.apply(event);
       applied++;
       position.lastEventId = decoder.ids[i];
       restart = restartReason(event) ?? restart;
       reader.handed?.(event);
-      if (finished2) {
+      if (finished) {
         reader.applied?.();
         return true;
       }
@@ -4116,6 +4116,24 @@ var Session = class {
         return `reply ${pyRepr(msg2.id ?? "")} is still running`;
     }
     return void 0;
+  }
+  /**
+   * Whether a reader's run is over: the reply asked for (or, for a turn, the
+   * latest reply, once the reader had news of it: `news` holds the replies
+   * it had news of) has ended or parked (wire.session.Session.finished).
+   */
+  finished(options, news = /* @__PURE__ */ new Set()) {
+    let replyId = options.replyId;
+    if (replyId === void 0 && options.turn) {
+      const last = this.last;
+      if (last === void 0 || !news.has(last.id ?? ""))
+        return false;
+      replyId = last.id ?? "";
+    }
+    if (replyId === void 0)
+      return false;
+    const msg2 = this.replies.get(replyId);
+    return msg2 !== void 0 && waiting(msg2).state !== "running";
   }
   answerRefusal(input) {
     if (input.type === "USER_INTERRUPT" && this.turn !== void 0 && this.turn.id === input.reply_id)
@@ -4925,8 +4943,7 @@ function followSession(url2, options = {}) {
     done,
     waitFor,
     settled: (replyId) => waitFor((c) => {
-      const msg3 = c.replies.get(replyId);
-      return msg3 !== void 0 && waiting(msg3).state !== "running" ? msg3 : void 0;
+      return c.finished({ replyId }) ? c.replies.get(replyId) : void 0;
     }),
     close: () => stop.abort(new DOMException("followSession closed", "AbortError"))
   };
@@ -5423,8 +5440,7 @@ var Client = class {
   }
   settled(replyId) {
     return this.waitFor((c) => {
-      const msg2 = c.replies.get(replyId);
-      return msg2 !== void 0 && waiting(msg2).state !== "running" ? msg2 : void 0;
+      return c.finished({ replyId }) ? c.replies.get(replyId) : void 0;
     });
   }
   run(options = {}) {
@@ -5435,7 +5451,7 @@ var Client = class {
       return Promise.reject(new LocalProtocolError("run() while another run() is under way: one reader at a time"));
     }
     this.running = true;
-    const over = () => finished(this.conversation, options, this.news) ? this.conversation : void 0;
+    const over = () => this.conversation.finished(options, this.news) ? this.conversation : void 0;
     const settled = () => {
       this.running = false;
       this.news = /* @__PURE__ */ new Set();
@@ -5500,19 +5516,6 @@ var Client = class {
     this.stop.abort(new DOMException("connectSession closed", "AbortError"));
   }
 };
-function finished(conversation, options, news) {
-  let replyId = options.replyId;
-  if (replyId === void 0 && options.turn) {
-    const last = conversation.last;
-    if (last === void 0 || !news.has(last.id ?? ""))
-      return false;
-    replyId = last.id ?? "";
-  }
-  if (replyId === void 0)
-    return false;
-  const msg2 = conversation.replies.get(replyId);
-  return msg2 !== void 0 && waiting(msg2).state !== "running";
-}
 
 // schemas/dist/index.js
 init_streaming();
